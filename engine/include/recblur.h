@@ -1,0 +1,270 @@
+/* recblur — exact, fast recursive (IIR) image filtering.
+ *
+ * Public C API. Plan/execute like FFTW and cuFFT: rb_plan_create() does the
+ * expensive, reusable work (feedback matrices in double, device buffers),
+ * rb_execute() is cheap and repeatable.
+ *
+ *   rb_context *ctx;  rb_filter *f;  rb_plan *plan;
+ *   rb_context_create(&ctx);
+ *   rb_filter_gaussian(ctx, 20.0, 20.0, RB_GAUSSIAN_DEFAULT, &f);
+ *   rb_boundary b = { RB_BOUNDARY_PERIODIC, 0.0f };
+ *   rb_plan_create(ctx, f, b, w, h, 3, &plan);
+ *   rb_execute(plan, &in, &out);          // in == out allowed
+ *   printf("%s\n", rb_plan_backend_name(plan));
+ *   rb_plan_destroy(plan); rb_filter_destroy(f); rb_context_destroy(ctx);
+ *
+ * Every call returns rb_status. On error the context keeps a one-line,
+ * human-readable message (rb_context_error) naming the problem, libvips
+ * style: "recblur: signature \"0.2: 1.5\": unstable filter (pole 1.5 on or
+ * outside the unit circle)". Nothing is written to the output image when a
+ * call fails before filtering started.
+ *
+ * Conventions
+ * - Pixels are float32 in flight. U8 and U16 samples are mapped to [0,1]
+ *   (v/255, v/65535) on the way in and rounded+clamped on the way out; F32
+ *   is taken as is (no clamping). Boundary constants are in those units.
+ * - Separable filters run over columns (the y axis) first, then rows (x).
+ * - The engine keeps no global state and leaves no thread running after a
+ *   call returns (it is loaded and unloaded by ImageMagick on every use).
+ *   Separate contexts/plans may be used from separate threads at once; one
+ *   plan must not be executed from two threads at the same time.
+ */
+#ifndef RECBLUR_H
+#define RECBLUR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RECBLUR_VERSION_STRING "0.1.0"
+#define RECBLUR_VERSION_MAJOR 0
+#define RECBLUR_VERSION_MINOR 1
+#define RECBLUR_VERSION_PATCH 0
+
+/* Largest recursive order per pass, and largest FIR support, we accept. */
+#define RB_MAX_ORDER 8
+#define RB_MAX_FIR_TAPS 4097
+/* Largest side and pixel count we accept (overflow guard, not a memory promise). */
+#define RB_MAX_SIDE 1048576
+#define RB_MAX_PIXELS ((uint64_t)1 << 34)
+
+typedef enum {
+    RB_OK = 0,
+    RB_ERR_NULL,          /* a required pointer was NULL */
+    RB_ERR_ARGUMENT,      /* an argument is out of range or malformed */
+    RB_ERR_SIZE,          /* image size zero, negative, too large, or mismatched */
+    RB_ERR_UNSTABLE,      /* a recursive pass has a pole with |p| >= 1 */
+    RB_ERR_NAN,           /* NaN or Inf in coefficients or parameters */
+    RB_ERR_PARSE,         /* a signature / option / boundary string is garbled */
+    RB_ERR_PRESET,        /* unknown preset, or a bad line in a preset file */
+    RB_ERR_NOMEM,         /* host memory allocation failed */
+    RB_ERR_IO,            /* a file could not be read or written */
+    RB_ERR_BACKEND,       /* the requested back end is not available (e.g. no GPU) */
+    RB_ERR_DEVICE,        /* a GPU call failed (out of memory, launch failure, ...) */
+    RB_ERR_UNSUPPORTED,   /* a valid request this back end/format cannot do */
+    RB_ERR_CANCELLED      /* the progress callback asked to stop */
+} rb_status;
+
+/* Short generic text for a status ("unstable filter"). */
+const char *rb_status_string(rb_status status);
+
+/* ------------------------------------------------------------------ context */
+
+typedef struct rb_context rb_context;
+
+typedef enum {
+    RB_BACKEND_AUTO = 0,  /* CUDA when a device is usable, else CPU */
+    RB_BACKEND_CPU,
+    RB_BACKEND_CUDA
+} rb_backend;
+
+/* Return non-zero to cancel. fraction in [0,1]. Called from the calling thread. */
+typedef int (*rb_progress_fn)(double fraction, void *user);
+/* Informational messages (back end chosen, fall-backs). */
+typedef void (*rb_log_fn)(const char *message, void *user);
+
+rb_status rb_context_create(rb_context **out);
+void rb_context_destroy(rb_context *ctx);
+rb_status rb_context_set_backend(rb_context *ctx, rb_backend backend);
+rb_status rb_context_set_threads(rb_context *ctx, int threads); /* 0 = all cores */
+void rb_context_set_progress(rb_context *ctx, rb_progress_fn fn, void *user);
+void rb_context_set_log(rb_context *ctx, rb_log_fn fn, void *user);
+/* The last error message of this context ("" when none). */
+const char *rb_context_error(const rb_context *ctx);
+/* Parse "auto" | "cpu" | "cuda". */
+rb_status rb_backend_parse(rb_context *ctx, const char *text, rb_backend *out);
+/* Whether the CUDA back end is compiled in and a device is usable; why not in `why`. */
+int rb_cuda_available(char *why, size_t why_len);
+
+/* ------------------------------------------------------------------ filters */
+
+/* One axis of a separable filter, in the form the engine runs:
+ *   u[i] = sum_{k=fir_lo..fir_hi} fir[k - fir_lo] * x[i + k]     (FIR on the extended input)
+ *   y[i] = u[i] + sum_{k=1..causal_order} causal[k-1] * y[i-k]   (causal pass)
+ *   z[i] = y[i] + sum_{k=1..anticausal_order} anticausal[k-1] * z[i+k]
+ * Feedback coefficients use the signature sign convention (a_k, "+").
+ * fir == NULL (or fir_lo == fir_hi == 0 with fir[0] = 1) is the identity FIR.
+ * An axis with no FIR and both orders 0 leaves that axis unfiltered. */
+typedef struct {
+    int fir_lo, fir_hi;
+    const double *fir;
+    int causal_order;
+    double causal[RB_MAX_ORDER];
+    int anticausal_order;
+    double anticausal[RB_MAX_ORDER];
+} rb_axis_filter;
+
+typedef struct rb_filter rb_filter;
+
+typedef enum {
+    RB_GAUSSIAN_DEFAULT = 0,  /* L1 kernel error <= 1e-3 for every sigma */
+    RB_GAUSSIAN_ACCURATE      /* L1 kernel error <= 1e-4 */
+} rb_gaussian_quality;
+
+typedef enum { RB_DIRECTION_BOTH = 0, RB_DIRECTION_CAUSAL, RB_DIRECTION_ANTICAUSAL } rb_direction;
+typedef enum { RB_AXES_BOTH = 0, RB_AXES_X, RB_AXES_Y } rb_axes;
+
+/* Gaussian blur; sigma 0 leaves that axis unfiltered; sigma in [0.5, 1e5] otherwise
+ * (0 < sigma < 0.5 is an error: such a kernel is a near-identity). */
+rb_status rb_filter_gaussian(rb_context *ctx, double sigma_x, double sigma_y,
+                             rb_gaussian_quality quality, rb_filter **out);
+/* B-spline interpolation prefilter, degree 3 or 5, on both axes. */
+rb_status rb_filter_bspline(rb_context *ctx, int degree, rb_filter **out);
+/* Signature "b0, b1, ...: a1, a2, ..." (b may be empty: ": a1" means b = 1).
+ * Causal pass  y[i] = sum_k b_k x[i-k] + sum_k a_k y[i-k];
+ * anticausal   z[i] = sum_k b_k y[i+k] + sum_k a_k z[i+k].
+ * Rejects empty/garbled text, NaN/Inf and unstable filters (|pole| >= 1). */
+rb_status rb_filter_parse(rb_context *ctx, const char *signature, rb_direction direction,
+                          rb_axes axes, rb_filter **out);
+/* Generic: x and y axes (either may be NULL = unfiltered). Checks stability and NaN. */
+rb_status rb_filter_create(rb_context *ctx, const rb_axis_filter *x, const rb_axis_filter *y,
+                           rb_filter **out);
+void rb_filter_destroy(rb_filter *filter);
+/* Copy of one axis (0 = x, 1 = y); *fir points into the filter (valid while it lives). */
+rb_status rb_filter_get_axis(const rb_filter *filter, int axis, rb_axis_filter *out);
+/* One line describing the filter ("gaussian sigma 20x20: order 4 recursive + 9-tap FIR"). */
+const char *rb_filter_describe(const rb_filter *filter);
+
+/* ----------------------------------------------------------------- boundary */
+
+typedef enum {
+    RB_BOUNDARY_ZERO = 0,
+    RB_BOUNDARY_CONSTANT,  /* value outside the image = `value` (in [0,1] units for U8/U16) */
+    RB_BOUNDARY_CLAMP,     /* edge sample repeated to infinity */
+    RB_BOUNDARY_PERIODIC,  /* image tiles the plane (seamless textures, panoramas) */
+    RB_BOUNDARY_MIRROR,    /* even-periodic: ... x1 x0 | x0 x1 ... x(n-1) | x(n-1) x(n-2) ... */
+    RB_BOUNDARY_NONE       /* input zero outside, every recursive pass starts from a zero state */
+} rb_boundary_mode;
+
+typedef struct {
+    rb_boundary_mode mode;
+    float value;           /* RB_BOUNDARY_CONSTANT only */
+} rb_boundary;
+
+/* Parse "zero" | "constant=V" | "clamp" | "periodic" | "mirror" | "none". */
+rb_status rb_boundary_parse(rb_context *ctx, const char *text, rb_boundary *out);
+const char *rb_boundary_name(rb_boundary_mode mode);
+
+/* -------------------------------------------------------------------- image */
+
+typedef enum { RB_U8 = 0, RB_U16, RB_F32, RB_F64 } rb_format; /* F64: rb_sat output only */
+typedef enum { RB_MEMORY_HOST = 0, RB_MEMORY_DEVICE } rb_memory;
+typedef enum {
+    RB_ALPHA_NONE = 0,        /* every channel filtered independently */
+    RB_ALPHA_STRAIGHT,        /* last channel is alpha, colour not premultiplied: the engine
+                                 premultiplies, filters, un-premultiplies (no bleeding) */
+    RB_ALPHA_PREMULTIPLIED    /* last channel is alpha, colour premultiplied: filtered as is */
+} rb_alpha;
+
+typedef struct {
+    int width, height;
+    int channels;        /* 1..4, interleaved */
+    size_t stride;       /* bytes between rows; 0 = tightly packed */
+    rb_format format;
+    rb_memory memory;
+    rb_alpha alpha;
+    int srgb;            /* colour channels are sRGB-encoded; with rb_plan_set_linear_light
+                            the engine filters in linear light */
+    void *data;
+} rb_image;
+
+/* --------------------------------------------------------------------- plan */
+
+typedef struct rb_plan rb_plan;
+
+rb_status rb_plan_create(rb_context *ctx, const rb_filter *filter, rb_boundary boundary,
+                         int width, int height, int channels, rb_plan **out);
+/* Filter in linear light when images say srgb (decode, filter, encode). Default off. */
+rb_status rb_plan_set_linear_light(rb_plan *plan, int enable);
+/* in and out must match the plan's size and channels; formats may differ; in == out allowed. */
+rb_status rb_execute(rb_plan *plan, const rb_image *in, rb_image *out);
+void rb_plan_destroy(rb_plan *plan);
+/* "cpu (2 threads)" or "cuda (NVIDIA H100 80GB HBM3)". */
+const char *rb_plan_backend_name(const rb_plan *plan);
+
+/* ---------------------------------------------------------------- other ops */
+
+/* Summed-area table S(i,j) = sum of in over rows <= i and columns <= j, per channel.
+ * out->format F64: exact for U8/U16 input (double accumulation of integers);
+ * F32: the exact sum for U8/U16 rounded once to float32 (relative error <= 2^-24);
+ * for F32 input the sums are accumulated in double and rounded once.
+ * U8/U16 input is summed in its integer units (0..255, 0..65535), not in [0,1]. */
+rb_status rb_sat(rb_context *ctx, const rb_image *in, rb_image *out);
+
+/* Box (area) filter of size_x x size_y (odd or even; centred, the extra sample of
+ * an even size on the left/top), normalised, with the given boundary; O(1) per pixel
+ * at any size, computed through running sums. */
+rb_status rb_box_filter(rb_context *ctx, int size_x, int size_y, rb_boundary boundary,
+                        const rb_image *in, rb_image *out);
+
+/* 1D recurrence on a signal of n samples (n up to 2^31), with the x axis of `filter`
+ * (orders up to RB_MAX_ORDER), with exact boundary handling. in == out allowed.
+ * mem says where in/out live. */
+rb_status rb_recurrence_1d(rb_context *ctx, const rb_filter *filter, rb_boundary boundary,
+                           const float *in, float *out, size_t n, rb_memory mem);
+
+/* ------------------------------------------------------------------ presets */
+
+/* A preset: plain text, one `key = value` per line, `#` comments. Keys:
+ *   op = blur | filter | bspline | sat | box
+ *   sigma, sigma-x, sigma-y, accurate = yes|no         (blur)
+ *   signature = "b: a", direction = both|causal|anticausal, axes = both|x|y (filter)
+ *   degree = 3|5                                       (bspline)
+ *   size, size-x, size-y                               (box)
+ *   boundary = zero|constant=V|clamp|periodic|mirror|none
+ *   description = free text
+ * Unknown keys and bad values are RB_ERR_PRESET naming the file and line. */
+typedef struct {
+    char name[128];
+    char description[256];
+    char op[16];               /* "blur" if absent */
+    double sigma_x, sigma_y;   /* -1 when absent */
+    int accurate;
+    char signature[512];
+    rb_direction direction;
+    rb_axes axes;
+    int degree;
+    int size_x, size_y;        /* 0 when absent */
+    int has_boundary;
+    rb_boundary boundary;
+} rb_preset;
+
+/* name_or_path: a file path (contains '/' or ends in ".preset"), or a NAME looked up as
+ * NAME.preset in $RECBLUR_PRESET_PATH (colon-separated), then the installed presets
+ * directory, then the source tree's presets/. */
+rb_status rb_preset_load(rb_context *ctx, const char *name_or_path, rb_preset *out);
+rb_status rb_preset_parse_text(rb_context *ctx, const char *text, const char *origin,
+                               rb_preset *out);
+/* The filter a preset describes (op blur/filter/bspline). */
+rb_status rb_preset_filter(rb_context *ctx, const rb_preset *preset, rb_filter **out);
+/* Names of the presets found on the search path, for menus. Returns count; fills up to max. */
+int rb_preset_list(char names[][128], int max);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RECBLUR_H */
