@@ -1,0 +1,56 @@
+/* Shared pieces of the recblur CLI: one-line errors, verbose info lines,
+ * the read -> operate -> write pipeline and the per-command operations. */
+#ifndef CLI_H
+#define CLI_H
+
+#include "image_io.h"
+#include "options.h"
+#include "recblur.h"
+
+/* Exit statuses: 0 success, 1 failure (bad file, engine error), 2 usage error. */
+#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_USAGE 2
+
+/* Prints exactly one line "recblur: <message>" to stderr (newlines in the
+ * message become spaces) and returns `status`. */
+int cli_fail(int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The context's last error as a one-line message (without a leading "recblur: "). */
+const char *cli_engine_message(const rb_context *ctx);
+/* With --verbose: "recblur info: ..." on stderr. */
+void cli_info(const cli_options *o, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+double cli_now_ms(void);
+
+/* One operation on a loaded image. `out` is allocated by the caller with the
+ * input's size and channels in the output format. Returns 0, or non-zero with
+ * the error left in ctx (engine) or printed already (cli_fail). */
+typedef struct {
+    double plan_ms, execute_ms;
+    const char *backend;        /* rb_plan_backend_name, or what the op used */
+    char description[320];
+} cli_op_report;
+
+int cli_op_filter(rb_context *ctx, const cli_options *o, const cli_settings *s, const rb_image *in,
+                  rb_image *out, cli_op_report *rep);
+int cli_op_box(rb_context *ctx, const cli_options *o, const cli_settings *s, const rb_image *in,
+               rb_image *out, cli_op_report *rep);
+int cli_op_sat(rb_context *ctx, const cli_options *o, const cli_settings *s, const rb_image *in,
+               rb_image *out, cli_op_report *rep);
+
+/* blur/filter/bspline/sat/box: the whole command. Returns the exit status. */
+int cli_run(const cli_options *o);
+/* recblur presets */
+int cli_run_presets(int argc, char **argv, int first);
+
+/* Help and version texts. cmd < 0: overall help. */
+void cli_print_help(int cmd);
+void cli_print_version(void);
+
+#endif /* CLI_H */

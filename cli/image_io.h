@@ -1,0 +1,65 @@
+/* Image files for the recblur CLI: PNG (libpng), TIFF (libtiff, optional)
+ * and PFM (written here: a text header and raw floats).
+ *
+ * Images are held as host rb_images, tightly packed, in the file's own
+ * sample format (U8, U16 or F32), so a float PFM goes through the engine
+ * with no quantisation. Every reader validates headers before allocating
+ * and reports truncated or lying files as errors; every writer goes to a
+ * temporary file beside the target and renames it into place only when the
+ * whole file was written (cli_image_write), so OUT is never left partial. */
+#ifndef CLI_IMAGE_IO_H
+#define CLI_IMAGE_IO_H
+
+#include "recblur.h"
+#include <stdio.h>
+
+typedef enum { CLI_FILE_UNKNOWN = 0, CLI_FILE_PNG, CLI_FILE_TIFF, CLI_FILE_PFM } cli_file_type;
+
+/* Room for one error line; messages name the file and the problem. */
+#define CLI_ERR_LEN 512
+
+typedef struct {
+    rb_image img;          /* host memory, stride = width * channels * sample size */
+    cli_file_type type;    /* the file it came from */
+} cli_image;
+
+/* File type from the name's extension (.png .tif .tiff .pfm, any case). */
+cli_file_type cli_file_type_from_name(const char *path);
+/* File type from the first bytes of the file; UNKNOWN when not recognised. */
+cli_file_type cli_file_type_from_magic(const unsigned char *head, size_t n);
+const char *cli_file_type_name(cli_file_type type);
+const char *cli_format_name(rb_format format);
+size_t cli_sample_size(rb_format format);
+/* Whether this build can read/write TIFF. */
+int cli_have_tiff(void);
+/* Whether `type` can store samples of `format` with `channels` channels; if not,
+ * *why says so (e.g. "PNG stores 8- and 16-bit integers"). */
+int cli_file_can_store(cli_file_type type, rb_format format, int channels, const char **why);
+
+/* Allocate img->data for the given geometry, overflow-checked against RB_MAX_SIDE
+ * and RB_MAX_PIXELS. Returns 0 on success, else fills err. */
+int cli_image_alloc(rb_image *img, int width, int height, int channels, rb_format format,
+                    char *err, size_t errlen);
+void cli_image_free(cli_image *im);
+
+/* Read any supported file (type detected from its content). 0 on success. */
+int cli_image_read(const char *path, cli_image *out, char *err, size_t errlen);
+/* Write img as `type` to `path` through a temporary file in the same directory
+ * and rename(); on failure the temporary is removed and `path` is untouched. */
+int cli_image_write(const char *path, cli_file_type type, const rb_image *img, char *err,
+                    size_t errlen);
+
+/* Per-format codecs: read from an open file positioned at the start; write to an
+ * open file (PNG, PFM) or a path (TIFF, which needs to seek). 0 on success. */
+int cli_png_read(FILE *f, const char *path, cli_image *out, char *err, size_t errlen);
+int cli_png_write(FILE *f, const char *path, const rb_image *img, char *err, size_t errlen);
+int cli_pfm_read(FILE *f, const char *path, cli_image *out, char *err, size_t errlen);
+int cli_pfm_write(FILE *f, const char *path, const rb_image *img, char *err, size_t errlen);
+int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen);
+int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img, char *err,
+                   size_t errlen);
+
+/* Size of an open file in bytes, -1 when unknown (used to reject lying headers). */
+long long cli_file_size(FILE *f);
+
+#endif /* CLI_IMAGE_IO_H */

@@ -1,0 +1,154 @@
+/* PNG through libpng: 8- and 16-bit gray, gray+alpha, RGB and RGBA. Palette,
+ * low-bit gray and tRNS are expanded on reading. libpng reports errors by
+ * longjmp; the handler copies its message so the caller prints one line. */
+#include "image_io.h"
+
+#include <errno.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char msg[256];
+} png_err_state;
+
+static void on_png_error(png_structp png, png_const_charp msg)
+{
+    png_err_state *st = png_get_error_ptr(png);
+    snprintf(st->msg, sizeof st->msg, "%s", msg);
+    png_longjmp(png, 1);
+}
+
+static void on_png_warning(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg; /* warnings (e.g. unknown chunks) do not stop us and stay quiet */
+}
+
+static int host_is_little_endian(void)
+{
+    const uint16_t one = 1;
+    return *(const unsigned char *)&one == 1;
+}
+
+/* Deflate cannot compress better than about 1032:1, so a header whose raw
+ * size exceeds that many times the file's size is lying: refuse it before
+ * allocating gigabytes for it. */
+#define CLI_DEFLATE_MAX_RATIO 1100u
+
+int cli_png_read(FILE *f, const char *path, cli_image *out, char *err, size_t errlen)
+{
+    png_err_state st = {{0}};
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &st, on_png_error, on_png_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    png_bytep *volatile rows = NULL;   /* volatile: assigned after setjmp, freed after longjmp */
+    if (!png || !info) {
+        png_destroy_read_struct(png ? &png : NULL, NULL, NULL);
+        snprintf(err, errlen, "%s: out of memory starting the PNG reader", path);
+        return -1;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        free(rows);
+        png_destroy_read_struct(&png, &info, NULL);
+        snprintf(err, errlen, "%s: bad PNG: %s", path, st.msg[0] ? st.msg : "read error");
+        return -1;
+    }
+    png_init_io(png, f);
+    png_read_info(png, info);
+
+    png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
+    int bit_depth = png_get_bit_depth(png, info);
+    int color = png_get_color_type(png, info);
+    if (color == PNG_COLOR_TYPE_PALETTE)
+        png_set_palette_to_rgb(png);
+    if (color == PNG_COLOR_TYPE_GRAY && bit_depth < 8)
+        png_set_expand_gray_1_2_4_to_8(png);
+    if (png_get_valid(png, info, PNG_INFO_tRNS))
+        png_set_tRNS_to_alpha(png);
+    if (bit_depth == 16 && host_is_little_endian())
+        png_set_swap(png);
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+
+    int channels = png_get_channels(png, info);
+    rb_format format = png_get_bit_depth(png, info) == 16 ? RB_U16 : RB_U8;
+    if (w > (png_uint_32)RB_MAX_SIDE || h > (png_uint_32)RB_MAX_SIDE) {
+        png_destroy_read_struct(&png, &info, NULL);
+        snprintf(err, errlen, "%s: PNG of %lux%lu is larger than recblur accepts (%d per side)", path,
+                 (unsigned long)w, (unsigned long)h, RB_MAX_SIDE);
+        return -1;
+    }
+    long long fsize = cli_file_size(f);
+    uint64_t raw = ((uint64_t)w * (uint64_t)channels * cli_sample_size(format) + 1u) * (uint64_t)h;
+    if (fsize > 0 && raw / CLI_DEFLATE_MAX_RATIO > (uint64_t)fsize) {
+        png_destroy_read_struct(&png, &info, NULL);
+        snprintf(err, errlen, "%s: bad PNG: header says %lux%lu, far more than a %lld-byte file can hold",
+                 path, (unsigned long)w, (unsigned long)h, fsize);
+        return -1;
+    }
+    if (cli_image_alloc(&out->img, (int)w, (int)h, channels, format, err, errlen)) {
+        char tmp[CLI_ERR_LEN];
+        snprintf(tmp, sizeof tmp, "%s: %s", path, err);
+        snprintf(err, errlen, "%s", tmp);
+        png_destroy_read_struct(&png, &info, NULL);
+        return -1;
+    }
+    if (png_get_rowbytes(png, info) != out->img.stride)
+        png_error(png, "unexpected row size after transformations");
+    rows = malloc(sizeof *rows * h);
+    if (!rows)
+        png_error(png, "out of memory for row pointers");
+    for (png_uint_32 y = 0; y < h; y++)
+        rows[y] = (png_bytep)out->img.data + (size_t)y * out->img.stride;
+    png_read_image(png, rows);
+    png_read_end(png, NULL);
+    free(rows);
+    png_destroy_read_struct(&png, &info, NULL);
+
+    out->img.alpha = (channels == 2 || channels == 4) ? RB_ALPHA_STRAIGHT : RB_ALPHA_NONE;
+    out->img.srgb = 1;
+    return 0;
+}
+
+int cli_png_write(FILE *f, const char *path, const rb_image *img, char *err, size_t errlen)
+{
+    png_err_state st = {{0}};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &st, on_png_error, on_png_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    png_bytep *volatile rows = NULL;   /* volatile: assigned after setjmp, freed after longjmp */
+    if (!png || !info) {
+        png_destroy_write_struct(png ? &png : NULL, NULL);
+        snprintf(err, errlen, "cannot write %s: out of memory starting the PNG writer", path);
+        return -1;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        free(rows);
+        png_destroy_write_struct(&png, &info);
+        snprintf(err, errlen, "cannot write %s: %s", path,
+                 st.msg[0] ? st.msg : strerror(errno));
+        return -1;
+    }
+    static const int color_of[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+                                    PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
+    int depth = img->format == RB_U16 ? 16 : 8;
+    png_init_io(png, f);
+    png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height, depth,
+                 color_of[img->channels], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    if (depth == 16 && host_is_little_endian())
+        png_set_swap(png);
+    size_t stride = img->stride ? img->stride
+                                : (size_t)img->width * (size_t)img->channels * cli_sample_size(img->format);
+    rows = malloc(sizeof *rows * (size_t)img->height);
+    if (!rows)
+        png_error(png, "out of memory for row pointers");
+    for (int y = 0; y < img->height; y++)
+        rows[y] = (png_bytep)img->data + (size_t)y * stride;
+    png_write_image(png, rows);
+    png_write_end(png, NULL);
+    free(rows);
+    png_destroy_write_struct(&png, &info);
+    return 0;
+}

@@ -1,0 +1,49 @@
+/* One-line errors and --verbose info lines. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+int cli_fail(int status, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (char *p = msg; *p; p++)   /* the promise is ONE line */
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    fprintf(stderr, "recblur: %s\n", msg);
+    return status;
+}
+
+const char *cli_engine_message(const rb_context *ctx)
+{
+    const char *m = ctx ? rb_context_error(ctx) : "";
+    if (!strncmp(m, "recblur: ", 9))
+        m += 9;
+    return m[0] ? m : "engine error (no message)";
+}
+
+void cli_info(const cli_options *o, const char *fmt, ...)
+{
+    if (!o->verbose)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("recblur info: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+double cli_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}

@@ -1,0 +1,193 @@
+/* The pipeline of every image command: settings -> check OUT's name and
+ * directory -> read IN -> pick the output sample format -> operate -> write
+ * OUT atomically. Any failure prints one line and leaves OUT untouched. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void on_log(const char *message, void *user)
+{
+    (void)user;
+    const char *m = strncmp(message, "recblur: ", 9) ? message : message + 9;
+    fprintf(stderr, "recblur info: %s\n", m);
+}
+
+static int on_progress(double fraction, void *user)
+{
+    (void)user;
+    fprintf(stderr, "\rrecblur info: progress %3.0f%%", fraction * 100.0);
+    if (fraction >= 1.0)
+        fputc('\n', stderr);
+    return 0;
+}
+
+/* OUT's directory must exist before we spend time filtering. */
+static int check_out_dir(const char *out, char *err, size_t errlen)
+{
+    const char *slash = strrchr(out, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == out)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - out), out);
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        snprintf(err, errlen, "cannot write %s: directory %.300s: %s", out, dir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "cannot write %s: %.300s is not a directory", out, dir);
+        return -1;
+    }
+    if (access(dir, W_OK) != 0) {
+        snprintf(err, errlen, "cannot write %s: directory %.300s: %s", out, dir, strerror(errno));
+        return -1;
+    }
+    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "cannot write %s: it is a directory", out);
+        return -1;
+    }
+    return 0;
+}
+
+/* The output keeps the input's sample format unless the file type cannot
+ * store it (float -> PNG: 16-bit; integers -> PFM: float) or --depth says. */
+static int choose_format(const cli_options *o, const cli_settings *s, cli_file_type out_type,
+                         const rb_image *in, rb_format *fmt, char *err, size_t errlen)
+{
+    const char *why = NULL;
+    if (o->cmd == CLI_SAT) {
+        if (out_type == CLI_FILE_PNG) {
+            snprintf(err, errlen, "cannot write %s: a summed-area table holds sums far beyond what "
+                     "PNG's 8/16-bit samples can store; write .pfm or .tif (32-bit float)", o->out);
+            return -1;
+        }
+        *fmt = RB_F32;
+    } else if (s->have_depth) {
+        *fmt = s->depth;
+    } else if (cli_file_can_store(out_type, in->format, in->channels, &why)) {
+        *fmt = in->format;
+    } else {
+        *fmt = out_type == CLI_FILE_PNG ? RB_U16 : RB_F32;
+    }
+    if (!cli_file_can_store(out_type, *fmt, in->channels, &why)) {
+        snprintf(err, errlen, "cannot write %s: %s", o->out, why);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_run(const cli_options *o)
+{
+    char err[CLI_ERR_LEN];
+    rb_context *ctx = NULL;
+    if (rb_context_create(&ctx) != RB_OK)
+        return cli_fail(CLI_EXIT_FAIL, "cannot create the engine context (out of memory?)");
+    int status = CLI_EXIT_FAIL;
+    cli_image in = {0};
+    rb_image out = {0};
+    cli_settings s;
+
+    if (o->verbose)
+        rb_context_set_log(ctx, on_log, NULL);
+    if (o->backend_text) {
+        rb_backend b;
+        if (rb_backend_parse(ctx, o->backend_text, &b) != RB_OK ||
+            rb_context_set_backend(ctx, b) != RB_OK) {
+            status = cli_fail(CLI_EXIT_USAGE, "%s", cli_engine_message(ctx));
+            goto done;
+        }
+    }
+    if (o->have_threads && rb_context_set_threads(ctx, o->threads) != RB_OK) {
+        status = cli_fail(CLI_EXIT_USAGE, "%s", cli_engine_message(ctx));
+        goto done;
+    }
+    if (cli_resolve_settings(ctx, o, &s, err, sizeof err)) {
+        status = cli_fail(CLI_EXIT_USAGE, "%s", err);
+        goto done;
+    }
+    cli_file_type out_type = cli_file_type_from_name(o->out);
+    if (out_type == CLI_FILE_UNKNOWN) {
+        status = cli_fail(CLI_EXIT_USAGE, "cannot write %s: unsupported output format (use .png, .tif, .tiff or .pfm)",
+                          o->out);
+        goto done;
+    }
+    if (out_type == CLI_FILE_TIFF && !cli_have_tiff()) {
+        status = cli_fail(CLI_EXIT_FAIL, "cannot write %s: this recblur was built without libtiff "
+                          "(install libtiff-dev and rebuild)", o->out);
+        goto done;
+    }
+    if (check_out_dir(o->out, err, sizeof err)) {
+        cli_fail(CLI_EXIT_FAIL, "%s", err);
+        goto done;
+    }
+
+    double t0 = cli_now_ms();
+    if (cli_image_read(o->in, &in, err, sizeof err)) {
+        cli_fail(CLI_EXIT_FAIL, "%s", err);
+        goto done;
+    }
+    double t_read = cli_now_ms() - t0;
+    static const char *const alpha_names[] = {"no alpha", "straight alpha", "premultiplied alpha"};
+    cli_info(o, "input %s: %dx%d, %d channel%s (%s), %s %s", o->in, in.img.width, in.img.height,
+             in.img.channels, in.img.channels == 1 ? "" : "s", alpha_names[in.img.alpha],
+             cli_format_name(in.img.format), cli_file_type_name(in.type));
+
+    rb_format fmt;
+    if (choose_format(o, &s, out_type, &in.img, &fmt, err, sizeof err)) {
+        cli_fail(CLI_EXIT_FAIL, "%s", err);
+        goto done;
+    }
+    if (cli_image_alloc(&out, in.img.width, in.img.height, in.img.channels, fmt, err, sizeof err)) {
+        cli_fail(CLI_EXIT_FAIL, "%s", err);
+        goto done;
+    }
+    out.alpha = o->cmd == CLI_SAT ? RB_ALPHA_NONE : in.img.alpha;
+    out.srgb = in.img.srgb && fmt != RB_F32;
+
+    if (o->verbose && isatty(2) && (uint64_t)in.img.width * in.img.height >= 4000000u)
+        rb_context_set_progress(ctx, on_progress, NULL);
+    cli_op_report rep = {0};
+    int rc;
+    switch (o->cmd) {
+    case CLI_SAT: rc = cli_op_sat(ctx, o, &s, &in.img, &out, &rep); break;
+    case CLI_BOX: rc = cli_op_box(ctx, o, &s, &in.img, &out, &rep); break;
+    default: rc = cli_op_filter(ctx, o, &s, &in.img, &out, &rep); break;
+    }
+    if (rc) {
+        cli_fail(CLI_EXIT_FAIL, "%s", cli_engine_message(ctx));
+        goto done;
+    }
+    cli_info(o, "filter: %s", rep.description);
+    if (o->cmd != CLI_SAT)
+        cli_info(o, "boundary: %s%s", rb_boundary_name(s.boundary.mode),
+                 s.boundary.mode == RB_BOUNDARY_CONSTANT ? " (value below)" : "");
+    if (s.boundary.mode == RB_BOUNDARY_CONSTANT)
+        cli_info(o, "boundary constant: %g", (double)s.boundary.value);
+    cli_info(o, "back end: %s", rep.backend ? rep.backend : "?");
+
+    double t1 = cli_now_ms();
+    if (cli_image_write(o->out, out_type, &out, err, sizeof err)) {
+        cli_fail(CLI_EXIT_FAIL, "%s", err);
+        goto done;
+    }
+    double t_write = cli_now_ms() - t1;
+    cli_info(o, "output %s: %dx%d, %d channel%s, %s %s", o->out, out.width, out.height, out.channels,
+             out.channels == 1 ? "" : "s", cli_format_name(out.format), cli_file_type_name(out_type));
+    cli_info(o, "time: read %.3f ms, plan %.3f ms, execute %.3f ms, write %.3f ms", t_read,
+             rep.plan_ms, rep.execute_ms, t_write);
+    status = 0;
+done:
+    free(out.data);
+    cli_image_free(&in);
+    rb_context_destroy(ctx);
+    return status;
+}
