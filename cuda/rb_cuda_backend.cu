@@ -1,0 +1,211 @@
+/* The CUDA back end: rb_backend_ops for the engine. Device buffers are made
+ * at plan time (FFTW/cuFFT style); execute moves pixels in, runs the column
+ * solver, transposes, runs the row solver on the transposed image (so row
+ * accesses stay coalesced), transposes back and stores. */
+#include "rb_cuda.h"
+extern "C" {
+#include "pixel_convert.h"
+}
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+
+typedef struct {
+    int device;
+    cudaStream_t stream;
+    float *A, *B, *ybuf;       /* two full float images and the solver scratch */
+    float *fir_x, *fir_y;
+    size_t floats;             /* w * h * channels */
+} rb_cuda_state;
+
+#define RB_CU(call, what)                                                               \
+    do {                                                                                \
+        cudaError_t e_ = (call);                                                        \
+        if (e_ != cudaSuccess) {                                                        \
+            st = rb_error(ctx, RB_ERR_DEVICE, "cuda: %s: %s", what,            \
+                          cudaGetErrorString(e_));                                      \
+            goto fail;                                                                  \
+        }                                                                               \
+    } while (0)
+
+static rb_status rb_cuda_probe(char *why, size_t why_len)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        if (why && why_len) snprintf(why, why_len, "no CUDA device: cudaGetDeviceCount: %s",
+                                     cudaGetErrorString(e));
+        cudaGetLastError();  /* clear the sticky-free error state */
+        return RB_ERR_BACKEND;
+    }
+    if (count == 0) {
+        if (why && why_len) snprintf(why, why_len, "no CUDA device: cudaGetDeviceCount found 0 devices");
+        return RB_ERR_BACKEND;
+    }
+    if (why && why_len) {
+        cudaDeviceProp prop;
+        if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) snprintf(why, why_len, "%s", prop.name);
+        else why[0] = 0;
+    }
+    return RB_OK;
+}
+
+static void rb_cuda_state_free(rb_cuda_state *s)
+{
+    if (!s) return;
+    cudaFree(s->A);
+    cudaFree(s->B);
+    cudaFree(s->ybuf);
+    cudaFree(s->fir_x);
+    cudaFree(s->fir_y);
+    if (s->stream) cudaStreamDestroy(s->stream);
+    free(s);
+}
+
+static cudaError_t rb_cuda_upload_fir(const rb_axis *ax, float **out)
+{
+    *out = NULL;
+    if (!ax->active || !ax->fir) return cudaSuccess;
+    int n = ax->fir_hi - ax->fir_lo + 1;
+    float tmp[RB_MAX_FIR_TAPS];
+    for (int i = 0; i < n; ++i) tmp[i] = (float)ax->fir[i];
+    cudaError_t e = cudaMalloc((void **)out, (size_t)n * sizeof(float));
+    if (e != cudaSuccess) return e;
+    return cudaMemcpy(*out, tmp, (size_t)n * sizeof(float), cudaMemcpyHostToDevice);
+}
+
+static rb_status rb_cuda_plan_init(rb_plan *plan)
+{
+    rb_context *ctx = plan->ctx;
+    rb_status st = RB_OK;
+    rb_cuda_state *s = (rb_cuda_state *)calloc(1, sizeof *s);
+    if (!s) return rb_error(ctx, RB_ERR_NOMEM, "cuda: out of host memory for the plan");
+    cudaDeviceProp prop;
+    size_t w = (size_t)plan->width, h = (size_t)plan->height, c = (size_t)plan->channels;
+    size_t scratch = 0;
+    RB_CU(cudaGetDevice(&s->device), "cudaGetDevice");
+    RB_CU(cudaGetDeviceProperties(&prop, s->device), "cudaGetDeviceProperties");
+    RB_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    s->floats = w * h * c;
+    if (plan->cols.ax.active) {
+        size_t t = (size_t)rb_cuda_axis_scratch(&plan->cols) * w * c;
+        if (t > scratch) scratch = t;
+    }
+    if (plan->rows.ax.active) {
+        size_t t = (size_t)rb_cuda_axis_scratch(&plan->rows) * h * c;
+        if (t > scratch) scratch = t;
+    }
+    RB_CU(cudaMalloc((void **)&s->A, s->floats * sizeof(float)), "cudaMalloc (image buffer)");
+    RB_CU(cudaMalloc((void **)&s->B, s->floats * sizeof(float)), "cudaMalloc (image buffer)");
+    if (scratch)
+        RB_CU(cudaMalloc((void **)&s->ybuf, scratch * sizeof(float)), "cudaMalloc (solver scratch)");
+    RB_CU(rb_cuda_upload_fir(&plan->cols.ax, &s->fir_y), "uploading FIR taps");
+    RB_CU(rb_cuda_upload_fir(&plan->rows.ax, &s->fir_x), "uploading FIR taps");
+    snprintf(plan->backend_name, sizeof plan->backend_name, "cuda (%.140s)", prop.name);
+    plan->backend_state = s;
+    return RB_OK;
+fail:
+    rb_cuda_state_free(s);
+    return st;
+}
+
+static void rb_cuda_plan_fini(rb_plan *plan)
+{
+    rb_cuda_state_free((rb_cuda_state *)plan->backend_state);
+    plan->backend_state = NULL;
+}
+
+static void rb_cuda_pixels_of(const rb_plan *plan, const rb_image *img, size_t pitch,
+                              rb_cuda_pixels *p)
+{
+    p->width = plan->width;
+    p->height = plan->height;
+    p->channels = plan->channels;
+    p->format = img->format;
+    p->pitch = pitch;
+    p->alpha = img->alpha;
+    p->linear = plan->linear_light && img->srgb;
+}
+
+static rb_status rb_cuda_execute(rb_plan *plan, const rb_image *in, rb_image *out)
+{
+    rb_context *ctx = plan->ctx;
+    rb_status st = RB_OK;
+    rb_cuda_state *s = (rb_cuda_state *)plan->backend_state;
+    const int w = plan->width, h = plan->height, c = plan->channels;
+    cudaStream_t q = s->stream;
+    rb_cuda_pixels pin, pout;
+    rb_cuda_axis ax;
+    float *cur;
+    float ccol[4] = {0, 0, 0, 0}, crow[4] = {0, 0, 0, 0};
+    RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
+
+    /* 1. samples in: device images are read in place, host images through B */
+    {
+        size_t row = (size_t)w * c * rb_format_size(in->format);
+        size_t stride = rb_image_stride(in);
+        const void *raw = in->data;
+        size_t pitch = stride;
+        if (in->memory == RB_MEMORY_HOST) {
+            RB_CU(cudaMemcpy2DAsync(s->B, row, in->data, stride, row, (size_t)h,
+                                    cudaMemcpyHostToDevice, q), "copying the input to the device");
+            raw = s->B;
+            pitch = row;
+        }
+        rb_cuda_pixels_of(plan, in, pitch, &pin);
+        RB_CU(rb_cuda_load(&pin, raw, s->A, q), "loading samples");
+    }
+    cur = s->A;
+    /* constant boundary in working units per channel (decoded, premultiplied);
+     * the row pass sees it through the column pass's DC gain (FORMULAS.md, 2D) */
+    if (plan->boundary.mode == RB_BOUNDARY_CONSTANT) {
+        rb_pixel_constant(plan->boundary.value, c, in->alpha, plan->linear_light && in->srgb, ccol);
+        float g = plan->cols.ax.active ? (float)plan->cols.ax.dc_gain : 1.0f;
+        for (int k = 0; k < c; ++k) crow[k] = ccol[k] * g;
+    }
+
+    /* 2. columns (lanes = w * c, line length h), in place in A */
+    if (plan->cols.ax.active) {
+        rb_cuda_axis_from_plan(&plan->cols, s->fir_y, c, ccol, &ax);
+        RB_CU(rb_cuda_solve_lanes(&ax, s->A, s->A, s->ybuf, (size_t)w * c, q), "column pass");
+    }
+    /* 3. rows: transpose to B (w x h), solve lanes = h * c, transpose back */
+    if (plan->rows.ax.active) {
+        RB_CU(rb_cuda_transpose(s->A, s->B, w, h, c, q), "transpose");
+        rb_cuda_axis_from_plan(&plan->rows, s->fir_x, c, crow, &ax);
+        RB_CU(rb_cuda_solve_lanes(&ax, s->B, s->B, s->ybuf, (size_t)h * c, q), "row pass");
+        RB_CU(rb_cuda_transpose(s->B, s->A, h, w, c, q), "transpose");
+    }
+
+    /* 4. samples out */
+    {
+        size_t row = (size_t)w * c * rb_format_size(out->format);
+        size_t stride = rb_image_stride(out);
+        if (out->memory == RB_MEMORY_HOST) {
+            rb_cuda_pixels_of(plan, out, row, &pout);
+            RB_CU(rb_cuda_store(&pout, cur, s->B, q), "storing samples");
+            RB_CU(cudaMemcpy2DAsync(out->data, stride, s->B, row, row, (size_t)h,
+                                    cudaMemcpyDeviceToHost, q), "copying the output to the host");
+        } else {
+            rb_cuda_pixels_of(plan, out, stride, &pout);
+            RB_CU(rb_cuda_store(&pout, cur, out->data, q), "storing samples");
+        }
+    }
+    RB_CU(cudaStreamSynchronize(q), "running the filter");
+    return RB_OK;
+fail:
+    cudaStreamSynchronize(q);
+    return st;
+}
+
+static const rb_backend_ops rb_cuda_ops = {
+    "cuda",
+    rb_cuda_probe,
+    rb_cuda_plan_init,
+    rb_cuda_plan_fini,
+    rb_cuda_execute,
+    NULL, /* sat: not on the GPU yet (the engine uses the CPU) */
+    NULL, /* recurrence_1d: likewise */
+};
+
+extern "C" const rb_backend_ops *rb_backend_cuda(void) { return &rb_cuda_ops; }

@@ -1,0 +1,414 @@
+/* CUDA back end tests. Every GPU test skips (cmocka skip) with a message when
+ * no CUDA device is usable, so the suite runs in CI without a GPU; the
+ * "no device" test checks the clear error CI must see there.
+ *
+ * Correctness: the GPU result against the CPU back end (same function to
+ * float32 rounding) for every boundary mode x orders 1..5 x random stable
+ * filters (symmetric and not, with and without FIR) x odd sizes x 1..4
+ * channels x U8/U16/F32, and against the independent float64 reference
+ * (tests/reference.h) where that is built. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "rb_internal.h"
+#include "recblur.h"
+
+static int gpu_present(void)
+{
+    static int cached = -1;
+    if (cached < 0) {
+        char why[256] = "";
+        const rb_backend_ops *ops = rb_backend_cuda();
+        cached = ops && ops->probe && ops->probe(why, sizeof why) == RB_OK;
+        if (!cached) fprintf(stderr, "test_gpu: %s\n", why[0] ? why : "CUDA back end not built");
+    }
+    return cached;
+}
+
+#define NEED_GPU()                                                                   \
+    do {                                                                             \
+        if (!gpu_present()) {                                                        \
+            fprintf(stderr, "test_gpu: skipped: no usable CUDA device\n");           \
+            skip();                                                                  \
+        }                                                                            \
+    } while (0)
+
+/* ------------------------------------------------------------ random filters */
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static double urand(void) /* [0,1) */
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* a_k (signature convention y = x + sum a_k y_{i-k}) of r random poles, |p| <= pmax */
+static void random_feedback(int r, double pmax, double *a)
+{
+    double d[RB_MAX_ORDER + 3] = {1.0};
+    int deg = 0;
+    while (deg < r) {
+        /* factor 1 + c1 z^-1 + c2 z^-2: a complex pair, or one real pole (c2 = 0) */
+        double rad = pmax * (0.3 + 0.7 * urand()), c1, c2;
+        int step;
+        if (r - deg >= 2 && urand() < 0.5) {
+            double th = 3.14159265358979 * urand();
+            c1 = -2.0 * rad * cos(th);
+            c2 = rad * rad;
+            step = 2;
+        } else {
+            c1 = -(urand() < 0.5 ? -1.0 : 1.0) * rad;
+            c2 = 0.0;
+            step = 1;
+        }
+        double t[RB_MAX_ORDER + 3] = {0};
+        for (int k = 0; k <= deg + step; ++k) {
+            double v = k <= deg ? d[k] : 0.0;
+            if (k >= 1 && k - 1 <= deg) v += c1 * d[k - 1];
+            if (k >= 2 && k - 2 <= deg) v += c2 * d[k - 2];
+            t[k] = v;
+        }
+        deg += step;
+        memcpy(d, t, sizeof d);
+    }
+    for (int k = 0; k < r; ++k) a[k] = -d[k + 1];
+}
+
+typedef struct {
+    rb_axis_filter ax[2];
+    double taps[2][8];
+} test_filter;
+
+/* kind 0: symmetric pair, no FIR; 1: symmetric with an even FIR; 2: different
+ * causal/anticausal orders and an uneven FIR */
+static rb_filter *make_filter(rb_context *ctx, int order, int kind, double pmax, test_filter *tf)
+{
+    memset(tf, 0, sizeof *tf);
+    for (int a = 0; a < 2; ++a) {
+        rb_axis_filter *f = &tf->ax[a];
+        f->causal_order = order;
+        random_feedback(order, pmax, f->causal);
+        if (kind == 2) {
+            f->anticausal_order = 1 + (int)(urand() * order);
+            random_feedback(f->anticausal_order, pmax, f->anticausal);
+            f->fir_lo = -1;
+            f->fir_hi = 2;
+            for (int t = 0; t < 4; ++t) tf->taps[a][t] = 0.1 + urand();
+            f->fir = tf->taps[a];
+        } else {
+            f->anticausal_order = order;
+            memcpy(f->anticausal, f->causal, sizeof f->causal);
+            if (kind == 1) {
+                f->fir_lo = -1;
+                f->fir_hi = 1;
+                tf->taps[a][0] = tf->taps[a][2] = 0.25 + 0.1 * urand();
+                tf->taps[a][1] = 0.5;
+                f->fir = tf->taps[a];
+            }
+        }
+    }
+    rb_filter *filt = NULL;
+    rb_status st = rb_filter_create(ctx, &tf->ax[0], &tf->ax[1], &filt);
+    if (st != RB_OK) fprintf(stderr, "test_gpu: filter: %s\n", rb_context_error(ctx));
+    assert_int_equal(st, RB_OK);
+    return filt;
+}
+
+/* ---------------------------------------------------------------- helpers */
+static void fill_random(void *data, rb_format fmt, size_t count)
+{
+    for (size_t i = 0; i < count; ++i) {
+        double v = urand();
+        switch (fmt) {
+        case RB_U8: ((uint8_t *)data)[i] = (uint8_t)(v * 255.999); break;
+        case RB_U16: ((uint16_t *)data)[i] = (uint16_t)(v * 65535.999); break;
+        default: ((float *)data)[i] = (float)(v * 2.0 - 0.5); break;
+        }
+    }
+}
+
+static double sample(const void *data, rb_format fmt, size_t i)
+{
+    switch (fmt) {
+    case RB_U8: return ((const uint8_t *)data)[i];
+    case RB_U16: return ((const uint16_t *)data)[i];
+    default: return ((const float *)data)[i];
+    }
+}
+
+static rb_image image(int w, int h, int c, rb_format fmt, void *data)
+{
+    rb_image im;
+    memset(&im, 0, sizeof im);
+    im.width = w;
+    im.height = h;
+    im.channels = c;
+    im.format = fmt;
+    im.memory = RB_MEMORY_HOST;
+    im.data = data;
+    return im;
+}
+
+/* Run filter on `in` with the given back end into a fresh buffer. */
+static void *run_backend(rb_backend be, const rb_filter *f, rb_boundary b, const rb_image *in,
+                         rb_format out_fmt, char *name, size_t name_len)
+{
+    rb_context *ctx;
+    rb_plan *plan;
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    assert_int_equal(rb_context_set_backend(ctx, be), RB_OK);
+    rb_status st = rb_plan_create(ctx, f, b, in->width, in->height, in->channels, &plan);
+    if (st != RB_OK) fprintf(stderr, "test_gpu: plan: %s\n", rb_context_error(ctx));
+    assert_int_equal(st, RB_OK);
+    size_t count = (size_t)in->width * in->height * in->channels;
+    void *out = malloc(count * rb_format_size(out_fmt) + 1);
+    assert_non_null(out);
+    memset(out, 0xA5, count * rb_format_size(out_fmt)); /* poison */
+    rb_image o = image(in->width, in->height, in->channels, out_fmt, out);
+    o.alpha = in->alpha;
+    o.srgb = in->srgb;
+    st = rb_execute(plan, in, &o);
+    if (st != RB_OK) fprintf(stderr, "test_gpu: execute: %s\n", rb_context_error(ctx));
+    assert_int_equal(st, RB_OK);
+    if (name) snprintf(name, name_len, "%s", rb_plan_backend_name(plan));
+    rb_plan_destroy(plan);
+    rb_context_destroy(ctx);
+    return out;
+}
+
+/* relative RMS difference (F32) or max |diff| in units (U8/U16) */
+static double compare(const void *a, const void *b, rb_format fmt, size_t count, double *maxabs)
+{
+    double se = 0, sr = 0, mx = 0;
+    for (size_t i = 0; i < count; ++i) {
+        double x = sample(a, fmt, i), y = sample(b, fmt, i);
+        if (isnan(x) || isnan(y)) {
+            *maxabs = INFINITY;
+            return INFINITY;
+        }
+        se += (x - y) * (x - y);
+        sr += y * y;
+        if (fabs(x - y) > mx) mx = fabs(x - y);
+    }
+    *maxabs = mx;
+    return sr > 0 ? sqrt(se / sr) : sqrt(se);
+}
+
+static const int sizes[][2] = {{1, 1}, {7, 1}, {1, 7}, {31, 33}, {257, 129}, {1000, 3}};
+#define NSIZES (int)(sizeof sizes / sizeof sizes[0])
+
+/* -------------------------------------------------------------------- tests */
+
+/* Without a device, asking for CUDA is a clear RB_ERR_BACKEND (runs in CI). */
+static void test_cuda_backend_request(void **state)
+{
+    (void)state;
+    const rb_backend_ops *ops = rb_backend_cuda();
+    assert_non_null(ops);
+    char why[256] = "";
+    rb_status pst = ops->probe(why, sizeof why);
+    rb_context *ctx;
+    rb_plan *plan = NULL;
+    test_filter tf;
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    rb_filter *f = make_filter(ctx, 2, 1, 0.8, &tf);
+    rb_boundary b = {RB_BOUNDARY_CLAMP, 0.0f};
+    rb_status st = rb_context_set_backend(ctx, RB_BACKEND_CUDA);
+    if (st == RB_OK) st = rb_plan_create(ctx, f, b, 16, 16, 1, &plan);
+    if (pst != RB_OK) {
+        fprintf(stderr, "test_gpu: probe says: %s\n", why);
+        assert_int_equal(pst, RB_ERR_BACKEND);
+        assert_non_null(strstr(why, "no CUDA device"));
+        assert_int_equal(st, RB_ERR_BACKEND);
+        fprintf(stderr, "test_gpu: rb_plan_create says: %s\n", rb_context_error(ctx));
+        assert_non_null(strstr(rb_context_error(ctx), "no CUDA device"));
+        assert_null(plan);
+        assert_int_equal(rb_cuda_available(NULL, 0), 0);
+    } else {
+        assert_int_equal(st, RB_OK);
+        assert_non_null(strstr(rb_plan_backend_name(plan), "cuda"));
+        assert_int_not_equal(rb_cuda_available(NULL, 0), 0);
+        rb_plan_destroy(plan);
+    }
+    rb_filter_destroy(f);
+    rb_context_destroy(ctx);
+}
+
+/* GPU == CPU for every mode, orders 1..5, sizes, channels; F32. */
+static void test_gpu_matches_cpu_all_modes(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    rb_context *ctx;
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    int cases = 0;
+    double worst = 0;
+    for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode)
+        for (int order = 1; order <= 5; ++order)
+            for (int si = 0; si < NSIZES; ++si) {
+                int w = sizes[si][0], h = sizes[si][1];
+                int ch = 1 + (order + si + mode) % 4;
+                int kind = (order + si) % 3;
+                double pmax = (si % 2) ? 0.99 : 0.9;
+                test_filter tf;
+                rb_filter *f = make_filter(ctx, order, kind, pmax, &tf);
+                rb_boundary b = {(rb_boundary_mode)mode, mode == RB_BOUNDARY_CONSTANT ? 0.3f : 0.0f};
+                size_t count = (size_t)w * h * ch;
+                float *in = malloc(count * sizeof(float));
+                fill_random(in, RB_F32, count);
+                rb_image im = image(w, h, ch, RB_F32, in);
+                char name[160];
+                float *g = run_backend(RB_BACKEND_CUDA, f, b, &im, RB_F32, name, sizeof name);
+                float *c = run_backend(RB_BACKEND_CPU, f, b, &im, RB_F32, NULL, 0);
+                assert_non_null(strstr(name, "cuda"));
+                double mx, rel = compare(g, c, RB_F32, count, &mx);
+                double tol = pmax <= 0.9 ? 1e-5 : 1e-4;
+                if (!(rel <= tol))
+                    fprintf(stderr, "test_gpu: mode %s order %d kind %d %dx%dx%d pmax %.2f: rel RMS %.3g\n",
+                            rb_boundary_name((rb_boundary_mode)mode), order, kind, w, h, ch, pmax, rel);
+                assert_true(rel <= tol);
+                if (rel > worst) worst = rel;
+                cases++;
+                free(in);
+                free(g);
+                free(c);
+                rb_filter_destroy(f);
+            }
+    fprintf(stderr, "test_gpu: %d mode/order/size cases, worst GPU-vs-CPU rel RMS %.3g\n", cases, worst);
+    rb_context_destroy(ctx);
+}
+
+/* U8/U16 in and out, all channel counts, straight alpha and linear light:
+ * at most one unit of difference from the CPU back end (rounding ties). */
+static void test_gpu_matches_cpu_formats_alpha(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    rb_context *ctx;
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    test_filter tf;
+    rb_filter *f = make_filter(ctx, 3, 1, 0.8, &tf);
+    rb_format fmts[2] = {RB_U8, RB_U16};
+    for (int fi = 0; fi < 2; ++fi)
+        for (int ch = 1; ch <= 4; ++ch)
+            for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode) {
+                int w = 67, h = 45;
+                size_t count = (size_t)w * h * ch;
+                void *in = malloc(count * rb_format_size(fmts[fi]));
+                fill_random(in, fmts[fi], count);
+                rb_image im = image(w, h, ch, fmts[fi], in);
+                if (ch >= 2) {
+                    im.alpha = (mode % 2) ? RB_ALPHA_STRAIGHT : RB_ALPHA_PREMULTIPLIED;
+                    im.srgb = 1;
+                }
+                rb_boundary b = {(rb_boundary_mode)mode, 0.6f};
+                void *g = run_backend(RB_BACKEND_CUDA, f, b, &im, fmts[fi], NULL, 0);
+                void *c = run_backend(RB_BACKEND_CPU, f, b, &im, fmts[fi], NULL, 0);
+                double mx;
+                compare(g, c, fmts[fi], count, &mx);
+                if (mx > 1) fprintf(stderr, "test_gpu: format %d ch %d mode %d: max diff %.0f units\n",
+                                    fi, ch, mode, mx);
+                assert_true(mx <= 1);
+                free(in);
+                free(g);
+                free(c);
+            }
+    rb_filter_destroy(f);
+    rb_context_destroy(ctx);
+}
+
+/* Device pointers (pitched), host in-place, device in-place: same as the CPU. */
+static void test_gpu_device_memory_and_inplace(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    rb_context *ctx, *cctx;
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    assert_int_equal(rb_context_create(&cctx), RB_OK);
+    assert_int_equal(rb_context_set_backend(ctx, RB_BACKEND_CUDA), RB_OK);
+    assert_int_equal(rb_context_set_backend(cctx, RB_BACKEND_CPU), RB_OK);
+    test_filter tf;
+    rb_filter *f = make_filter(ctx, 3, 2, 0.9, &tf);
+    const int w = 203, h = 77, ch = 3;
+    for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode) {
+        rb_boundary b = {(rb_boundary_mode)mode, 0.25f};
+        rb_plan *gp, *cp;
+        assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &gp), RB_OK);
+        assert_int_equal(rb_plan_create(cctx, f, b, w, h, ch, &cp), RB_OK);
+        size_t count = (size_t)w * h * ch, row = (size_t)w * ch * sizeof(float);
+        float *in = malloc(count * sizeof(float)), *ref = malloc(count * sizeof(float));
+        float *got = malloc(count * sizeof(float));
+        fill_random(in, RB_F32, count);
+        rb_image hi = image(w, h, ch, RB_F32, in), ho = image(w, h, ch, RB_F32, ref);
+        assert_int_equal(rb_execute(cp, &hi, &ho), RB_OK);
+
+        /* device, pitched, separate in and out */
+        void *din, *dout;
+        size_t pin, pout;
+        assert_int_equal(cudaMallocPitch(&din, &pin, row + 64, h), cudaSuccess);
+        assert_int_equal(cudaMallocPitch(&dout, &pout, row, h), cudaSuccess);
+        assert_int_equal(cudaMemcpy2D(din, pin, in, row, row, h, cudaMemcpyHostToDevice), cudaSuccess);
+        assert_int_equal(cudaMemset2D(dout, pout, 0xA5, row, h), cudaSuccess);
+        rb_image di = image(w, h, ch, RB_F32, din), dout_im = image(w, h, ch, RB_F32, dout);
+        di.memory = dout_im.memory = RB_MEMORY_DEVICE;
+        di.stride = pin;
+        dout_im.stride = pout;
+        rb_status st = rb_execute(gp, &di, &dout_im);
+        if (st != RB_OK) fprintf(stderr, "test_gpu: %s\n", rb_context_error(ctx));
+        assert_int_equal(st, RB_OK);
+        assert_int_equal(cudaMemcpy2D(got, row, dout, pout, row, h, cudaMemcpyDeviceToHost), cudaSuccess);
+        double mx, rel = compare(got, ref, RB_F32, count, &mx);
+        assert_true(rel <= 1e-5);
+
+        /* device in place */
+        assert_int_equal(rb_execute(gp, &di, &di), RB_OK);
+        assert_int_equal(cudaMemcpy2D(got, row, din, pin, row, h, cudaMemcpyDeviceToHost), cudaSuccess);
+        rel = compare(got, ref, RB_F32, count, &mx);
+        assert_true(rel <= 1e-5);
+
+        /* host in place, with a padded stride */
+        size_t stride = row + 12;
+        unsigned char *pad = malloc(stride * h);
+        for (int y = 0; y < h; ++y) memcpy(pad + y * stride, (char *)in + y * row, row);
+        rb_image pi = image(w, h, ch, RB_F32, pad);
+        pi.stride = stride;
+        assert_int_equal(rb_execute(gp, &pi, &pi), RB_OK);
+        for (int y = 0; y < h; ++y) memcpy((char *)got + y * row, pad + y * stride, row);
+        rel = compare(got, ref, RB_F32, count, &mx);
+        assert_true(rel <= 1e-5);
+
+        cudaFree(din);
+        cudaFree(dout);
+        free(pad);
+        free(in);
+        free(ref);
+        free(got);
+        rb_plan_destroy(gp);
+        rb_plan_destroy(cp);
+    }
+    rb_filter_destroy(f);
+    rb_context_destroy(ctx);
+    rb_context_destroy(cctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cuda_backend_request),
+        cmocka_unit_test(test_gpu_matches_cpu_all_modes),
+        cmocka_unit_test(test_gpu_matches_cpu_formats_alpha),
+        cmocka_unit_test(test_gpu_device_memory_and_inplace),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
