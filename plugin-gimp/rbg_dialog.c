@@ -1,0 +1,295 @@
+/* The "Recursive Blur" dialog (gimpui-2.0, GTK 2): preview on the left, the
+ * options on the right. Every widget writes straight into RbgVals and asks the
+ * preview to update; filter design is left to the engine. */
+#include <string.h>
+#include "rbg_dialog.h"
+
+static void update_sensitivity(RbgDialog *d);
+
+static void invalidate(RbgDialog *d)
+{
+    update_sensitivity(d);
+    if (!d->updating) {
+        rbg_presets_menu_forget(d);
+        gimp_preview_invalidate(GIMP_PREVIEW(d->preview));
+    }
+}
+
+static void sigma_changed(GtkAdjustment *adj, RbgDialog *d)
+{
+    if (d->updating)
+        return;
+    gdouble value = gtk_adjustment_get_value(adj);
+    gboolean is_x = (GtkObject *)adj == d->sigma_x_adj;
+    if (is_x) d->vals->sigma_x = value; else d->vals->sigma_y = value;
+    if (gimp_chain_button_get_active(GIMP_CHAIN_BUTTON(d->chain))) {
+        /* Locked: the other sigma follows (without re-entering here). */
+        d->updating = TRUE;
+        gtk_adjustment_set_value(GTK_ADJUSTMENT(is_x ? d->sigma_y_adj : d->sigma_x_adj), value);
+        d->updating = FALSE;
+        d->vals->sigma_x = d->vals->sigma_y = value;
+    }
+    invalidate(d);
+}
+
+static void chain_toggled(GimpChainButton *chain, RbgDialog *d)
+{
+    d->vals->lock_sigma = gimp_chain_button_get_active(chain);
+}
+
+static void constant_changed(GtkAdjustment *adj, RbgDialog *d)
+{
+    if (d->updating)
+        return;
+    d->vals->constant = gtk_adjustment_get_value(adj);
+    invalidate(d);
+}
+
+/* Combos and toggles carry a pointer to their gint field in RbgVals. */
+static void int_combo_changed(GtkWidget *combo, RbgDialog *d)
+{
+    gint *field = g_object_get_data(G_OBJECT(combo), "rbg-field");
+    gint value;
+    if (d->updating || !gimp_int_combo_box_get_active(GIMP_INT_COMBO_BOX(combo), &value))
+        return;
+    *field = value;
+    invalidate(d);
+}
+
+static void toggle_changed(GtkToggleButton *toggle, RbgDialog *d)
+{
+    gint *field = g_object_get_data(G_OBJECT(toggle), "rbg-field");
+    if (d->updating)
+        return;
+    *field = gtk_toggle_button_get_active(toggle);
+    invalidate(d);
+}
+
+static void signature_changed(GtkEntry *entry, RbgDialog *d)
+{
+    if (d->updating)
+        return;
+    g_strlcpy(d->vals->signature, gtk_entry_get_text(entry), sizeof d->vals->signature);
+    invalidate(d);
+}
+
+static GtkWidget *int_combo(RbgDialog *d, gint *field, const char *tooltip, ...)
+{
+    GtkListStore *store = gimp_int_store_new();
+    va_list ap;
+    const char *label;
+
+    va_start(ap, tooltip);
+    while ((label = va_arg(ap, const char *)) != NULL) {
+        gint value = va_arg(ap, gint);
+        GtkTreeIter iter;
+        gtk_list_store_append(store, &iter);
+        gtk_list_store_set(store, &iter, GIMP_INT_STORE_VALUE, value,
+                           GIMP_INT_STORE_LABEL, label, -1);
+    }
+    va_end(ap);
+    GtkWidget *combo = g_object_new(GIMP_TYPE_INT_COMBO_BOX, "model", store, NULL);
+    g_object_unref(store);
+    gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(combo), *field);
+    g_object_set_data(G_OBJECT(combo), "rbg-field", field);
+    g_signal_connect(combo, "changed", G_CALLBACK(int_combo_changed), d);
+    gimp_help_set_help_data(combo, tooltip, NULL);
+    return combo;
+}
+
+static GtkWidget *toggle(RbgDialog *d, const char *label, gint *field, const char *tooltip)
+{
+    GtkWidget *t = gtk_check_button_new_with_mnemonic(label);
+    gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(t), *field);
+    g_object_set_data(G_OBJECT(t), "rbg-field", field);
+    g_signal_connect(t, "toggled", G_CALLBACK(toggle_changed), d);
+    gimp_help_set_help_data(t, tooltip, NULL);
+    return t;
+}
+
+void rbg_dialog_set_widgets(RbgDialog *d)
+{
+    const RbgVals *v = d->vals;
+
+    d->updating = TRUE;   /* the widgets' signals must not write back half-set values */
+    if (v->sigma_x != v->sigma_y)
+        gimp_chain_button_set_active(GIMP_CHAIN_BUTTON(d->chain), FALSE);
+    gtk_adjustment_set_value(GTK_ADJUSTMENT(d->sigma_x_adj), v->sigma_x);
+    gtk_adjustment_set_value(GTK_ADJUSTMENT(d->sigma_y_adj), v->sigma_y);
+    gtk_adjustment_set_value(GTK_ADJUSTMENT(d->constant_adj), v->constant);
+    gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d->op_combo), v->operation);
+    gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d->boundary_combo), v->boundary);
+    gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d->backend_combo), v->backend);
+    gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d->direction_combo), v->direction);
+    gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d->axes_combo), v->axes);
+    gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(d->accurate_toggle), v->accurate);
+    gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(d->linear_toggle), v->linear);
+    gtk_entry_set_text(GTK_ENTRY(d->signature_entry), v->signature);
+    d->updating = FALSE;
+    update_sensitivity(d);
+}
+
+static void update_sensitivity(RbgDialog *d)
+{
+    const RbgVals *v = d->vals;
+    gboolean gauss = v->operation == RBG_OP_GAUSSIAN;
+    gboolean sig = v->operation == RBG_OP_SIGNATURE;
+
+    gimp_scale_entry_set_sensitive(d->sigma_x_adj, gauss);
+    gimp_scale_entry_set_sensitive(d->sigma_y_adj, gauss);
+    gtk_widget_set_sensitive(d->chain, gauss);
+    gtk_widget_set_sensitive(d->accurate_toggle, gauss);
+    gtk_widget_set_sensitive(d->signature_entry, sig);
+    gtk_widget_set_sensitive(d->direction_combo, sig);
+    gtk_widget_set_sensitive(d->axes_combo, sig);
+    gimp_scale_entry_set_sensitive(d->constant_adj, v->boundary == RB_BOUNDARY_CONSTANT);
+}
+
+gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
+{
+    RbgDialog d;
+    memset(&d, 0, sizeof d);
+    d.drawable_id = drawable_id;
+    d.vals = v;
+
+    gimp_ui_init(RBG_BINARY, TRUE);
+    GtkWidget *dialog = gimp_dialog_new("Recursive Blur", RBG_BINARY, NULL, 0,
+                                        gimp_standard_help_func, RBG_PROC,
+                                        "_Cancel", GTK_RESPONSE_CANCEL,
+                                        "_OK", GTK_RESPONSE_OK,
+                                        NULL);
+    gtk_dialog_set_alternative_button_order(GTK_DIALOG(dialog), GTK_RESPONSE_OK,
+                                            GTK_RESPONSE_CANCEL, -1);
+    gimp_window_set_transient(GTK_WINDOW(dialog));
+
+    GtkWidget *hbox = gtk_hbox_new(FALSE, 12);
+    gtk_container_set_border_width(GTK_CONTAINER(hbox), 12);
+    gtk_box_pack_start(GTK_BOX(gtk_dialog_get_content_area(GTK_DIALOG(dialog))), hbox,
+                       TRUE, TRUE, 0);
+
+    /* Preview ------------------------------------------------------------ */
+    d.preview = gimp_drawable_preview_new_from_drawable_id(drawable_id);
+    gtk_widget_set_size_request(d.preview, 300, -1);
+    gimp_preview_set_update(GIMP_PREVIEW(d.preview), v->preview);
+    gimp_help_set_help_data(gimp_preview_get_area(GIMP_PREVIEW(d.preview)),
+        "Regions up to 1 megapixel are previewed exactly. Larger ones filter only the "
+        "visible area plus a margin: there the preview of periodic/mirror boundaries "
+        "near the image edge, and of long-tailed custom filters, is approximate. "
+        "The final result is always exact.", NULL);
+    gtk_box_pack_start(GTK_BOX(hbox), d.preview, TRUE, TRUE, 0);
+    g_signal_connect(d.preview, "invalidated", G_CALLBACK(rbg_preview_invalidated), &d);
+
+    /* Options ------------------------------------------------------------ */
+    GtkWidget *table = gtk_table_new(14, 4, FALSE);
+    gtk_table_set_col_spacings(GTK_TABLE(table), 6);
+    gtk_table_set_row_spacings(GTK_TABLE(table), 4);
+    gtk_box_pack_start(GTK_BOX(hbox), table, FALSE, FALSE, 0);
+    int row = 0;
+
+    d.preset_combo = rbg_presets_menu_new(&d);
+    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "_Preset:", 0.0, 0.5,
+                              d.preset_combo, 3, FALSE);
+
+    d.op_combo = int_combo(&d, &v->operation, "What to compute",
+                           "Gaussian blur", RBG_OP_GAUSSIAN,
+                           "B-spline prefilter, cubic", RBG_OP_BSPLINE3,
+                           "B-spline prefilter, quintic", RBG_OP_BSPLINE5,
+                           "Custom signature", RBG_OP_SIGNATURE, NULL);
+    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "O_peration:", 0.0, 0.5,
+                              d.op_combo, 3, FALSE);
+
+    d.sigma_x_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "Sigma _X:", 160, 7,
+                                         v->sigma_x, 0.0, 200.0, 0.5, 5.0, 2, FALSE,
+                                         0.0, 100000.0,
+                                         "Standard deviation along x in pixels "
+                                         "(0 = x unfiltered; 0.5 .. 100000)", NULL);
+    d.sigma_y_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "Sigma _Y:", 160, 7,
+                                         v->sigma_y, 0.0, 200.0, 0.5, 5.0, 2, FALSE,
+                                         0.0, 100000.0,
+                                         "Standard deviation along y in pixels "
+                                         "(0 = y unfiltered; 0.5 .. 100000)", NULL);
+    d.chain = gimp_chain_button_new(GIMP_CHAIN_RIGHT);
+    gimp_chain_button_set_active(GIMP_CHAIN_BUTTON(d.chain), v->lock_sigma);
+    gtk_table_attach(GTK_TABLE(table), d.chain, 3, 4, row - 2, row, GTK_SHRINK, GTK_FILL, 0, 0);
+    g_signal_connect(d.chain, "toggled", G_CALLBACK(chain_toggled), &d);
+    g_signal_connect(d.sigma_x_adj, "value-changed", G_CALLBACK(sigma_changed), &d);
+    g_signal_connect(d.sigma_y_adj, "value-changed", G_CALLBACK(sigma_changed), &d);
+
+    d.accurate_toggle = toggle(&d, "_Accurate (kernel error 1e-4)", &v->accurate,
+                               "A higher-order Gaussian: L1 kernel error <= 1e-4 instead of 1e-3");
+    gtk_table_attach(GTK_TABLE(table), d.accurate_toggle, 1, 4, row, row + 1,
+                     GTK_FILL, GTK_FILL, 0, 0);
+    row++;
+
+    d.signature_entry = gtk_entry_new();
+    gtk_entry_set_max_length(GTK_ENTRY(d.signature_entry), RBG_SIGNATURE_MAX - 1);
+    gtk_entry_set_text(GTK_ENTRY(d.signature_entry), v->signature);
+    gimp_help_set_help_data(d.signature_entry,
+        "\"b0, b1, ...: a1, a2, ...\": causal y[i] = sum b_k x[i-k] + sum a_k y[i-k], "
+        "anticausal the same from the right. Unstable filters are refused.", NULL);
+    g_signal_connect(d.signature_entry, "changed", G_CALLBACK(signature_changed), &d);
+    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "_Signature:", 0.0, 0.5,
+                              d.signature_entry, 3, FALSE);
+
+    d.direction_combo = int_combo(&d, &v->direction, "Which passes of the signature run",
+                                  "Causal + anticausal", RB_DIRECTION_BOTH,
+                                  "Causal only", RB_DIRECTION_CAUSAL,
+                                  "Anticausal only", RB_DIRECTION_ANTICAUSAL, NULL);
+    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "Pa_sses:", 0.0, 0.5,
+                              d.direction_combo, 3, FALSE);
+    d.axes_combo = int_combo(&d, &v->axes, "Which axes the signature filters",
+                             "X and Y", RB_AXES_BOTH, "X only", RB_AXES_X,
+                             "Y only", RB_AXES_Y, NULL);
+    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "A_xes:", 0.0, 0.5,
+                              d.axes_combo, 3, FALSE);
+
+    d.boundary_combo = int_combo(&d, &v->boundary,
+        "What lies outside the image (or the selection's bounding box). Exact, not padded.",
+        "Clamp (repeat edge)", RB_BOUNDARY_CLAMP,
+        "Mirror", RB_BOUNDARY_MIRROR,
+        "Tileable (periodic)", RB_BOUNDARY_PERIODIC,
+        "Zero", RB_BOUNDARY_ZERO,
+        "Constant value", RB_BOUNDARY_CONSTANT,
+        "None (zero start)", RB_BOUNDARY_NONE, NULL);
+    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "_Boundary:", 0.0, 0.5,
+                              d.boundary_combo, 3, FALSE);
+    d.constant_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "_Constant:", 160, 7,
+                                          v->constant, 0.0, 1.0, 0.01, 0.1, 3, TRUE, 0.0, 1.0,
+                                          "Value outside the image for the Constant boundary, "
+                                          "0..1, used for every channel (alpha too)", NULL);
+    g_signal_connect(d.constant_adj, "value-changed", G_CALLBACK(constant_changed), &d);
+
+    d.linear_toggle = toggle(&d, "_Linear light", &v->linear,
+                             "Filter linear-light values like GIMP's own blurs; off filters the "
+                             "gamma-encoded values");
+    gtk_table_attach(GTK_TABLE(table), d.linear_toggle, 1, 4, row, row + 1,
+                     GTK_FILL, GTK_FILL, 0, 0);
+    row++;
+
+    d.backend_combo = int_combo(&d, &v->backend, "Where to filter: Auto uses the GPU when usable",
+                                "Auto", RB_BACKEND_AUTO, "CPU", RB_BACKEND_CPU,
+                                "GPU (CUDA)", RB_BACKEND_CUDA, NULL);
+    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "Back _end:", 0.0, 0.5,
+                              d.backend_combo, 3, FALSE);
+    d.backend_label = gtk_label_new("Back end in use: (not run yet)");
+    gtk_misc_set_alignment(GTK_MISC(d.backend_label), 0.0, 0.5);
+    gtk_table_attach(GTK_TABLE(table), d.backend_label, 0, 4, row, row + 1,
+                     GTK_FILL, GTK_FILL, 0, 0);
+    row++;
+    d.status_label = gtk_label_new("");
+    gtk_label_set_line_wrap(GTK_LABEL(d.status_label), TRUE);
+    gtk_widget_set_size_request(d.status_label, 360, -1);
+    gtk_misc_set_alignment(GTK_MISC(d.status_label), 0.0, 0.0);
+    gtk_table_attach(GTK_TABLE(table), d.status_label, 0, 4, row, row + 1,
+                     GTK_FILL, GTK_FILL, 0, 0);
+    row++;
+
+    rbg_dialog_set_widgets(&d);
+    gtk_widget_show_all(dialog);
+
+    gboolean ok = gimp_dialog_run(GIMP_DIALOG(dialog)) == GTK_RESPONSE_OK;
+    v->preview = gimp_preview_get_update(GIMP_PREVIEW(d.preview));
+    v->lock_sigma = gimp_chain_button_get_active(GIMP_CHAIN_BUTTON(d.chain));
+    gtk_widget_destroy(dialog);
+    return ok;
+}

@@ -1,0 +1,38 @@
+/* recblur GIMP plug-in: the dialog's state, shared by the dialog, its preview
+ * and its preset menu. */
+#ifndef RBG_DIALOG_H
+#define RBG_DIALOG_H
+
+#include "rbg.h"            /* libgimp/gimp.h must come before gimpui.h */
+#include <libgimp/gimpui.h>
+
+/* Regions up to this many pixels are previewed exactly (the whole selection
+ * box is filtered); larger ones filter only the visible area plus a margin. */
+#define RBG_PREVIEW_EXACT_PIXELS (1 << 20)
+
+typedef struct {
+    gint32     drawable_id;
+    RbgVals   *vals;
+    GtkWidget *preview;
+    GtkObject *sigma_x_adj, *sigma_y_adj, *constant_adj;
+    GtkWidget *chain;
+    GtkWidget *op_combo, *boundary_combo, *backend_combo, *direction_combo, *axes_combo;
+    GtkWidget *accurate_toggle, *linear_toggle;
+    GtkWidget *signature_entry;
+    GtkWidget *preset_combo;
+    GtkWidget *backend_label, *status_label;
+    gboolean   updating;   /* widgets are being set from vals: ignore their signals */
+} RbgDialog;
+
+/* "invalidated" handler of the preview: filter what is shown, draw it. */
+void rbg_preview_invalidated(GimpPreview *preview, RbgDialog *d);
+
+/* A combo box of the presets this plug-in can run; choosing one sets the widgets. */
+GtkWidget *rbg_presets_menu_new(RbgDialog *d);
+/* Show "(custom)" again after the user changed a widget by hand. */
+void rbg_presets_menu_forget(RbgDialog *d);
+
+/* vals -> widgets (after a preset was chosen), and widget sensitivity. */
+void rbg_dialog_set_widgets(RbgDialog *d);
+
+#endif /* RBG_DIALOG_H */

@@ -1,0 +1,146 @@
+/* GeglBuffer pixels <-> rb_image.
+ *
+ * We ask GEGL for float in the drawable's own colour space and let babl convert
+ * from whatever the image holds (8/16/32-bit integer or float, gamma or linear):
+ *   linear light: "RaGaBaA float" / "YaA float" (premultiplied), "RGB float" / "Y float"
+ *   perceptual:   "R'aG'aB'aA float" / "Y'aA float", "R'G'B' float" / "Y' float"
+ * Premultiplied because that is how GEGL filters (no colour bleeds in from
+ * transparent pixels) and babl does the (un)premultiplication exactly, so the
+ * engine filters every channel as is (RB_ALPHA_PREMULTIPLIED). Linear light by
+ * default because GIMP 2.10's own blurs work there (no dark halos).
+ */
+#include <string.h>
+#include "rbg.h"
+
+void rbg_layout(gint32 drawable_id, gboolean linear, RbgLayout *out)
+{
+    const Babl *space = gimp_drawable_get_format(drawable_id);
+    gboolean alpha = gimp_drawable_has_alpha(drawable_id);
+    const char *f, *p;
+
+    if (gimp_drawable_is_gray(drawable_id)) {
+        f = alpha ? (linear ? "YaA float" : "Y'aA float") : (linear ? "Y float" : "Y' float");
+        p = alpha ? "Y'A u8" : "Y' u8";
+        out->channels = alpha ? 2 : 1;
+    } else {
+        f = alpha ? (linear ? "RaGaBaA float" : "R'aG'aB'aA float")
+                  : (linear ? "RGB float" : "R'G'B' float");
+        p = alpha ? "R'G'B'A u8" : "R'G'B' u8";
+        out->channels = alpha ? 4 : 3;
+    }
+    out->format = babl_format_with_space(f, space);
+    out->preview_u8 = babl_format_with_space(p, space);
+    out->alpha = alpha ? RB_ALPHA_PREMULTIPLIED : RB_ALPHA_NONE;
+}
+
+gboolean rbg_filter_pixels(const RbgVals *v, const RbgLayout *layout, float *pixels,
+                           int w, int h, rb_progress_fn progress, void *user,
+                           gchar **backend, gchar **error)
+{
+    rb_context *ctx = NULL;
+    rb_filter *filter = NULL;
+    rb_plan *plan = NULL;
+    gboolean ok = FALSE;
+    const gchar *bad = rbg_vals_check(v);
+
+    if (bad) {
+        *error = g_strdup_printf("recblur: %s", bad);
+        return FALSE;
+    }
+    if (rb_context_create(&ctx) != RB_OK) {
+        *error = g_strdup("recblur: out of memory creating the engine context");
+        return FALSE;
+    }
+    if (progress)
+        rb_context_set_progress(ctx, progress, user);
+
+    rb_boundary boundary = { (rb_boundary_mode)v->boundary, (float)v->constant };
+    rb_image img = { 0 };
+    img.width = w;
+    img.height = h;
+    img.channels = layout->channels;
+    img.stride = 0;
+    img.format = RB_F32;
+    img.memory = RB_MEMORY_HOST;
+    img.alpha = layout->alpha;
+    img.srgb = 0;              /* babl already delivered the encoding we filter in */
+    img.data = pixels;
+
+    if (rb_context_set_backend(ctx, (rb_backend)v->backend) != RB_OK ||
+        rbg_make_filter(ctx, v, &filter) != RB_OK ||
+        rb_plan_create(ctx, filter, boundary, w, h, layout->channels, &plan) != RB_OK ||
+        rb_execute(plan, &img, &img) != RB_OK) {
+        const char *msg = rb_context_error(ctx);
+        *error = g_strdup(msg && *msg ? msg : "recblur: the engine failed without a message");
+        goto done;
+    }
+    if (backend)
+        *backend = g_strdup(rb_plan_backend_name(plan));
+    ok = TRUE;
+done:
+    rb_plan_destroy(plan);
+    rb_filter_destroy(filter);
+    rb_context_destroy(ctx);
+    return ok;
+}
+
+/* Engine progress -> GIMP progress bar, at most once per percent (each update
+ * is a round trip to GIMP). Never cancels: a cancelled or killed plug-in has
+ * written only to the shadow buffer, so the image stays as it was. */
+static int progress_cb(double fraction, void *user)
+{
+    int *last = user;
+    int pct = (int)(fraction * 100.0);
+    if (pct != *last) {
+        *last = pct;
+        gimp_progress_update(fraction);
+    }
+    return 0;
+}
+
+gboolean rbg_filter_drawable(gint32 drawable_id, const RbgVals *v, gboolean show_progress,
+                             gchar **error)
+{
+    gint x, y, w, h;
+    RbgLayout layout;
+    int last_pct = -1;
+
+    /* The selection's bounding box on this drawable is the image the engine sees:
+     * its edges are the filter's boundary; GIMP blends the selection mask in
+     * gimp_drawable_merge_shadow. */
+    if (!gimp_drawable_mask_intersect(drawable_id, &x, &y, &w, &h))
+        return TRUE;  /* the selection misses this drawable: nothing to do */
+
+    rbg_layout(drawable_id, v->linear, &layout);
+    size_t bytes = (size_t)w * (size_t)h * (size_t)layout.channels * sizeof(float);
+    /* One float buffer, filtered in place: input and output share it. */
+    float *pixels = g_try_malloc(bytes);
+    if (!pixels) {
+        *error = g_strdup_printf("recblur: cannot allocate %.1f MiB for the %dx%d region",
+                                 bytes / 1048576.0, w, h);
+        return FALSE;
+    }
+
+    GeglBuffer *src = gimp_drawable_get_buffer(drawable_id);
+    gegl_buffer_get(src, GEGL_RECTANGLE(x, y, w, h), 1.0, layout.format, pixels,
+                    GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+    g_object_unref(src);
+
+    if (show_progress)
+        gimp_progress_init("Recursive blur");
+    gboolean ok = rbg_filter_pixels(v, &layout, pixels, w, h,
+                                    show_progress ? progress_cb : NULL, &last_pct,
+                                    NULL, error);
+    if (ok) {
+        GeglBuffer *dst = gimp_drawable_get_shadow_buffer(drawable_id);
+        gegl_buffer_set(dst, GEGL_RECTANGLE(x, y, w, h), 0, layout.format, pixels,
+                        GEGL_AUTO_ROWSTRIDE);
+        g_object_unref(dst);   /* flushes the shadow tiles to GIMP */
+        gimp_drawable_merge_shadow(drawable_id, TRUE);
+        gimp_drawable_update(drawable_id, x, y, w, h);
+        if (show_progress)
+            gimp_progress_update(1.0);
+    }
+    g_free(pixels);
+    return ok;
+}
