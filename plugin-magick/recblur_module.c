@@ -1,0 +1,241 @@
+/* The ImageMagick filter module `recblur`: `convert in.tif -process 'recblur 20' out.tif`
+ * (IM6) or `magick in.tif -process recblur out.tif` with -define recblur:sigma=20 (IM7).
+ *
+ * Three phases, so that a bad argument or a failing engine leaves every image of
+ * the list unchanged: (1) parse the words and defines, build the filter and one
+ * plan per image; (2) read and filter every image into private buffers;
+ * (3) only then write the results back. All filtering math is in the engine. */
+#include "rb_magick_host.h"
+#include "rb_magick_options.h"
+#include "rb_magick_pixels.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RB_MAGICK_PROGRESS_TAG "recblur/Image"
+#define RB_MAGICK_ERR_LEN 2048
+
+typedef struct {
+    Image *image;
+    rb_magick_buffer buf;
+    rb_plan *plan;        /* NULL for sat-box */
+    int owns_plan;        /* plans are shared between images of equal size and layout */
+} rb_magick_job;
+
+typedef struct {
+    const Image *image;
+} rb_magick_progress;
+
+/* Engine progress -> ImageMagick's progress monitor; a monitor returning false cancels. */
+static int on_progress(double fraction, void *user)
+{
+    const rb_magick_progress *p = user;
+    if (!p->image)
+        return 0;
+    MagickBooleanType go = SetImageProgress(p->image, RB_MAGICK_PROGRESS_TAG,
+                                            (MagickOffsetType)(fraction * 1000.0), 1000);
+    return go == MagickFalse;
+}
+
+/* The "recblur:KEY" artifacts (-define) of the first image. */
+static int collect_defines(const Image *image, rb_magick_define **out)
+{
+    int n = 0, cap = 0;
+    rb_magick_define *d = NULL;
+    ResetImageArtifactIterator(image);
+    for (const char *key = GetNextImageArtifact(image); key; key = GetNextImageArtifact(image)) {
+        if (LocaleNCompare(key, "recblur:", 8) != 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 8;
+            rb_magick_define *grown = realloc(d, (size_t)cap * sizeof *d);
+            if (!grown) { free(d); *out = NULL; return -1; }
+            d = grown;
+        }
+        d[n].key = key + 8;
+        d[n].value = GetImageArtifact(image, key);
+        n++;
+    }
+    *out = d;
+    return n;
+}
+
+/* No boundary= given: follow the image's -virtual-pixel setting, like IM's own filters
+ * (whose default, edge, is our clamp). */
+static rb_boundary boundary_from_image(const Image *image)
+{
+    rb_boundary b = { RB_BOUNDARY_CLAMP, 0.0f };
+    switch (GetImageVirtualPixelMethod(image)) {
+    case TileVirtualPixelMethod: b.mode = RB_BOUNDARY_PERIODIC; break;
+    case MirrorVirtualPixelMethod: b.mode = RB_BOUNDARY_MIRROR; break;
+    case BlackVirtualPixelMethod:
+    case TransparentVirtualPixelMethod: b.mode = RB_BOUNDARY_ZERO; break;
+    case WhiteVirtualPixelMethod: b.mode = RB_BOUNDARY_CONSTANT; b.value = 1.0f; break;
+    default: break;
+    }
+    return b;
+}
+
+static rb_status make_filter(rb_context *ctx, const rb_magick_options *o, rb_filter **f)
+{
+    *f = NULL;
+    switch (o->op) {
+    case RB_MAGICK_OP_BLUR:
+        return rb_filter_gaussian(ctx, o->sigma_x, o->sigma_y,
+                                  o->accurate ? RB_GAUSSIAN_ACCURATE : RB_GAUSSIAN_DEFAULT, f);
+    case RB_MAGICK_OP_BSPLINE3: return rb_filter_bspline(ctx, 3, f);
+    case RB_MAGICK_OP_BSPLINE5: return rb_filter_bspline(ctx, 5, f);
+    case RB_MAGICK_OP_FILTER: return rb_filter_parse(ctx, o->signature, o->direction, o->axes, f);
+    case RB_MAGICK_OP_SAT_BOX: return RB_OK;
+    }
+    return RB_ERR_ARGUMENT;
+}
+
+static ExceptionType severity_of(rb_status st)
+{
+    switch (st) {
+    case RB_ERR_NOMEM: return ResourceLimitError;
+    case RB_ERR_BACKEND:
+    case RB_ERR_DEVICE: return ModuleError;
+    case RB_ERR_CANCELLED: return ImageError;
+    default: return OptionError;
+    }
+}
+
+/* Phases 2 and 3 for a list whose jobs are planned. Returns 0, or non-zero with
+ * the exception thrown and no image written. */
+static int filter_and_write(rb_context *ctx, const rb_magick_options *o, rb_boundary boundary,
+                            rb_magick_job *jobs, size_t njobs, ExceptionInfo *exception)
+{
+    char err[RB_MAGICK_ERR_LEN];
+    rb_magick_progress progress = { NULL };
+    rb_context_set_progress(ctx, on_progress, &progress);
+    for (size_t i = 0; i < njobs; i++) {
+        rb_magick_job *j = &jobs[i];
+        err[0] = '\0';
+        if (rb_magick_buffer_read(j->image, &j->buf, exception, err, sizeof err) == MagickFalse) {
+            if (err[0])
+                rb_magick_throw(exception, ResourceLimitError, err);
+            return 1;
+        }
+        progress.image = j->image;
+        (void)SetImageProgress(j->image, RB_MAGICK_PROGRESS_TAG, 0, 1000);
+        rb_image img = rb_magick_buffer_image(&j->buf);
+        rb_status st;
+        if (o->op == RB_MAGICK_OP_SAT_BOX)
+            st = rb_box_filter(ctx, o->size_x, o->size_y, boundary, &img, &img);
+        else
+            st = rb_execute(j->plan, &img, &img);
+        if (st != RB_OK) {
+            rb_magick_throw(exception, severity_of(st), rb_context_error(ctx));
+            return 1;
+        }
+        (void)SetImageProgress(j->image, RB_MAGICK_PROGRESS_TAG, 1000, 1000);
+    }
+    rb_context_set_progress(ctx, NULL, NULL);
+    for (size_t i = 0; i < njobs; i++) {
+        int mask = o->channels;
+        if (rb_magick_buffer_write(jobs[i].image, &jobs[i].buf, mask, exception) == MagickFalse) {
+            rb_magick_throw(exception, CacheError, "recblur: could not write the filtered pixels");
+            return 1;
+        }
+    }
+    return 0;
+}
+
+ModuleExport size_t recblurImage(Image **images, const int argc, const char **argv,
+                                 ExceptionInfo *exception);
+
+ModuleExport size_t recblurImage(Image **images, const int argc, const char **argv,
+                                 ExceptionInfo *exception)
+{
+    char err[RB_MAGICK_ERR_LEN];
+    if (!images || !*images || !exception)
+        return MagickImageFilterSignature;
+    if (!rb_magick_host_matches(err, sizeof err)) {
+        rb_magick_throw(exception, ModuleError, err);
+        return MagickImageFilterSignature;
+    }
+
+    rb_context *ctx = NULL;
+    rb_filter *filter = NULL;
+    rb_magick_define *defines = NULL;
+    rb_magick_job *jobs = NULL;
+    size_t njobs = 0;
+    rb_magick_options o;
+
+    if (rb_context_create(&ctx) != RB_OK) {
+        rb_magick_throw(exception, ResourceLimitError, "recblur: cannot create an engine context");
+        return MagickImageFilterSignature;
+    }
+    int ndefines = collect_defines(*images, &defines);
+    if (ndefines < 0) {
+        rb_magick_throw(exception, ResourceLimitError, "recblur: out of memory");
+        goto done;
+    }
+    if (rb_magick_options_parse(ctx, defines, ndefines, argc, argv, &o, err, sizeof err)) {
+        rb_magick_throw(exception, OptionError, err);
+        goto done;
+    }
+    rb_status st = rb_context_set_backend(ctx, o.backend);
+    if (st == RB_OK)
+        st = make_filter(ctx, &o, &filter);
+    if (st != RB_OK) {
+        rb_magick_throw(exception, severity_of(st), rb_context_error(ctx));
+        goto done;
+    }
+    rb_boundary boundary = o.has_boundary ? o.boundary : boundary_from_image(*images);
+
+    /* Phase 1: a layout and a plan for every image before any pixel is read. */
+    njobs = GetImageListLength(*images);
+    jobs = calloc(njobs, sizeof *jobs);
+    if (!jobs) {
+        rb_magick_throw(exception, ResourceLimitError, "recblur: out of memory");
+        goto done;
+    }
+    Image *image = *images;
+    for (size_t i = 0; i < njobs && image; i++, image = GetNextImageInList(image)) {
+        rb_magick_job *j = &jobs[i];
+        j->image = image;
+        if (rb_magick_buffer_plan(image, &j->buf, err, sizeof err)) {
+            rb_magick_throw(exception, OptionError, err);
+            goto done;
+        }
+        if (o.linear && o.op == RB_MAGICK_OP_SAT_BOX) {
+            rb_magick_throw(exception, OptionError,
+                            "recblur: linear=yes is not available with op=sat-box");
+            goto done;
+        }
+        if (o.op == RB_MAGICK_OP_SAT_BOX)
+            continue;
+        const rb_magick_job *prev = i > 0 ? &jobs[i - 1] : NULL;
+        if (prev && prev->buf.width == j->buf.width && prev->buf.height == j->buf.height &&
+            prev->buf.channels == j->buf.channels) {
+            j->plan = prev->plan;
+            continue;
+        }
+        st = rb_plan_create(ctx, filter, boundary, j->buf.width, j->buf.height, j->buf.channels,
+                            &j->plan);
+        if (st == RB_OK && o.linear)
+            st = rb_plan_set_linear_light(j->plan, 1);
+        if (st != RB_OK) {
+            rb_magick_throw(exception, severity_of(st), rb_context_error(ctx));
+            goto done;
+        }
+        j->owns_plan = 1;
+    }
+    (void)filter_and_write(ctx, &o, boundary, jobs, njobs, exception);
+
+done:
+    for (size_t i = 0; jobs && i < njobs; i++) {
+        rb_magick_buffer_free(&jobs[i].buf);
+        if (jobs[i].owns_plan)
+            rb_plan_destroy(jobs[i].plan);
+    }
+    free(jobs);
+    free(defines);
+    rb_filter_destroy(filter);
+    rb_context_destroy(ctx);
+    return MagickImageFilterSignature;
+}

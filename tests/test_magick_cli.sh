@@ -1,0 +1,142 @@
+#!/bin/sh
+# The ImageMagick module through the real `convert` against the recblur CLI on the
+# same input: every boundary, every op, positional and -define forms, multi-image
+# lists, alpha, gray, 8- and 16-bit input. Pixels must agree to one 16-bit step
+# (both run the same engine; the step allows for a different rounding path), and
+# each result must differ from its input (the filter really ran).
+#
+# usage: test_magick_cli.sh CONVERT RECBLUR_CLI PIXDIFF WORKDIR
+# MAGICK_CODER_FILTER_PATH must point at the directory with recblur.so/.la.
+set -u
+CONVERT=$1
+CLI=$2
+PIXDIFF=$3
+W=$4
+rm -rf "$W"
+mkdir -p "$W" || exit 1
+cd "$W" || exit 1
+
+fails=0
+checks=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# Inputs made by ImageMagick itself: odd sizes, 16-bit values that are not
+# multiples of 257 (resize in Q16), an alpha ramp that never reaches 0.
+"$CONVERT" rose: -resize '61x43!' -depth 16 rgb16.png || exit 1
+"$CONVERT" rose: -resize '61x43!' -colorspace gray -depth 16 gray16.png || exit 1
+"$CONVERT" -size 43x61 gradient:gray95-gray15 -rotate 90 -colorspace gray -depth 16 alpha16.png || exit 1
+"$CONVERT" rgb16.png alpha16.png -alpha off -compose copy_opacity -composite -depth 16 rgba16.png || exit 1
+"$CONVERT" rose: rgb8.png || exit 1
+"$CONVERT" rose: -resize '37x29!' -depth 16 small16.png || exit 1
+
+# same NAME INPUT "MODULE ARGS" CLI-ARGS...: the module's output equals the CLI's.
+same() {
+    name=$1 in=$2 margs=$3
+    shift 3
+    checks=$((checks + 1))
+    if ! "$CONVERT" "$in" -process "recblur $margs" -depth 16 "im_$name.png" 2>"im_$name.err"; then
+        bad "$name: convert -process 'recblur $margs' failed: $(cat "im_$name.err")"
+        return
+    fi
+    if ! "$CLI" "$@" "$in" "cli_$name.png" 2>"cli_$name.err"; then
+        bad "$name: recblur $* failed: $(cat "cli_$name.err")"
+        return
+    fi
+    if ! out=$("$PIXDIFF" "im_$name.png" "cli_$name.png" 1); then
+        bad "$name: module and CLI differ: $out"
+        return
+    fi
+    if ! "$PIXDIFF" "im_$name.png" "$in" 1 --differ >/dev/null; then
+        bad "$name: output equals the input (nothing was filtered)"
+        return
+    fi
+    echo "ok $name ($out)"
+}
+
+for b in zero constant=0.25 clamp periodic mirror none; do
+    same "blur_$b" rgb16.png "sigma=3.5 boundary=$b" blur --sigma 3.5 --boundary "$b"
+done
+same blur_xy rgb16.png "sigma-x=6 sigma-y=1.5 boundary=mirror" blur --sigma-x 6 --sigma-y 1.5 --boundary mirror
+same blur_big rgb16.png "sigma=40 boundary=periodic" blur --sigma 40 --boundary periodic
+same blur_accurate rgb16.png "sigma=2 accurate=yes boundary=clamp" blur --sigma 2 --accurate --boundary clamp
+same positional rgb16.png "5 periodic" blur --sigma 5 --boundary periodic
+same positional_sigma small16.png "2.5 clamp" blur --sigma 2.5 --boundary clamp
+for b in zero clamp periodic mirror; do
+    same "bspline3_$b" rgb16.png "op=bspline3 boundary=$b" bspline --degree 3 --boundary "$b"
+    same "bspline5_$b" rgb16.png "op=bspline5 boundary=$b" bspline --degree 5 --boundary "$b"
+done
+for b in zero constant=0.5 clamp periodic mirror none; do
+    same "filter_$b" rgb16.png "signature=\"0.3: 0.7\" boundary=$b" filter --signature "0.3: 0.7" --boundary "$b"
+done
+same filter_order2 rgb16.png "op=filter signature=0.16:1.2,-0.36 boundary=mirror" filter --signature "0.16: 1.2, -0.36" --boundary mirror
+for b in zero constant=0.75 clamp periodic mirror; do
+    same "box_$b" rgb16.png "op=sat-box size=7 boundary=$b" box --size 7 --boundary "$b"
+done
+same box_xy rgb16.png "size-x=9 size-y=4 boundary=clamp" box --size-x 9 --size-y 4 --boundary clamp
+same alpha rgba16.png "sigma=4 boundary=clamp" blur --sigma 4 --boundary clamp
+same alpha_periodic rgba16.png "sigma=2 boundary=periodic" blur --sigma 2 --boundary periodic
+same gray gray16.png "sigma=3 boundary=mirror" blur --sigma 3 --boundary mirror
+same gray_box gray16.png "size=5 boundary=zero" box --size 5 --boundary zero
+same rgb8 rgb8.png "sigma=2 boundary=clamp" blur --sigma 2 --boundary clamp --depth 16
+
+# -define recblur:KEY=VALUE, and -process words overriding defines.
+checks=$((checks + 1))
+"$CONVERT" rgb16.png -define recblur:sigma=4 -define recblur:boundary=mirror -process recblur \
+    -depth 16 im_define.png 2>im_define.err || bad "define: convert failed: $(cat im_define.err)"
+"$CLI" blur --sigma 4 --boundary mirror rgb16.png cli_define.png || bad "define: CLI failed"
+out=$("$PIXDIFF" im_define.png cli_define.png 1) && echo "ok define ($out)" || bad "define: differs: $out"
+checks=$((checks + 1))
+"$CONVERT" rgb16.png -define recblur:sigma=9 -define recblur:boundary=zero \
+    -process 'recblur sigma=4 boundary=mirror' -depth 16 im_override.png 2>im_override.err ||
+    bad "override: convert failed: $(cat im_override.err)"
+out=$("$PIXDIFF" im_override.png cli_define.png 1) && echo "ok override ($out)" || bad "override: differs: $out"
+
+# -virtual-pixel picks the boundary when boundary= is not given (tile = periodic).
+checks=$((checks + 1))
+"$CONVERT" rgb16.png -virtual-pixel tile -process 'recblur 3' -depth 16 im_vp.png 2>im_vp.err ||
+    bad "virtual-pixel: convert failed: $(cat im_vp.err)"
+"$CLI" blur --sigma 3 --boundary periodic rgb16.png cli_vp.png || bad "virtual-pixel: CLI failed"
+out=$("$PIXDIFF" im_vp.png cli_vp.png 1) && echo "ok virtual-pixel ($out)" || bad "virtual-pixel: differs: $out"
+
+# Two images in one command: both processed, each as the CLI does it alone.
+checks=$((checks + 1))
+if "$CONVERT" rgb16.png gray16.png -process 'recblur sigma=2.5 boundary=periodic' -depth 16 \
+        multi_%d.png 2>multi.err; then
+    "$CLI" blur --sigma 2.5 --boundary periodic rgb16.png cli_multi_0.png
+    "$CLI" blur --sigma 2.5 --boundary periodic gray16.png cli_multi_1.png
+    out0=$("$PIXDIFF" multi_0.png cli_multi_0.png 1) || bad "multi: first image differs: $out0"
+    out1=$("$PIXDIFF" multi_1.png cli_multi_1.png 1) || bad "multi: second image differs: $out1"
+    echo "ok multi ($out0; $out1)"
+else
+    bad "multi: convert failed: $(cat multi.err)"
+fi
+
+# channel=R: red filtered like the CLI, green/blue/alpha untouched.
+checks=$((checks + 1))
+"$CONVERT" rgba16.png -process 'recblur sigma=3 boundary=clamp channel=R' -depth 16 im_ch.png 2>im_ch.err ||
+    bad "channel: convert failed: $(cat im_ch.err)"
+"$CLI" blur --sigma 3 --boundary clamp rgba16.png cli_ch.png
+"$CONVERT" im_ch.png -channel R -separate r_im.png
+"$CONVERT" cli_ch.png -channel R -separate r_cli.png
+"$CONVERT" im_ch.png -channel GBA -separate gba_im_%d.png
+"$CONVERT" rgba16.png -channel GBA -separate gba_in_%d.png
+ok=1
+"$PIXDIFF" r_im.png r_cli.png 1 >/dev/null || { ok=0; bad "channel: red differs from the CLI"; }
+for i in 0 1 2; do
+    "$PIXDIFF" "gba_im_$i.png" "gba_in_$i.png" 0 >/dev/null || { ok=0; bad "channel: channel $i of GBA changed"; }
+done
+[ $ok = 1 ] && echo "ok channel"
+
+# A blur preset, when the source tree ships one (RECBLUR_PRESET_PATH from ctest).
+if [ -n "${RECBLUR_PRESET_PATH:-}" ]; then
+    for f in "$RECBLUR_PRESET_PATH"/*.preset; do
+        [ -f "$f" ] || continue
+        grep -Eq '^[[:space:]]*op[[:space:]]*=' "$f" && ! grep -Eq '^[[:space:]]*op[[:space:]]*=[[:space:]]*blur' "$f" && continue
+        p=$(basename "$f" .preset)
+        same "preset_$p" rgb16.png "preset=$p" blur --preset "$p"
+        break
+    done
+fi
+
+echo "$checks checks, $fails failures"
+[ $fails = 0 ]
