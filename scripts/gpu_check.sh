@@ -1,0 +1,36 @@
+#!/bin/bash
+# One device call: build (sm_90), run the GPU tests and the engine tests, then
+# the GPU benchmark. Logs go to $OUT (the device tool brings them back).
+# Usage: scripts/gpu_check.sh [--quick] [--no-bench]
+set -o pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/gpu_check_out}
+mkdir -p "$OUT"
+quick=""; bench=1
+for a in "$@"; do
+  case $a in --quick) quick=--quick ;; --no-bench) bench=0 ;; esac
+done
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 | tee "$OUT/gpu.txt"
+B=build-gpu
+cmake -S . -B $B -DRECBLUR_GIMP=OFF -DRECBLUR_MAGICK=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DCMOCKA_ROOT=$PWD/.deps/cmocka >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
+cmake --build $B -j16 >"$OUT/build.log" 2>&1 || { grep -E "error|undefined" "$OUT/build.log" | head -40; exit 1; }
+echo "== build ok"
+if [ ! -x $B/bench/gpu_bench ]; then  # bench/CMakeLists.txt may not include bench/gpu.cmake yet
+  nvcc -O2 -arch=sm_90 -Iengine/include bench/gpu_bench.cu $B/engine/librecblur.a \
+    $B/cuda/librecblur_cuda.a $B/engine/librecblur.a -lcufft -lpthread -lm -o $B/gpu_bench \
+    >>"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
+  GB=$B/gpu_bench
+else
+  GB=$B/bench/gpu_bench
+fi
+echo "== test_gpu"
+timeout 300 $B/tests/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -vE "^\[ (RUN|      OK) " | tail -25
+echo "== ctest (all built tests)"
+(cd $B && timeout 300 ctest -j8 --output-on-failure) >"$OUT/ctest.log" 2>&1
+grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/ctest.log" | head -20
+if [ $bench = 1 ]; then
+  echo "== gpu_bench $quick"
+  timeout 400 $GB $quick 2>"$OUT/bench_progress.log" | tee "$OUT/bench.md"
+  tail -5 "$OUT/bench_progress.log"
+fi
