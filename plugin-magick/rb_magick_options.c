@@ -354,32 +354,41 @@ int rb_magick_options_parse(rb_context *ctx, const rb_magick_define *defines, in
             return fail(err, err_len, "%s does not apply to op=%s", key_names[belongs[i].key],
                         rb_magick_op_name(o.op));
 
-    /* blur */
+    /* blur: a preset's sigma is -1 when absent; the user's is taken as given (the
+     * engine names a negative or too small sigma). */
+    int have_x = o.sigma_x >= 0, have_y = o.sigma_y >= 0;
     if (s.set[K_SIGMA]) {
         double v;
         if (!parse_double(s.value[K_SIGMA], &v))
             return fail(err, err_len, "sigma '%s' is not a number", s.value[K_SIGMA]);
         o.sigma_x = o.sigma_y = v;
+        have_x = have_y = 1;
     }
     if (s.set[K_SIGMA_X]) {
         if (!parse_double(s.value[K_SIGMA_X], &o.sigma_x))
             return fail(err, err_len, "sigma-x '%s' is not a number", s.value[K_SIGMA_X]);
-        if (!s.set[K_SIGMA] && !s.set[K_SIGMA_Y] && o.sigma_y < 0)
-            o.sigma_y = 0.0;   /* only x given: blur rows only */
+        if (!have_y && !s.set[K_SIGMA_Y]) {
+            o.sigma_y = 0.0;   /* only x given: blur along rows only */
+            have_y = 1;
+        }
+        have_x = 1;
     }
     if (s.set[K_SIGMA_Y]) {
         if (!parse_double(s.value[K_SIGMA_Y], &o.sigma_y))
             return fail(err, err_len, "sigma-y '%s' is not a number", s.value[K_SIGMA_Y]);
-        if (!s.set[K_SIGMA] && !s.set[K_SIGMA_X] && o.sigma_x < 0)
+        if (!have_x) {
             o.sigma_x = 0.0;
+            have_x = 1;
+        }
+        have_y = 1;
     }
     if (s.set[K_ACCURATE] && !parse_bool(s.value[K_ACCURATE], &o.accurate))
         return fail(err, err_len, "accurate '%s' is not yes or no", s.value[K_ACCURATE]);
     if (o.op == RB_MAGICK_OP_BLUR) {
-        if (o.sigma_x < 0 && o.sigma_y < 0)
+        if (!have_x && !have_y)
             return fail(err, err_len, "no sigma given (e.g. -process 'recblur 20')");
-        if (o.sigma_x < 0) o.sigma_x = o.sigma_y;
-        if (o.sigma_y < 0) o.sigma_y = o.sigma_x;
+        if (!have_x) o.sigma_x = o.sigma_y;
+        if (!have_y) o.sigma_y = o.sigma_x;
     }
 
     /* filter */
