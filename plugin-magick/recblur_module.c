@@ -34,7 +34,7 @@ static int on_progress(double fraction, void *user)
     if (!p->image)
         return 0;
     MagickBooleanType go = SetImageProgress(p->image, RB_MAGICK_PROGRESS_TAG,
-                                            (MagickOffsetType)(fraction * 1000.0), 1000);
+                                            (MagickOffsetType)(fraction * 999.0), 1000);
     return go == MagickFalse;
 }
 
@@ -131,7 +131,7 @@ static int filter_and_write(rb_context *ctx, const rb_magick_options *o, rb_boun
             rb_magick_throw(exception, severity_of(st), rb_context_error(ctx));
             return 1;
         }
-        (void)SetImageProgress(j->image, RB_MAGICK_PROGRESS_TAG, 1000, 1000);
+        (void)SetImageProgress(j->image, RB_MAGICK_PROGRESS_TAG, 999, 1000);
     }
     rb_context_set_progress(ctx, NULL, NULL);
     for (size_t i = 0; i < njobs; i++) {
