@@ -1,0 +1,282 @@
+/* The multi-threaded CPU back end: image -> float working buffer, the exact
+ * line solver on bundles of columns then bundles of rows, -> image.
+ * Threads are plain pthreads created and joined inside each call (no pool,
+ * no global state: ImageMagick unloads the module after every use). */
+#include "line_solver.h"
+#include "pixel_convert.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Target lanes per bundle, and the most scratch memory one worker may use. */
+#define RB_CPU_LANES 64
+#define RB_CPU_SCRATCH_BYTES ((size_t)32 << 20)
+
+typedef struct {
+    const rb_axis_plan *ap;
+    float *img;                 /* working buffer, (y*W + x)*ch + c */
+    size_t W, H;
+    int ch;
+    int rows;                   /* 0: column pass, 1: row pass */
+    int unit;                   /* columns per strip / rows per group */
+    rb_lane cval[RB_LINE_MAX_LANES];
+    rb_line_layout lay;
+} pass_desc;
+
+typedef struct {
+    const pass_desc *pd;
+    long b0, b1;
+    rb_lane *x, *w;
+} worker;
+
+static void run_bundle(const pass_desc *pd, long b, rb_lane *X, rb_lane *Wk)
+{
+    const size_t W = pd->W, H = pd->H, ch = (size_t)pd->ch, lead = (size_t)pd->lay.lead;
+    if (!pd->rows) {
+        size_t x0 = (size_t)b * pd->unit;
+        size_t nc = W - x0 < (size_t)pd->unit ? W - x0 : (size_t)pd->unit;
+        size_t L = nc * ch;
+        for (size_t i = 0; i < H; i++) {
+            const float *src = pd->img + (i * W + x0) * ch;
+            rb_lane *dst = X + (lead + i) * L;
+            for (size_t l = 0; l < L; l++)
+                dst[l] = src[l];
+        }
+        const rb_lane *res = rb_line_solve(pd->ap, (int)L, X, Wk, pd->cval);
+        for (size_t i = 0; i < H; i++) {
+            float *dst = pd->img + (i * W + x0) * ch;
+            const rb_lane *src = res + i * L;
+            for (size_t l = 0; l < L; l++)
+                dst[l] = (float)src[l];
+        }
+    } else {
+        size_t y0 = (size_t)b * pd->unit;
+        size_t ng = H - y0 < (size_t)pd->unit ? H - y0 : (size_t)pd->unit;
+        size_t L = ng * ch;
+        for (size_t g = 0; g < ng; g++) {
+            const float *src = pd->img + (y0 + g) * W * ch;
+            rb_lane *dst = X + lead * L + g * ch;
+            for (size_t i = 0; i < W; i++)
+                for (size_t c = 0; c < ch; c++)
+                    dst[i * L + c] = src[i * ch + c];
+        }
+        const rb_lane *res = rb_line_solve(pd->ap, (int)L, X, Wk, pd->cval);
+        for (size_t g = 0; g < ng; g++) {
+            float *dst = pd->img + (y0 + g) * W * ch;
+            const rb_lane *src = res + g * ch;
+            for (size_t i = 0; i < W; i++)
+                for (size_t c = 0; c < ch; c++)
+                    dst[i * ch + c] = (float)src[i * L + c];
+        }
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    worker *wk = arg;
+    for (long b = wk->b0; b < wk->b1; b++)
+        run_bundle(wk->pd, b, wk->x, wk->w);
+    return NULL;
+}
+
+/* Run bundles [b0, b1) split across nt workers (the caller is one of them). */
+static void run_range(worker *wks, int nt, const pass_desc *pd, long b0, long b1)
+{
+    pthread_t tid[256];
+    int started[256] = {0};
+    long cnt = b1 - b0;
+    if (nt > cnt)
+        nt = (int)(cnt > 0 ? cnt : 1);
+    for (int t = 0; t < nt; t++) {
+        wks[t].pd = pd;
+        wks[t].b0 = b0 + cnt * t / nt;
+        wks[t].b1 = b0 + cnt * (t + 1) / nt;
+    }
+    for (int t = 1; t < nt; t++)
+        started[t] = pthread_create(&tid[t], NULL, worker_main, &wks[t]) == 0;
+    worker_main(&wks[0]);
+    for (int t = 1; t < nt; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            worker_main(&wks[t]); /* could not start a thread: do its share here */
+    }
+}
+
+typedef struct {
+    pass_desc pd;
+    long nb;
+    int active;
+} pass_setup;
+
+static size_t per_lane_floats(const rb_line_layout *lay)
+{
+    return (size_t)lay->in_len + (size_t)lay->work_len;
+}
+
+static void setup_pass(pass_setup *ps, const rb_axis_plan *ap, float *img, int W, int H, int ch,
+                       int rows, const float *cch, float cscale)
+{
+    memset(ps, 0, sizeof *ps);
+    ps->active = ap->ax.active;
+    if (!ps->active)
+        return;
+    pass_desc *pd = &ps->pd;
+    pd->ap = ap;
+    pd->img = img;
+    pd->W = (size_t)W;
+    pd->H = (size_t)H;
+    pd->ch = ch;
+    pd->rows = rows;
+    rb_line_layout_get(ap, &pd->lay);
+    size_t unit = RB_CPU_LANES / (size_t)ch;
+    if (unit < 1)
+        unit = 1;
+    size_t pl = per_lane_floats(&pd->lay);
+    size_t cap = RB_CPU_SCRATCH_BYTES / (pl * sizeof(rb_lane) * (size_t)ch);
+    if (unit > cap)
+        unit = cap < 1 ? 1 : cap;
+    size_t lines = rows ? (size_t)H : (size_t)W;
+    if (unit > lines)
+        unit = lines;
+    pd->unit = (int)unit;
+    for (size_t l = 0; l < unit * (size_t)ch; l++)
+        pd->cval[l] = cch[l % (size_t)ch] * cscale;
+    ps->nb = (long)((lines + unit - 1) / unit);
+}
+
+static rb_status cpu_execute(rb_plan *plan, const rb_image *in, rb_image *out)
+{
+    rb_context *ctx = plan->ctx;
+    const int W = plan->width, H = plan->height, ch = plan->channels;
+    size_t count = (size_t)W * (size_t)H * (size_t)ch;
+    if (count / (size_t)W / (size_t)H != (size_t)ch || count > SIZE_MAX / sizeof(float))
+        return rb_error(ctx, RB_ERR_SIZE, "image %dx%dx%d is too large for this machine", W, H, ch);
+    float *img = malloc(count * sizeof(float));
+    if (!img)
+        return rb_error(ctx, RB_ERR_NOMEM, "out of memory for a %dx%d working image (%zu MiB)", W, H,
+                        (count * sizeof(float)) >> 20);
+
+    float cch[4] = {0, 0, 0, 0};
+    if (plan->boundary.mode == RB_BOUNDARY_CONSTANT)
+        rb_pixel_constant(plan->boundary.value, ch, in->alpha, plan->linear_light && in->srgb, cch);
+    const rb_axis *cy = &plan->cols.ax;
+    float g_col = cy->active ? (float)cy->dc_gain : 1.0f; /* the row pass sees c * G */
+
+    pass_setup ps[2];
+    setup_pass(&ps[0], &plan->cols, img, W, H, ch, 0, cch, 1.0f);
+    setup_pass(&ps[1], &plan->rows, img, W, H, ch, 1, cch, g_col);
+
+    int nt = rb_context_thread_count(ctx);
+    if (nt > 256)
+        nt = 256;
+    long maxnb = ps[0].nb > ps[1].nb ? ps[0].nb : ps[1].nb;
+    if (nt > maxnb && maxnb > 0)
+        nt = (int)maxnb;
+    size_t scratch = 0;
+    for (int p = 0; p < 2; p++)
+        if (ps[p].active) {
+            size_t s = per_lane_floats(&ps[p].pd.lay) * (size_t)ps[p].pd.unit * (size_t)ch;
+            if (s > scratch)
+                scratch = s;
+        }
+    worker wks[256];
+    rb_lane *mem = NULL;
+    if (scratch) {
+        mem = malloc(scratch * sizeof(rb_lane) * (size_t)nt);
+        if (!mem) {
+            free(img);
+            return rb_error(ctx, RB_ERR_NOMEM, "out of memory for %d thread scratch buffers", nt);
+        }
+    }
+    for (int t = 0; t < nt; t++)
+        wks[t].x = mem + scratch * (size_t)t;
+
+    rb_pixels_load(in, img, plan->linear_light);
+
+    /* Chunks only matter for progress/cancel; without a callback one per pass. */
+    int chunks = ctx->progress ? 8 : 1;
+    long total = (ps[0].active ? ps[0].nb : 0) + (ps[1].active ? ps[1].nb : 0), done = 0;
+    for (int p = 0; p < 2; p++) {
+        if (!ps[p].active)
+            continue;
+        for (int t = 0; t < nt; t++)
+            wks[t].w = wks[t].x + ps[p].pd.lay.in_len * (size_t)ps[p].pd.unit * (size_t)ch;
+        for (int k = 0; k < chunks; k++) {
+            long b0 = ps[p].nb * k / chunks, b1 = ps[p].nb * (k + 1) / chunks;
+            if (b1 > b0)
+                run_range(wks, nt, &ps[p].pd, b0, b1);
+            done += b1 - b0;
+            if (ctx->progress && ctx->progress(0.99 * (double)done / (double)total, ctx->progress_user)) {
+                free(mem);
+                free(img);
+                return rb_error(ctx, RB_ERR_CANCELLED, "filtering cancelled by the progress callback");
+            }
+        }
+    }
+    free(mem);
+    rb_pixels_store(img, out, plan->linear_light);
+    free(img);
+    if (ctx->progress)
+        ctx->progress(1.0, ctx->progress_user);
+    return RB_OK;
+}
+
+static rb_status cpu_probe(char *why, size_t why_len)
+{
+    if (why && why_len)
+        why[0] = 0;
+    return RB_OK;
+}
+
+static rb_status cpu_plan_init(rb_plan *plan)
+{
+    snprintf(plan->backend_name, sizeof plan->backend_name, "cpu (%d thread%s)",
+             rb_context_thread_count(plan->ctx), rb_context_thread_count(plan->ctx) == 1 ? "" : "s");
+    return RB_OK;
+}
+
+static void cpu_plan_fini(rb_plan *plan) { (void)plan; }
+
+static rb_status cpu_recurrence_1d(rb_plan *plan, const float *in, float *out, size_t n,
+                                   rb_memory mem)
+{
+    rb_context *ctx = plan->ctx;
+    if (mem != RB_MEMORY_HOST)
+        return rb_error(ctx, RB_ERR_UNSUPPORTED, "the cpu back end cannot read device memory");
+    const rb_axis_plan *ap = &plan->rows;
+    if (!ap->ax.active) {
+        if (in != out)
+            memmove(out, in, n * sizeof(float));
+        return RB_OK;
+    }
+    rb_line_layout lay;
+    rb_line_layout_get(ap, &lay);
+    size_t total = (size_t)lay.in_len + (size_t)lay.work_len;
+    rb_lane *buf = malloc(total * sizeof(rb_lane));
+    if (!buf)
+        return rb_error(ctx, RB_ERR_NOMEM, "out of memory for a 1D signal of %zu samples", n);
+    for (size_t i = 0; i < n; i++)
+        buf[lay.lead + (long)i] = in[i];
+    rb_lane cv = plan->boundary.value;
+    const rb_lane *res = rb_line_solve(ap, 1, buf, lay.work_len ? buf + lay.in_len : NULL, &cv);
+    for (size_t i = 0; i < n; i++)
+        out[i] = (float)res[i];
+    free(buf);
+    return RB_OK;
+}
+
+rb_status rb_sat_cpu(rb_context *ctx, const rb_image *in, rb_image *out);
+
+const rb_backend_ops rb_backend_cpu = {
+    .name = "cpu",
+    .probe = cpu_probe,
+    .plan_init = cpu_plan_init,
+    .plan_fini = cpu_plan_fini,
+    .execute = cpu_execute,
+    .sat = rb_sat_cpu,
+    .recurrence_1d = cpu_recurrence_1d,
+};

@@ -1,0 +1,395 @@
+/* The exact per-axis 1D procedure on bundles of lanes (see line_solver.h).
+ *
+ * Per mode (FORMULAS.md conventions, 2016 paper's equation numbers):
+ * - zero/constant/clamp: u = FIR(x) is constant only beyond distance E (the
+ *   FIR reach) from the line, so both feedback passes run over [-E, n+E)
+ *   (x extended by 2E), started by the prologue (35) and the epilogue (44).
+ * - periodic: zero-initialised passes, then (49)/(51) give the true initial
+ *   states and the homogeneous responses are added (superposition).
+ * - mirror, symmetric axis: (67) corrected and (72); other axes: the mirror
+ *   extension is 2n-periodic, so the mirrored 2n line goes the periodic way.
+ * - none: input zero outside [0, n) for the FIR; the causal pass starts from a
+ *   zero state at i = 0 and runs over [0, n), the anticausal pass starts from
+ *   a zero state at i = n-1. Nothing is assumed beyond the line.
+ * Feedback states are combined in double; samples stay rb_lane32. */
+#include "line_solver.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#define CHUNK 32
+
+static int uses_extended_domain(rb_boundary_mode m)
+{
+    return m == RB_BOUNDARY_ZERO || m == RB_BOUNDARY_CONSTANT || m == RB_BOUNDARY_CLAMP;
+}
+
+void rb_line_layout_get(const rb_axis_plan *ap, rb_line_layout *lay)
+{
+    long n = ap->n, E = ap->fir_ext, r = ap->ax.r;
+    long len = ap->mirror_via_periodic ? 2 * n : n;
+    long xl = uses_extended_domain(ap->mode) ? 2 * E : E; /* input reach each side */
+    if (ap->ax.fir) {
+        lay->lead = xl;
+        lay->in_len = xl + len + xl;
+        long m = uses_extended_domain(ap->mode) ? n + 2 * E : len;
+        lay->work_len = m + 2 * r;
+    } else {
+        lay->lead = r;
+        lay->in_len = r + len + r;
+        lay->work_len = 0;
+    }
+    if (lay->in_len < 1)
+        lay->in_len = 1;
+}
+
+/* ---------------------------------------------------------------- kernels */
+/* Forward recurrence: out[i] = in[i] - sum_k d[k] out[i-1-k], i = 0..m-1, with
+ * out[-R..-1] holding the state; in may be NULL (zero input) or equal out. */
+#define DEF_REC(R)                                                                        \
+    static void rec_fwd_##R(rb_lane *out, const rb_lane *in, ptrdiff_t m, ptrdiff_t L,         \
+                            const rb_lane *d)                                               \
+    {                                                                                     \
+        for (ptrdiff_t i = 0; i < m; i++) {                                               \
+            rb_lane *o = out + i * L;                                                       \
+            const rb_lane *s = in ? in + i * L : NULL;                                      \
+            _Pragma("GCC ivdep") for (ptrdiff_t l = 0; l < L; l++)                        \
+            {                                                                             \
+                rb_lane acc = s ? s[l] : 0.0;                                              \
+                for (int k = 0; k < R; k++)                                               \
+                    acc -= d[k] * o[l - (k + 1) * L];                                     \
+                o[l] = acc;                                                               \
+            }                                                                             \
+        }                                                                                 \
+    }                                                                                     \
+    /* Backward: out[i] = in[i] - sum_k d[k] out[i+1+k], i = m-1..0, out[m..m+R-1] state */ \
+    static void rec_bwd_##R(rb_lane *out, const rb_lane *in, ptrdiff_t m, ptrdiff_t L,         \
+                            const rb_lane *d)                                               \
+    {                                                                                     \
+        for (ptrdiff_t i = m - 1; i >= 0; i--) {                                          \
+            rb_lane *o = out + i * L;                                                       \
+            const rb_lane *s = in ? in + i * L : NULL;                                      \
+            _Pragma("GCC ivdep") for (ptrdiff_t l = 0; l < L; l++)                        \
+            {                                                                             \
+                rb_lane acc = s ? s[l] : 0.0;                                              \
+                for (int k = 0; k < R; k++)                                               \
+                    acc -= d[k] * o[l + (k + 1) * L];                                     \
+                o[l] = acc;                                                               \
+            }                                                                             \
+        }                                                                                 \
+    }
+DEF_REC(1)
+DEF_REC(2)
+DEF_REC(3)
+DEF_REC(4)
+DEF_REC(5)
+DEF_REC(6)
+DEF_REC(7)
+DEF_REC(8)
+
+typedef void (*rec_fn)(rb_lane *, const rb_lane *, ptrdiff_t, ptrdiff_t, const rb_lane *);
+static const rec_fn rec_fwd_tab[9] = {NULL, rec_fwd_1, rec_fwd_2, rec_fwd_3, rec_fwd_4,
+                                      rec_fwd_5, rec_fwd_6, rec_fwd_7, rec_fwd_8};
+static const rec_fn rec_bwd_tab[9] = {NULL, rec_bwd_1, rec_bwd_2, rec_bwd_3, rec_bwd_4,
+                                      rec_bwd_5, rec_bwd_6, rec_bwd_7, rec_bwd_8};
+
+/* u[j] = sum_t f[t] x[j + lo + t] for j in [0, m); x points at the input
+ * element aligned with u[0]. */
+static void fir_apply(rb_lane *u, const rb_lane *x, ptrdiff_t m, ptrdiff_t L, const double *fir, int lo,
+                      int hi)
+{
+    int taps = hi - lo + 1;
+    rb_lane f[RB_MAX_FIR_TAPS];
+    for (int t = 0; t < taps; t++)
+        f[t] = fir[t];
+    for (ptrdiff_t j = 0; j < m; j++) {
+        rb_lane *o = u + j * L;
+        const rb_lane *s0 = x + (j + lo) * L;
+        rb_lane w = f[0];
+        for (ptrdiff_t l = 0; l < L; l++)
+            o[l] = w * s0[l];
+        for (int t = 1; t < taps; t++) {
+            const rb_lane *s = s0 + (ptrdiff_t)t * L;
+            w = f[t];
+            _Pragma("GCC ivdep") for (ptrdiff_t l = 0; l < L; l++) o[l] += w * s[l];
+        }
+    }
+}
+
+/* y[i] += h[i], h the zero-input causal response from state (r values per lane,
+ * layout st[k*L+l] for y_{-r+k}); stops once the response has died out. */
+static void homog_fwd_add(rb_lane *y, ptrdiff_t m, ptrdiff_t L, const rb_lane *d, int r,
+                          const double *st)
+{
+    rb_lane tmp[(RB_MAX_ORDER + CHUNK) * RB_LINE_MAX_LANES];
+    double smax = 0.0;
+    for (ptrdiff_t i = 0; i < r * L; i++) {
+        tmp[i] = st[i];
+        smax = fmax(smax, fabs(st[i]));
+    }
+    if (smax == 0.0)
+        return;
+    for (ptrdiff_t i0 = 0; i0 < m; i0 += CHUNK) {
+        ptrdiff_t c = m - i0 < CHUNK ? m - i0 : CHUNK;
+        rec_fwd_tab[r](tmp + r * L, NULL, c, L, d);
+        rb_lane *yy = y + i0 * L;
+        for (ptrdiff_t i = 0; i < c * L; i++)
+            yy[i] += tmp[r * L + i];
+        memmove(tmp, tmp + c * L, sizeof(rb_lane) * (size_t)(r * L));
+        rb_lane cur = 0.0;
+        for (ptrdiff_t i = 0; i < r * L; i++)
+            cur = fmax(cur, fabs(tmp[i]));
+        if (cur <= 1e-15 * smax)
+            break;
+    }
+}
+
+/* y[i] += h[i], h the zero-input anticausal response from state (layout
+ * st[k*L+l] for z_{m+k}). */
+static void homog_bwd_add(rb_lane *y, ptrdiff_t m, ptrdiff_t L, const rb_lane *d, int r,
+                          const double *st)
+{
+    rb_lane tmp[(RB_MAX_ORDER + CHUNK) * RB_LINE_MAX_LANES];
+    double smax = 0.0;
+    for (ptrdiff_t i = 0; i < r * L; i++)
+        smax = fmax(smax, fabs(st[i]));
+    if (smax == 0.0)
+        return;
+    ptrdiff_t c = m < CHUNK ? m : CHUNK;
+    for (ptrdiff_t i = 0; i < r * L; i++)
+        tmp[c * L + i] = st[i];
+    for (ptrdiff_t i1 = m; i1 > 0;) {
+        ptrdiff_t i0 = i1 - c;
+        rec_bwd_tab[r](tmp, NULL, c, L, d);
+        rb_lane *yy = y + i0 * L;
+        for (ptrdiff_t i = 0; i < c * L; i++)
+            yy[i] += tmp[i];
+        i1 = i0;
+        ptrdiff_t cn = i1 < CHUNK ? i1 : CHUNK;
+        memmove(tmp + cn * L, tmp, sizeof(rb_lane) * (size_t)(r * L));
+        rb_lane cur = 0.0;
+        for (ptrdiff_t i = 0; i < r * L; i++)
+            cur = fmax(cur, fabs(tmp[cn * L + i]));
+        if (cur <= 1e-15 * smax)
+            break;
+        c = cn;
+    }
+}
+
+/* First r values (zero-padded) of the zero-initialised anticausal pass over y,
+ * without writing y: p_1(Zhat) of FORMULAS.md. head layout [k*L+l]. */
+static void scan_bwd_head(const rb_lane *y, ptrdiff_t m, ptrdiff_t L, const rb_lane *d, int r,
+                          double *head)
+{
+    rb_lane tmp[(RB_MAX_ORDER + CHUNK) * RB_LINE_MAX_LANES];
+    ptrdiff_t c = m < CHUNK ? m : CHUNK;
+    memset(tmp + c * L, 0, sizeof(rb_lane) * (size_t)(r * L));
+    for (ptrdiff_t i1 = m; i1 > 0;) {
+        ptrdiff_t i0 = i1 - c;
+        rec_bwd_tab[r](tmp, y + i0 * L, c, L, d);
+        i1 = i0;
+        if (i1 == 0)
+            break;
+        ptrdiff_t cn = i1 < CHUNK ? i1 : CHUNK;
+        memmove(tmp + cn * L, tmp, sizeof(rb_lane) * (size_t)(r * L));
+        c = cn;
+    }
+    for (ptrdiff_t i = 0; i < r * L; i++)
+        head[i] = tmp[i];
+}
+
+/* out[k*L+l] = sum_j M[k][j] v[j*L+l] (+ add[k] * s[l] when add). */
+static void mat_lanes(int r, ptrdiff_t L, const double *M, const double *v, const double *add,
+                      const double *s, double *out)
+{
+    for (ptrdiff_t l = 0; l < L; l++)
+        for (int k = 0; k < r; k++) {
+            double acc = add ? add[k] * s[l] : 0.0;
+            for (int j = 0; j < r; j++)
+                acc += M[k * r + j] * v[j * L + l];
+            out[k * L + l] = acc;
+        }
+}
+
+static void read_state(const rb_lane *y, ptrdiff_t pos, int r, ptrdiff_t L, double *st)
+{
+    for (int k = 0; k < r; k++)
+        for (ptrdiff_t l = 0; l < L; l++)
+            st[k * L + l] = y[(pos + k) * L + l];
+}
+
+static void write_state(rb_lane *y, ptrdiff_t pos, int r, ptrdiff_t L, const double *st)
+{
+    for (int k = 0; k < r; k++)
+        for (ptrdiff_t l = 0; l < L; l++)
+            y[(pos + k) * L + l] = st[k * L + l];
+}
+
+static void fill_slots(rb_lane *y, ptrdiff_t pos, int r, ptrdiff_t L, const double *per_lane,
+                       double scale)
+{
+    for (int k = 0; k < r; k++)
+        for (ptrdiff_t l = 0; l < L; l++)
+            y[(pos + k) * L + l] = per_lane ? per_lane[l] * scale : 0.0;
+}
+
+static ptrdiff_t mod_p(ptrdiff_t i, ptrdiff_t p)
+{
+    ptrdiff_t j = i % p;
+    return j < 0 ? j + p : j;
+}
+
+rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work, const rb_lane *cval)
+{
+    const rb_axis *ax = &ap->ax;
+    const ptrdiff_t L = Li, n = ap->n, E = ap->fir_ext;
+    const int r = ax->r, has_c = ax->causal_order > 0, has_a = ax->anticausal_order > 0;
+    const rb_boundary_mode mode = ap->mode;
+    const int ext = uses_extended_domain(mode);
+    const ptrdiff_t len = ap->mirror_via_periodic ? 2 * n : n;
+    rb_line_layout lay;
+    rb_line_layout_get(ap, &lay);
+    rb_lane *x0 = x + lay.lead * L; /* sample 0 */
+
+    /* Boundary values per lane, read before anything is overwritten. */
+    double c0[RB_LINE_MAX_LANES], c1[RB_LINE_MAX_LANES];
+    for (ptrdiff_t l = 0; l < L; l++) {
+        if (mode == RB_BOUNDARY_CLAMP) {
+            c0[l] = x0[l];
+            c1[l] = x0[(n - 1) * L + l];
+        } else if (mode == RB_BOUNDARY_CONSTANT && cval)
+            c0[l] = c1[l] = cval[l];
+        else
+            c0[l] = c1[l] = 0.0;
+    }
+
+    /* ---- FIR on the extended input */
+    rb_lane *y; /* u, then the results, over the domain; r state slots each side */
+    ptrdiff_t m, out_off;
+    if (ax->fir) {
+        ptrdiff_t xl = ext ? 2 * E : E;
+        if (ap->mirror_via_periodic)
+            for (ptrdiff_t i = n; i < 2 * n; i++)
+                memcpy(x0 + i * L, x0 + (2 * n - 1 - i) * L, sizeof(rb_lane) * (size_t)L);
+        for (ptrdiff_t i = -xl; i < len + xl; i++) {
+            if (i == 0)
+                i = len;
+            if (i >= len + xl)
+                break;
+            rb_lane *dst = x0 + i * L;
+            if (ext || mode == RB_BOUNDARY_NONE) {
+                const double *c = i < 0 ? c0 : c1;
+                for (ptrdiff_t l = 0; l < L; l++)
+                    dst[l] = c[l];
+            } else {
+                ptrdiff_t j;
+                if (mode == RB_BOUNDARY_PERIODIC || ap->mirror_via_periodic)
+                    j = mod_p(i, len);
+                else { /* mirror, period 2n with the edge sample repeated */
+                    j = mod_p(i, 2 * n);
+                    if (j >= n)
+                        j = 2 * n - 1 - j;
+                }
+                memcpy(dst, x0 + j * L, sizeof(rb_lane) * (size_t)L);
+            }
+        }
+        m = ext ? n + 2 * E : len;
+        y = work + (ptrdiff_t)r * L;
+        ptrdiff_t d0 = ext ? -E : 0;
+        fir_apply(y, x0 + d0 * L, m, L, ax->fir, ax->fir_lo, ax->fir_hi);
+        out_off = ext ? E : 0;
+    } else {
+        if (ap->mirror_via_periodic)
+            for (ptrdiff_t i = n; i < 2 * n; i++)
+                memcpy(x0 + i * L, x0 + (2 * n - 1 - i) * L, sizeof(rb_lane) * (size_t)L);
+        y = x0;
+        m = len;
+        out_off = 0;
+    }
+    if (r == 0)
+        return y + out_off * L;
+
+    const rb_lane *dcf = ax->dc, *daf = ax->da;
+    double fsum = 1.0;
+    if (ax->fir) {
+        fsum = 0.0;
+        for (int t = 0; t <= ax->fir_hi - ax->fir_lo; t++)
+            fsum += ax->fir[t];
+    }
+    double st[RB_MAX_ORDER * RB_LINE_MAX_LANES], st2[RB_MAX_ORDER * RB_LINE_MAX_LANES];
+    double st3[RB_MAX_ORDER * RB_LINE_MAX_LANES];
+
+    switch (mode) {
+    case RB_BOUNDARY_ZERO:
+    case RB_BOUNDARY_CONSTANT:
+    case RB_BOUNDARY_CLAMP:
+        if (has_c) {
+            fill_slots(y, -r, r, L, c0, fsum * ap->prologue_dc); /* (35) */
+            rec_fwd_tab[r](y, y, m, L, dcf);
+        }
+        if (has_a) {
+            if (has_c) { /* (44) */
+                double C1[RB_LINE_MAX_LANES];
+                for (ptrdiff_t l = 0; l < L; l++)
+                    C1[l] = c1[l] * fsum;
+                read_state(y, m - r, r, L, st);
+                mat_lanes(r, L, ap->M44, st, ap->v44, C1, st2);
+                write_state(y, m, r, L, st2);
+            } else
+                fill_slots(y, m, r, L, c1, fsum * ap->anticausal_dc);
+            rec_bwd_tab[r](y, y, m, L, daf);
+        }
+        break;
+    case RB_BOUNDARY_NONE:
+        if (has_c) {
+            fill_slots(y, -r, r, L, NULL, 0.0);
+            rec_fwd_tab[r](y, y, m, L, dcf);
+        }
+        if (has_a) {
+            fill_slots(y, m, r, L, NULL, 0.0);
+            rec_bwd_tab[r](y, y, m, L, daf);
+        }
+        break;
+    case RB_BOUNDARY_MIRROR:
+        if (!ap->mirror_via_periodic) {
+            /* symmetric axis: (67) corrected, (72) */
+            fill_slots(y, -r, r, L, NULL, 0.0);
+            fill_slots(y, m, r, L, NULL, 0.0);
+            rec_fwd_tab[r](y, y, m, L, dcf);
+            read_state(y, m - r, r, L, st);          /* e_{-1}(Yhat) */
+            scan_bwd_head(y, m, L, daf, r, st2);     /* p_1(Zhat) */
+            mat_lanes(r, L, ap->M67z, st2, NULL, NULL, st3);
+            mat_lanes(r, L, ap->M67y, st, NULL, NULL, st2);
+            for (ptrdiff_t i = 0; i < r * L; i++)
+                st3[i] += st2[i];                    /* p(Y) */
+            homog_fwd_add(y, m, L, dcf, r, st3);
+            mat_lanes(r, L, ap->AFh, st3, NULL, NULL, st2);
+            for (ptrdiff_t i = 0; i < r * L; i++)
+                st2[i] += st[i];                     /* e_{-1}(Y) = A_F^h p(Y) + e_{-1}(Yhat) */
+            mat_lanes(r, L, ap->M72, st2, NULL, NULL, st);
+            write_state(y, m, r, L, st);             /* e(Z) */
+            rec_bwd_tab[r](y, y, m, L, daf);
+            break;
+        }
+        /* not symmetric: the 2n-periodic route below */
+        /* fall through */
+    case RB_BOUNDARY_PERIODIC:
+        if (has_c) {
+            fill_slots(y, -r, r, L, NULL, 0.0);
+            rec_fwd_tab[r](y, y, m, L, dcf);
+            read_state(y, m - r, r, L, st);
+            mat_lanes(r, L, ap->Pf, st, NULL, NULL, st2); /* (49) */
+            homog_fwd_add(y, m, L, dcf, r, st2);
+        }
+        if (has_a) {
+            fill_slots(y, m, r, L, NULL, 0.0);
+            rec_bwd_tab[r](y, y, m, L, daf);
+            read_state(y, 0, r, L, st);
+            mat_lanes(r, L, ap->Pr, st, NULL, NULL, st2); /* (51) */
+            homog_bwd_add(y, m, L, daf, r, st2);
+        }
+        break;
+    }
+    return y + out_off * L;
+}

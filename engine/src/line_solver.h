@@ -1,0 +1,32 @@
+/* The exact 1D solver of one axis on a bundle of L lanes (lines solved side
+ * by side): element i of lane l lives at buf[i*L + l], so every inner loop
+ * runs over lanes and vectorises. Used by the CPU back end for columns and
+ * rows alike, and by rb_recurrence_1d. */
+#ifndef RB_LINE_SOLVER_H
+#define RB_LINE_SOLVER_H
+
+#include "rb_internal.h"
+
+/* Lanes per bundle the solver accepts at most. */
+#define RB_LINE_MAX_LANES 256
+
+/* Samples inside a bundle: double, so the recurrences keep float32 accuracy
+ * even for clustered poles close to the unit circle. */
+typedef double rb_lane;
+
+typedef struct {
+    long lead;     /* elements stored before sample 0 in the input buffer */
+    long in_len;   /* elements in the input buffer */
+    long work_len; /* elements in the work buffer (0: not needed) */
+} rb_line_layout;
+
+void rb_line_layout_get(const rb_axis_plan *ap, rb_line_layout *lay);
+
+/* x: lay.in_len * L rb_lanes; the caller stores the n samples of each lane at
+ * x[(lay.lead + i) * L + l]. work: lay.work_len * L rb_lanes (or NULL when 0).
+ * cval: per-lane value outside the line for CONSTANT (NULL = 0; ignored by
+ * other modes). Both buffers are clobbered. Returns where the n results are
+ * (stride L), inside x or work. */
+rb_lane *rb_line_solve(const rb_axis_plan *ap, int L, rb_lane *x, rb_lane *work, const rb_lane *cval);
+
+#endif

@@ -1,0 +1,153 @@
+/* Small dense matrix helpers for the exact initial feedbacks (plan time). */
+#include "rb_internal.h"
+#include "matrix.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rb_mat_identity(int r, double *a)
+{
+    memset(a, 0, sizeof(double) * (size_t)(r * r));
+    for (int i = 0; i < r; i++)
+        a[i * r + i] = 1.0;
+}
+
+void rb_mat_copy(int r, const double *a, double *out)
+{
+    memmove(out, a, sizeof(double) * (size_t)(r * r));
+}
+
+void rb_mat_mul(int r, const double *a, const double *b, double *out)
+{
+    double t[RB_MAT_MAX];
+    for (int i = 0; i < r; i++)
+        for (int j = 0; j < r; j++) {
+            double s = 0.0;
+            for (int k = 0; k < r; k++)
+                s += a[i * r + k] * b[k * r + j];
+            t[i * r + j] = s;
+        }
+    rb_mat_copy(r, t, out);
+}
+
+void rb_mat_sub(int r, const double *a, const double *b, double *out)
+{
+    for (int i = 0; i < r * r; i++)
+        out[i] = a[i] - b[i];
+}
+
+void rb_mat_pow(int r, const double *a, unsigned long e, double *out)
+{
+    double base[RB_MAT_MAX], acc[RB_MAT_MAX];
+    rb_mat_copy(r, a, base);
+    rb_mat_identity(r, acc);
+    while (e) {
+        if (e & 1)
+            rb_mat_mul(r, acc, base, acc);
+        e >>= 1;
+        if (e)
+            rb_mat_mul(r, base, base, base);
+    }
+    rb_mat_copy(r, acc, out);
+}
+
+void rb_mat_vec(int r, const double *a, const double *x, double *y)
+{
+    for (int i = 0; i < r; i++) {
+        double s = 0.0;
+        for (int k = 0; k < r; k++)
+            s += a[i * r + k] * x[k];
+        y[i] = s;
+    }
+}
+
+int rb_mat_inverse(int r, const double *a, double *out)
+{
+    double m[RB_MAT_MAX], inv[RB_MAT_MAX];
+    rb_mat_copy(r, a, m);
+    rb_mat_identity(r, inv);
+    for (int c = 0; c < r; c++) {
+        int p = c;
+        for (int i = c + 1; i < r; i++)
+            if (fabs(m[i * r + c]) > fabs(m[p * r + c]))
+                p = i;
+        if (!(fabs(m[p * r + c]) > 1e-300))
+            return 0;
+        if (p != c)
+            for (int j = 0; j < r; j++) {
+                double t = m[c * r + j]; m[c * r + j] = m[p * r + j]; m[p * r + j] = t;
+                t = inv[c * r + j]; inv[c * r + j] = inv[p * r + j]; inv[p * r + j] = t;
+            }
+        double piv = 1.0 / m[c * r + c];
+        for (int j = 0; j < r; j++) {
+            m[c * r + j] *= piv;
+            inv[c * r + j] *= piv;
+        }
+        for (int i = 0; i < r; i++) {
+            if (i == c)
+                continue;
+            double f = m[i * r + c];
+            if (f == 0.0)
+                continue;
+            for (int j = 0; j < r; j++) {
+                m[i * r + j] -= f * m[c * r + j];
+                inv[i * r + j] -= f * inv[c * r + j];
+            }
+        }
+    }
+    rb_mat_copy(r, inv, out);
+    return 1;
+}
+
+int rb_lin_solve(int n, double *m, double *b)
+{
+    for (int c = 0; c < n; c++) {
+        int p = c;
+        for (int i = c + 1; i < n; i++)
+            if (fabs(m[i * n + c]) > fabs(m[p * n + c]))
+                p = i;
+        if (!(fabs(m[p * n + c]) > 1e-300))
+            return 0;
+        if (p != c) {
+            for (int j = 0; j < n; j++) {
+                double t = m[c * n + j]; m[c * n + j] = m[p * n + j]; m[p * n + j] = t;
+            }
+            double t = b[c]; b[c] = b[p]; b[p] = t;
+        }
+        for (int i = c + 1; i < n; i++) {
+            double f = m[i * n + c] / m[c * n + c];
+            if (f == 0.0)
+                continue;
+            for (int j = c; j < n; j++)
+                m[i * n + j] -= f * m[c * n + j];
+            b[i] -= f * b[c];
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double s = b[i];
+        for (int j = i + 1; j < n; j++)
+            s -= m[i * n + j] * b[j];
+        b[i] = s / m[i * n + i];
+    }
+    return 1;
+}
+
+int rb_stein_solve(int r, const double *a, const double *b, const double *c, double *x)
+{
+    int n = r * r;
+    double *m = malloc(sizeof(double) * (size_t)(n * n));
+    if (!m)
+        return 0;
+    /* row (i,j), column (p,q): delta - A[i][p] B[q][j] */
+    for (int i = 0; i < r; i++)
+        for (int j = 0; j < r; j++)
+            for (int p = 0; p < r; p++)
+                for (int q = 0; q < r; q++)
+                    m[(i * r + j) * n + p * r + q] =
+                        (i == p && j == q ? 1.0 : 0.0) - a[i * r + p] * b[q * r + j];
+    memcpy(x, c, sizeof(double) * (size_t)n);
+    int ok = rb_lin_solve(n, m, x);
+    free(m);
+    return ok;
+}

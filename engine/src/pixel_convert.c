@@ -1,0 +1,189 @@
+/* Sample formats, strides, alpha and sRGB between images and the float32
+ * working buffer; also the small image helpers of rb_internal.h. */
+#include "pixel_convert.h"
+
+#include <math.h>
+#include <string.h>
+
+size_t rb_format_size(rb_format f)
+{
+    switch (f) {
+    case RB_U8: return 1;
+    case RB_U16: return 2;
+    case RB_F32: return 4;
+    case RB_F64: return 8;
+    }
+    return 0;
+}
+
+size_t rb_image_stride(const rb_image *img)
+{
+    if (img->stride)
+        return img->stride;
+    return (size_t)img->width * (size_t)img->channels * rb_format_size(img->format);
+}
+
+rb_status rb_image_check(rb_context *ctx, const rb_image *img, int width, int height, int channels,
+                         const char *what)
+{
+    if (!img)
+        return rb_error(ctx, RB_ERR_NULL, "%s image is NULL", what);
+    if (!img->data)
+        return rb_error(ctx, RB_ERR_NULL, "%s image has NULL data", what);
+    if (img->width != width || img->height != height)
+        return rb_error(ctx, RB_ERR_SIZE, "%s image is %dx%d, expected %dx%d", what, img->width,
+                        img->height, width, height);
+    if (img->channels != channels)
+        return rb_error(ctx, RB_ERR_SIZE, "%s image has %d channels, expected %d", what,
+                        img->channels, channels);
+    if ((unsigned)img->format > RB_F64)
+        return rb_error(ctx, RB_ERR_ARGUMENT, "%s image: unknown sample format %d", what,
+                        (int)img->format);
+    if ((unsigned)img->memory > RB_MEMORY_DEVICE)
+        return rb_error(ctx, RB_ERR_ARGUMENT, "%s image: unknown memory kind %d", what,
+                        (int)img->memory);
+    if ((unsigned)img->alpha > RB_ALPHA_PREMULTIPLIED)
+        return rb_error(ctx, RB_ERR_ARGUMENT, "%s image: unknown alpha mode %d", what,
+                        (int)img->alpha);
+    if (img->alpha != RB_ALPHA_NONE && channels < 2)
+        return rb_error(ctx, RB_ERR_ARGUMENT, "%s image: alpha needs at least 2 channels, has %d",
+                        what, channels);
+    size_t row = (size_t)width * (size_t)channels * rb_format_size(img->format);
+    if (img->stride && img->stride < row)
+        return rb_error(ctx, RB_ERR_SIZE, "%s image: stride %zu bytes is less than a row (%zu bytes)",
+                        what, img->stride, row);
+    return RB_OK;
+}
+
+int rb_is_alpha_channel(int c, int channels, rb_alpha alpha)
+{
+    return alpha != RB_ALPHA_NONE && c == channels - 1;
+}
+
+float rb_srgb_decode(float v)
+{
+    float a = fabsf(v);
+    float r = a <= 0.04045f ? a / 12.92f : powf((a + 0.055f) / 1.055f, 2.4f);
+    return v < 0 ? -r : r;
+}
+
+float rb_srgb_encode(float v)
+{
+    float a = fabsf(v);
+    float r = a <= 0.0031308f ? a * 12.92f : 1.055f * powf(a, 1.0f / 2.4f) - 0.055f;
+    return v < 0 ? -r : r;
+}
+
+void rb_pixel_constant(float v, int channels, rb_alpha alpha, int srgb_linear, float *out)
+{
+    for (int c = 0; c < channels; c++) {
+        int is_a = rb_is_alpha_channel(c, channels, alpha);
+        float s = v;
+        if (srgb_linear && !is_a)
+            s = rb_srgb_decode(s);
+        if (alpha == RB_ALPHA_STRAIGHT && !is_a)
+            s *= v;
+        out[c] = s;
+    }
+}
+
+void rb_pixels_load(const rb_image *img, float *work, int linear_light)
+{
+    const int w = img->width, h = img->height, ch = img->channels;
+    const size_t stride = rb_image_stride(img);
+    const int lin = linear_light && img->srgb;
+    for (int y = 0; y < h; y++) {
+        const unsigned char *row = (const unsigned char *)img->data + (size_t)y * stride;
+        float *o = work + (size_t)y * w * ch;
+        size_t cnt = (size_t)w * ch;
+        switch (img->format) {
+        case RB_U8:
+            for (size_t i = 0; i < cnt; i++)
+                o[i] = (float)row[i] / 255.0f;
+            break;
+        case RB_U16: {
+            const uint16_t *s = (const uint16_t *)row;
+            for (size_t i = 0; i < cnt; i++)
+                o[i] = (float)s[i] / 65535.0f;
+            break;
+        }
+        case RB_F32:
+            memcpy(o, row, sizeof(float) * cnt);
+            break;
+        case RB_F64: {
+            const double *s = (const double *)row;
+            for (size_t i = 0; i < cnt; i++)
+                o[i] = (float)s[i];
+            break;
+        }
+        }
+        if (lin)
+            for (int x = 0; x < w; x++)
+                for (int c = 0; c < ch; c++)
+                    if (!rb_is_alpha_channel(c, ch, img->alpha))
+                        o[x * ch + c] = rb_srgb_decode(o[x * ch + c]);
+        if (img->alpha == RB_ALPHA_STRAIGHT)
+            for (int x = 0; x < w; x++) {
+                float a = o[x * ch + ch - 1];
+                for (int c = 0; c < ch - 1; c++)
+                    o[x * ch + c] *= a;
+            }
+    }
+}
+
+void rb_pixels_store(const float *work, rb_image *img, int linear_light)
+{
+    const int w = img->width, h = img->height, ch = img->channels;
+    const size_t stride = rb_image_stride(img);
+    const int lin = linear_light && img->srgb;
+    float tmp[4 * 1024];
+    for (int y = 0; y < h; y++) {
+        unsigned char *row = (unsigned char *)img->data + (size_t)y * stride;
+        const float *src = work + (size_t)y * w * ch;
+        for (int x0 = 0; x0 < w; x0 += 1024) {
+            int nx = w - x0 < 1024 ? w - x0 : 1024;
+            size_t cnt = (size_t)nx * ch;
+            memcpy(tmp, src + (size_t)x0 * ch, sizeof(float) * cnt);
+            if (img->alpha == RB_ALPHA_STRAIGHT)
+                for (int x = 0; x < nx; x++) {
+                    float a = tmp[x * ch + ch - 1];
+                    float inv = a > 0.0f ? 1.0f / a : 0.0f;
+                    for (int c = 0; c < ch - 1; c++)
+                        tmp[x * ch + c] *= inv;
+                }
+            if (lin)
+                for (int x = 0; x < nx; x++)
+                    for (int c = 0; c < ch; c++)
+                        if (!rb_is_alpha_channel(c, ch, img->alpha))
+                            tmp[x * ch + c] = rb_srgb_encode(tmp[x * ch + c]);
+            size_t off = (size_t)x0 * ch;
+            switch (img->format) {
+            case RB_U8:
+                for (size_t i = 0; i < cnt; i++) {
+                    float v = tmp[i] * 255.0f + 0.5f;
+                    v = v > 0.0f ? (v < 255.0f ? v : 255.0f) : 0.0f; /* NaN -> 0 */
+                    row[off + i] = (unsigned char)v;
+                }
+                break;
+            case RB_U16: {
+                uint16_t *d = (uint16_t *)row + off;
+                for (size_t i = 0; i < cnt; i++) {
+                    float v = tmp[i] * 65535.0f + 0.5f;
+                    v = v > 0.0f ? (v < 65535.0f ? v : 65535.0f) : 0.0f;
+                    d[i] = (uint16_t)v;
+                }
+                break;
+            }
+            case RB_F32:
+                memcpy((float *)row + off, tmp, sizeof(float) * cnt);
+                break;
+            case RB_F64: {
+                double *d = (double *)row + off;
+                for (size_t i = 0; i < cnt; i++)
+                    d[i] = tmp[i];
+                break;
+            }
+            }
+        }
+    }
+}

@@ -1,0 +1,256 @@
+/* rb_plan: validation, the per-axis matrices, and back-end dispatch
+ * (AUTO = CUDA when usable, else CPU; a CUDA device failure under AUTO falls
+ * back to the CPU and says so). */
+#include "rb_internal.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static rb_status check_boundary(rb_context *ctx, rb_boundary b)
+{
+    if ((unsigned)b.mode > RB_BOUNDARY_NONE)
+        return rb_error(ctx, RB_ERR_ARGUMENT, "unknown boundary mode %d", (int)b.mode);
+    if (b.mode == RB_BOUNDARY_CONSTANT && !isfinite(b.value))
+        return rb_error(ctx, RB_ERR_NAN, "boundary constant is not a finite number");
+    return RB_OK;
+}
+
+/* Choose the back end for ctx; *ops on success. */
+static rb_status choose_backend(rb_context *ctx, const rb_backend_ops **ops)
+{
+    const rb_backend_ops *cuda = rb_backend_cuda();
+    char why[256] = "";
+    switch (ctx->backend) {
+    case RB_BACKEND_CPU:
+        *ops = &rb_backend_cpu;
+        return RB_OK;
+    case RB_BACKEND_CUDA:
+        if (!cuda)
+            return rb_error(ctx, RB_ERR_BACKEND, "the cuda back end was requested, but recblur was "
+                                                 "built without CUDA");
+        if (cuda->probe(why, sizeof why) != RB_OK)
+            return rb_error(ctx, RB_ERR_BACKEND, "the cuda back end was requested, but no GPU is usable: %s",
+                            why);
+        *ops = cuda;
+        return RB_OK;
+    case RB_BACKEND_AUTO:
+        if (cuda && cuda->probe(why, sizeof why) == RB_OK) {
+            *ops = cuda;
+            return RB_OK;
+        }
+        if (cuda)
+            rb_log(ctx, "recblur: no usable GPU (%s), using the cpu back end", why);
+        *ops = &rb_backend_cpu;
+        return RB_OK;
+    }
+    return rb_error(ctx, RB_ERR_ARGUMENT, "unknown back end %d", (int)ctx->backend);
+}
+
+static void set_default_name(rb_plan *p)
+{
+    if (!p->backend_name[0])
+        snprintf(p->backend_name, sizeof p->backend_name, "%s", p->backend->name);
+}
+
+/* Shared by rb_plan_create and rb_recurrence_1d (which allows longer lines). */
+static rb_status plan_build(rb_context *ctx, const rb_filter *filter, rb_boundary boundary,
+                            int width, int height, int channels, const rb_backend_ops *force,
+                            rb_plan **out)
+{
+    rb_status s;
+    rb_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return rb_error(ctx, RB_ERR_NOMEM, "out of memory for a plan");
+    p->ctx = ctx;
+    p->boundary = boundary;
+    p->width = width;
+    p->height = height;
+    p->channels = channels;
+    if ((s = rb_filter_copy(ctx, filter, &p->filter)) != RB_OK)
+        goto fail;
+    if ((s = rb_axis_plan_init(ctx, &p->filter.axis[1], boundary.mode, height, &p->cols)) != RB_OK)
+        goto fail;
+    if ((s = rb_axis_plan_init(ctx, &p->filter.axis[0], boundary.mode, width, &p->rows)) != RB_OK)
+        goto fail;
+    {
+        const rb_axis *cy = &p->filter.axis[1];
+        p->row_constant = boundary.mode == RB_BOUNDARY_CONSTANT
+                              ? (float)(boundary.value * (cy->active ? cy->dc_gain : 1.0))
+                              : 0.0f;
+    }
+    if (force)
+        p->backend = force;
+    else if ((s = choose_backend(ctx, &p->backend)) != RB_OK)
+        goto fail;
+    s = p->backend->plan_init(p);
+    if (s != RB_OK && p->backend != &rb_backend_cpu && ctx->backend == RB_BACKEND_AUTO && !force) {
+        rb_log(ctx, "recblur: cuda plan failed (%s), falling back to the cpu back end", ctx->error);
+        p->backend_state = NULL;
+        p->backend_name[0] = 0;
+        p->backend = &rb_backend_cpu;
+        s = p->backend->plan_init(p);
+    }
+    if (s != RB_OK) {
+        p->backend = NULL;
+        goto fail;
+    }
+    set_default_name(p);
+    *out = p;
+    return RB_OK;
+fail:
+    rb_filter_clear(&p->filter);
+    free(p);
+    return s;
+}
+
+rb_status rb_plan_create(rb_context *ctx, const rb_filter *filter, rb_boundary boundary, int width,
+                         int height, int channels, rb_plan **out)
+{
+    rb_status s;
+    if (!ctx)
+        return RB_ERR_NULL;
+    if (!out)
+        return rb_error(ctx, RB_ERR_NULL, "rb_plan_create: NULL output pointer");
+    *out = NULL;
+    if (!filter)
+        return rb_error(ctx, RB_ERR_NULL, "rb_plan_create: NULL filter");
+    if (width <= 0 || height <= 0 || width > RB_MAX_SIDE || height > RB_MAX_SIDE)
+        return rb_error(ctx, RB_ERR_SIZE, "image size %dx%d out of range (1..%d per side)", width,
+                        height, RB_MAX_SIDE);
+    if ((uint64_t)width * (uint64_t)height > RB_MAX_PIXELS)
+        return rb_error(ctx, RB_ERR_SIZE, "image %dx%d has more than %llu pixels", width, height,
+                        (unsigned long long)RB_MAX_PIXELS);
+    if (channels < 1 || channels > 4)
+        return rb_error(ctx, RB_ERR_ARGUMENT, "%d channels: must be 1 to 4", channels);
+    if ((s = check_boundary(ctx, boundary)) != RB_OK)
+        return s;
+    s = plan_build(ctx, filter, boundary, width, height, channels, NULL, out);
+    if (s == RB_OK)
+        rb_log(ctx, "recblur: %dx%d, %s boundary, on %s", width, height,
+               rb_boundary_name(boundary.mode), (*out)->backend_name);
+    return s;
+}
+
+rb_status rb_plan_set_linear_light(rb_plan *plan, int enable)
+{
+    if (!plan)
+        return RB_ERR_NULL;
+    plan->linear_light = enable != 0;
+    return RB_OK;
+}
+
+const char *rb_plan_backend_name(const rb_plan *plan)
+{
+    return plan ? plan->backend_name : "";
+}
+
+void rb_plan_destroy(rb_plan *plan)
+{
+    if (!plan)
+        return;
+    if (plan->backend && plan->backend->plan_fini)
+        plan->backend->plan_fini(plan);
+    rb_filter_clear(&plan->filter);
+    free(plan);
+}
+
+static rb_status check_exec_image(rb_plan *plan, const rb_image *img, const char *what)
+{
+    rb_context *ctx = plan->ctx;
+    rb_status s = rb_image_check(ctx, img, plan->width, plan->height, plan->channels, what);
+    if (s != RB_OK)
+        return s;
+    if (img->format == RB_F64)
+        return rb_error(ctx, RB_ERR_UNSUPPORTED, "%s image: F64 samples are only an rb_sat output",
+                        what);
+    if (img->memory == RB_MEMORY_DEVICE && plan->backend == &rb_backend_cpu)
+        return rb_error(ctx, RB_ERR_UNSUPPORTED,
+                        "%s image is in device memory, but the plan runs on the cpu back end", what);
+    return RB_OK;
+}
+
+/* Whether the two images share any byte without being the same buffer and layout. */
+static int partial_overlap(const rb_image *a, const rb_image *b)
+{
+    const char *a0 = a->data, *b0 = b->data;
+    size_t la = rb_image_stride(a) * (size_t)(a->height - 1) +
+                (size_t)a->width * a->channels * rb_format_size(a->format);
+    size_t lb = rb_image_stride(b) * (size_t)(b->height - 1) +
+                (size_t)b->width * b->channels * rb_format_size(b->format);
+    if (a0 == b0)
+        return 0; /* in place (the CPU path reads everything before writing) */
+    return a0 < b0 + lb && b0 < a0 + la;
+}
+
+rb_status rb_execute(rb_plan *plan, const rb_image *in, rb_image *out)
+{
+    if (!plan)
+        return RB_ERR_NULL;
+    rb_context *ctx = plan->ctx;
+    rb_status s;
+    if ((s = check_exec_image(plan, in, "input")) != RB_OK)
+        return s;
+    if ((s = check_exec_image(plan, out, "output")) != RB_OK)
+        return s;
+    if (in->memory == RB_MEMORY_HOST && out->memory == RB_MEMORY_HOST && partial_overlap(in, out))
+        return rb_error(ctx, RB_ERR_ARGUMENT,
+                        "input and output images overlap without being the same buffer");
+    s = plan->backend->execute(plan, in, out);
+    if (s == RB_ERR_DEVICE && plan->backend != &rb_backend_cpu && ctx->backend == RB_BACKEND_AUTO &&
+        in->memory == RB_MEMORY_HOST && out->memory == RB_MEMORY_HOST) {
+        rb_log(ctx, "recblur: the GPU failed (%s); falling back to the cpu back end", ctx->error);
+        if (plan->backend->plan_fini)
+            plan->backend->plan_fini(plan);
+        plan->backend_state = NULL;
+        plan->backend_name[0] = 0;
+        plan->backend = &rb_backend_cpu;
+        rb_backend_cpu.plan_init(plan);
+        set_default_name(plan);
+        s = plan->backend->execute(plan, in, out);
+    }
+    if (s == RB_OK)
+        ctx->error[0] = 0;
+    return s;
+}
+
+rb_status rb_recurrence_1d(rb_context *ctx, const rb_filter *filter, rb_boundary boundary,
+                           const float *in, float *out, size_t n, rb_memory mem)
+{
+    rb_status s;
+    if (!ctx)
+        return RB_ERR_NULL;
+    if (!filter || !in || !out)
+        return rb_error(ctx, RB_ERR_NULL, "rb_recurrence_1d: NULL filter or signal");
+    if (n < 1 || n > (size_t)INT_MAX / 2 - 2 * RB_MAX_FIR_TAPS)
+        return rb_error(ctx, RB_ERR_SIZE, "1D signal of %zu samples (1 to %d)", n,
+                        INT_MAX / 2 - 2 * RB_MAX_FIR_TAPS);
+    if ((unsigned)mem > RB_MEMORY_DEVICE)
+        return rb_error(ctx, RB_ERR_ARGUMENT, "unknown memory kind %d", (int)mem);
+    if ((s = check_boundary(ctx, boundary)) != RB_OK)
+        return s;
+    if (in != out && (const char *)in < (const char *)(out + n) && (const char *)out < (const char *)(in + n))
+        return rb_error(ctx, RB_ERR_ARGUMENT, "1D input and output overlap without being the same buffer");
+    /* x axis only */
+    rb_filter fx = *filter;
+    memset(&fx.axis[1], 0, sizeof fx.axis[1]);
+    const rb_backend_ops *ops = NULL;
+    if (mem == RB_MEMORY_DEVICE || ctx->backend == RB_BACKEND_CUDA) {
+        if ((s = choose_backend(ctx, &ops)) != RB_OK)
+            return s;
+        if (mem == RB_MEMORY_DEVICE && ops == &rb_backend_cpu)
+            return rb_error(ctx, RB_ERR_UNSUPPORTED,
+                            "1D signal in device memory needs the cuda back end, which is not available");
+    } else
+        ops = &rb_backend_cpu;
+    rb_plan *p = NULL;
+    if ((s = plan_build(ctx, &fx, boundary, (int)n, 1, 1, ops, &p)) != RB_OK)
+        return s;
+    s = ops->recurrence_1d ? ops->recurrence_1d(p, in, out, n, mem)
+                           : rb_error(ctx, RB_ERR_UNSUPPORTED, "the %s back end has no 1D recurrence",
+                                      ops->name);
+    rb_plan_destroy(p);
+    return s;
+}

@@ -1,0 +1,73 @@
+/* Small shared helpers for the engine tests: a seeded RNG (RB_TEST_SEED
+ * reproduces a run) and random stable filters. */
+#ifndef RB_TEST_UTIL_H
+#define RB_TEST_UTIL_H
+
+#include "recblur.h"
+
+#include <complex.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t tu_state;
+
+static inline uint64_t tu_next(void)
+{
+    /* splitmix64 */
+    uint64_t z = (tu_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static inline double tu_uniform(void) { return (double)(tu_next() >> 11) * (1.0 / 9007199254740992.0); }
+static inline int tu_int(int lo, int hi) { return lo + (int)(tu_next() % (uint64_t)(hi - lo + 1)); }
+
+/* Fresh seed per run, printed; RB_TEST_SEED=<n> reproduces. */
+static inline uint64_t tu_seed(const char *suite)
+{
+    const char *env = getenv("RB_TEST_SEED");
+    uint64_t seed = env ? strtoull(env, NULL, 0)
+                        : ((uint64_t)time(NULL) * 1000003u) ^ ((uint64_t)getpid() << 16);
+    tu_state = seed;
+    printf("%s: RB_TEST_SEED=%llu\n", suite, (unsigned long long)seed);
+    fflush(stdout);
+    return seed;
+}
+
+/* Feedback coefficients a_1..a_r (signature sign) of r random poles with
+ * modulus <= pmax, complex pairs included. */
+static inline void tu_random_feedback(int r, double pmax, double *a)
+{
+    double complex poly[RB_MAX_ORDER + 1] = {1.0};
+    int deg = 0;
+    while (deg < r) {
+        double rad = pmax * (0.3 + 0.7 * sqrt(tu_uniform()));
+        if (tu_uniform() < 0.25)
+            rad = pmax;
+        double complex roots[2];
+        int nr;
+        if (r - deg >= 2 && tu_uniform() < 0.5) {
+            double th = M_PI * tu_uniform();
+            roots[0] = rad * cexp(I * th);
+            roots[1] = conj(roots[0]);
+            nr = 2;
+        } else {
+            roots[0] = tu_uniform() < 0.7 ? rad : -rad;
+            nr = 1;
+        }
+        for (int k = 0; k < nr; k++) {
+            for (int j = deg + 1; j >= 1; j--)
+                poly[j] -= roots[k] * poly[j - 1];
+            deg++;
+        }
+    }
+    for (int k = 1; k <= r; k++)
+        a[k - 1] = -creal(poly[k]); /* 1 + sum d z^-k, a = -d */
+}
+
+#endif
