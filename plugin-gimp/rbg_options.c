@@ -65,8 +65,12 @@ gboolean rbg_apply_preset(const char *name, RbgVals *v, gchar **error)
         *error = g_strdup("recblur: out of memory creating the engine context");
         return FALSE;
     }
-    if (rb_preset_load(ctx, name, &p) != RB_OK) {
-        *error = g_strdup(rb_context_error(ctx));
+    rb_status st = rb_preset_load(ctx, name, &p);
+    if (st != RB_OK) {
+        const char *msg = rb_context_error(ctx);
+        *error = msg && *msg ? g_strdup(msg)
+                             : g_strdup_printf("recblur: preset \"%s\": %s", name,
+                                               rb_status_string(st));
         goto done;
     }
     if (p.op[0] == '\0' || strcmp(p.op, "blur") == 0) {

@@ -1,0 +1,120 @@
+; Script-Fu for the GIMP plug-in tests (loaded by tests/test_gimp_batch.sh and
+; tests/test_gimp_dialog.sh). Every case loads an input, runs plug-in-recblur
+; RUN-NONINTERACTIVE, saves what GIMP made; the shell script compares the files
+; with the recblur CLI's output on the same input.
+
+(define (rb-load f) (car (gimp-file-load RUN-NONINTERACTIVE f f)))
+(define (rb-drw img) (car (gimp-image-get-active-drawable img)))
+(define (rb-png img f) (file-png-save-defaults RUN-NONINTERACTIVE img (rb-drw img) f f))
+(define (rb-tif img f) (file-tiff-save RUN-NONINTERACTIVE img (rb-drw img) f f 0))
+
+; plug-in-recblur with every argument; backend 0 = auto, like the CLI's default.
+(define (rb-run img sx sy op boundary const accurate sig dir axes linear preset)
+  (plug-in-recblur RUN-NONINTERACTIVE img (rb-drw img) sx sy op boundary const
+                   accurate 0 sig dir axes linear preset))
+
+; A copy of a loaded image (cheaper than loading again: every file load is a
+; plug-in start).
+(define (rb-dup src) (car (gimp-image-duplicate src)))
+
+; One 8-bit case on a copy of src, saved to out (perceptual: the CLI filters
+; the stored values too).
+(define (rb-case src out sx sy op boundary const sig dir axes)
+  (let ((img (rb-dup src)))
+    (rb-run img sx sy op boundary const FALSE sig dir axes FALSE "")
+    (rb-png img out)
+    (gimp-image-delete img)))
+
+(define (recblur-test-batch d o)
+  (define (out f) (string-append o "/" f))
+  (define rgb (rb-load (string-append d "/rgb.png")))
+  (define tile (rb-load (string-append d "/tile.png")))
+  (define tile-shift (rb-load (string-append d "/tile_shift.png")))
+  (define rgba (rb-load (string-append d "/rgba.png")))
+  ; every boundary mode: 0 zero, 1 constant, 2 clamp, 3 periodic, 4 mirror
+  (rb-case rgb (out "b_zero.png")     3.0 2.0 0 0 0.0 "" 0 0)
+  (rb-case rgb (out "b_constant.png") 3.0 2.0 0 1 0.3 "" 0 0)
+  (rb-case rgb (out "b_clamp.png")    3.0 2.0 0 2 0.0 "" 0 0)
+  (rb-case rgb (out "b_periodic.png") 3.0 2.0 0 3 0.0 "" 0 0)
+  (rb-case rgb (out "b_mirror.png")   3.0 2.0 0 4 0.0 "" 0 0)
+  ; the other operations: B-spline prefilter, custom signature (causal, x only)
+  (rb-case rgb (out "op_bspline3.png") 0.0 0.0 1 4 0.0 "" 0 0)
+  (rb-case rgb (out "op_signature.png") 0.0 0.0 3 2 0.0 "0.4: 0.6" 1 1)
+  ; tileable texture and its half-period shift; zero boundary as the control
+  (rb-case tile (out "tile_periodic.png") 6.0 6.0 0 3 0.0 "" 0 0)
+  (rb-case tile-shift (out "tile_shift_periodic.png") 6.0 6.0 0 3 0.0 "" 0 0)
+  (rb-case tile (out "tile_zero.png") 6.0 6.0 0 0 0.0 "" 0 0)
+  ; RGBA, straight alpha in the file
+  (rb-case rgba (out "rgba_clamp.png") 2.5 2.5 0 2 0.0 "" 0 0)
+  ; a preset given through the PDB overrides sigma and boundary
+  (let ((img (rb-dup rgb)))
+    (rb-run img 9.0 9.0 0 0 0.0 FALSE "" 0 0 FALSE (out "t.preset"))
+    (rb-png img (out "preset.png"))
+    (gimp-image-delete img))
+  ; 8-bit, linear light (the dialog's default)
+  (let ((img (rb-dup rgb)))
+    (rb-run img 3.0 2.0 0 2 0.0 FALSE "" 0 0 TRUE "")
+    (rb-png img (out "lin8.png"))
+    (gimp-image-delete img))
+  ; 16-bit gamma integer
+  (let ((img (rb-dup rgb)))
+    (gimp-image-convert-precision img PRECISION-U16-GAMMA)
+    (rb-png img (out "in16.png"))
+    (rb-run img 4.0 4.0 0 4 0.0 TRUE "" 0 0 FALSE "")
+    (rb-png img (out "out16.png"))
+    (gimp-image-delete img))
+  ; 32-bit float, gamma: filtered as stored, like the CLI does with float TIFF
+  (let ((img (rb-dup rgb)))
+    (gimp-image-convert-precision img PRECISION-FLOAT-GAMMA)
+    (rb-tif img (out "in_fg.tif"))
+    (rb-run img 5.0 3.0 0 3 0.0 FALSE "" 0 0 FALSE "")
+    (rb-tif img (out "out_fg.tif"))
+    (gimp-image-delete img))
+  ; 32-bit float, linear, in linear light: again the stored values
+  (let ((img (rb-dup rgb)))
+    (gimp-image-convert-precision img PRECISION-FLOAT-LINEAR)
+    (rb-tif img (out "in_fl.tif"))
+    (rb-run img 2.0 7.0 0 1 0.3 TRUE "" 0 0 TRUE "")
+    (rb-tif img (out "out_fl.tif"))
+    (gimp-image-delete img))
+  ; gray
+  (let ((img (rb-dup rgb)))
+    (gimp-image-convert-grayscale img)
+    (rb-png img (out "in_gray.png"))
+    (rb-run img 3.0 3.0 0 2 0.0 FALSE "" 0 0 FALSE "")
+    (rb-png img (out "out_gray.png"))
+    (gimp-image-delete img))
+  ; selection: only the box x 10..39, y 8..27 changes; its edges are the boundary
+  (let ((img (rb-dup rgb)))
+    (gimp-image-select-rectangle img CHANNEL-OP-REPLACE 10 8 30 20)
+    (rb-run img 2.0 2.0 0 2 0.0 FALSE "" 0 0 FALSE "")
+    (rb-png img (out "sel.png"))
+    (gimp-image-delete img))
+  (gimp-image-delete rgb)
+  (gimp-image-delete tile)
+  (gimp-image-delete tile-shift)
+  (gimp-image-delete rgba))
+
+; Error cases: each is its own batch command and must fail through the PDB,
+; leaving its image open and unchanged for recblur-test-save-open.
+(define (recblur-test-error d sx op sig)
+  (let ((img (rb-load (string-append d "/rgb.png"))))
+    (rb-run img sx sx op 2 0.0 FALSE sig 0 0 FALSE "")))
+
+(define (recblur-test-save-open o)
+  (let* ((ids (cadr (gimp-image-list))) (n (vector-length ids)))
+    (let loop ((i 0))
+      (if (< i n)
+          (begin
+            (let ((img (vector-ref ids i)))
+              (rb-png img (string-append o "/err_" (number->string i) ".png"))
+              (gimp-image-delete img))
+            (loop (+ i 1)))))))
+
+; The dialog test: RUN-INTERACTIVE opens the dialog (the other arguments are
+; ignored); the shell script presses OK; the result is saved.
+(define (recblur-test-dialog in out)
+  (let* ((img (rb-load in)) (drw (rb-drw img)))
+    (plug-in-recblur RUN-INTERACTIVE img drw 0.0 0.0 0 0 0.0 FALSE 0 "" 0 0 FALSE "")
+    (rb-png img out)
+    (gimp-image-delete img)))

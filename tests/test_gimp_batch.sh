@@ -1,0 +1,97 @@
+#!/bin/bash
+# The GIMP plug-in in a real, headless GIMP 2.10: plug-in-recblur through the
+# PDB from Script-Fu (RUN-NONINTERACTIVE) on every boundary, operation,
+# precision (8/16/32-bit, gamma and linear), gray, RGBA, a selection and a
+# preset; results compared with the recblur CLI on the same input. Then the
+# tileable check and three PDB error cases that must leave the image unchanged.
+# usage: test_gimp_batch.sh PLUGIN CLI TESTS_SRC_DIR WORK_DIR
+set -u
+PLUGIN=$1 CLI=$2 T=$3 W=$4
+. "$T/test_gimp_lib.sh"
+D=$T/data/gimp
+O=$W/out
+CHECK="$PY $T/gimp_check.py"
+
+gimp_profile "$W/profile" "$PLUGIN"
+rm -rf "$O" && mkdir -p "$O"
+printf 'description = test preset\nop = blur\nsigma = 2.5\nboundary = mirror\n' >"$O/t.preset"
+
+# One GIMP start: the batch, three failing calls, then save what they left open.
+# (Definitions from a load do not outlive their batch command: load in each.)
+L="(load \"$T/test_gimp.scm\")"
+gimp_run -b "(begin $L (recblur-test-batch \"$D\" \"$O\"))" \
+         -b "(begin $L (recblur-test-error \"$D\" 3.0 3 \"1: 1.5\"))" \
+         -b "(begin $L (recblur-test-error \"$D\" 0.3 0 \"\"))" \
+         -b "(begin $L (recblur-test-error \"$D\" 3.0 3 \"0.5, x: 0.5\"))" \
+         -b "(begin $L (recblur-test-save-open \"$O\"))" \
+         -b '(gimp-quit 0)' >"$W/gimp.log" 2>&1
+echo "--- gimp log: $W/gimp.log"
+grep -E "^batch command|recblur" "$W/gimp.log"
+
+# GIMP exits 0 whatever happened: the order of batch results is the verdict.
+got=$(grep -oE "^batch command (executed successfully|experienced an execution error)" "$W/gimp.log" |
+      sed -e 's/.*executed successfully/ok/' -e 's/.*execution error/err/' | tr '\n' ' ')
+[ "$got" = "ok err err err ok " ] || fail "batch results were '$got', expected 'ok err err err ok '"
+grep -q "unstable" "$W/gimp.log" || fail "no 'unstable' message from the unstable signature"
+grep -q "0.3" "$W/gimp.log" || fail "the bad sigma message does not name 0.3"
+grep -q "0.5, x: 0.5" "$W/gimp.log" || fail "the garbled signature message does not quote it"
+
+rc=0
+run() { "$@" || rc=1; }
+cli() { "$CLI" "$@" || { echo "FAIL: $CLI $*" >&2; rc=1; }; }
+
+# Every boundary, sigma 3 x 2 (x and y must not be swapped).
+for b in zero "constant=0.3" clamp periodic mirror; do
+    n=${b%%=*}
+    cli blur --sigma-x 3 --sigma-y 2 --boundary "$b" "$D/rgb.png" "$O/ref_$n.png"
+    run $CHECK close8 "$O/b_$n.png" "$O/ref_$n.png"
+done
+cli bspline --degree 3 --boundary mirror "$D/rgb.png" "$O/ref_bspline3.png"
+run $CHECK close8 "$O/op_bspline3.png" "$O/ref_bspline3.png"
+cli filter --signature "0.4: 0.6" --direction causal --axes x --boundary clamp "$D/rgb.png" "$O/ref_signature.png"
+run $CHECK close8 "$O/op_signature.png" "$O/ref_signature.png"
+cli blur --sigma 2.5 --boundary clamp "$D/rgba.png" "$O/ref_rgba.png"
+run $CHECK close8 "$O/rgba_clamp.png" "$O/ref_rgba.png" 0.1
+cli blur --sigma 2.5 --boundary mirror "$D/rgb.png" "$O/ref_preset.png"
+run $CHECK close8 "$O/preset.png" "$O/ref_preset.png"
+cli blur --sigma 3 --boundary clamp "$O/in_gray.png" "$O/ref_gray.png"
+run $CHECK close8 "$O/out_gray.png" "$O/ref_gray.png"
+cli blur --sigma 4 --accurate --boundary mirror "$O/in16.png" "$O/ref16.png"
+run $CHECK close8 "$O/out16.png" "$O/ref16.png"
+
+# Linear light on 8-bit: the CLI filters the decoded input; we encode its result.
+run $CHECK srgb2lin "$D/rgb.png" "$O/rgb_lin.pfm"
+cli blur --sigma-x 3 --sigma-y 2 --boundary clamp "$O/rgb_lin.pfm" "$O/ref_lin8.pfm"
+run $CHECK lin2close8 "$O/lin8.png" "$O/ref_lin8.pfm"
+
+# Float TIFF written by GIMP (gamma and linear): the CLI converts to PFM for numpy.
+cli blur --sigma-x 5 --sigma-y 3 --boundary periodic "$O/in_fg.tif" "$O/ref_fg.pfm"
+cli blur --sigma 0 "$O/out_fg.tif" "$O/out_fg.pfm"
+run $CHECK closef "$O/out_fg.pfm" "$O/ref_fg.pfm"
+cli blur --sigma-x 2 --sigma-y 7 --accurate --boundary constant=0.3 "$O/in_fl.tif" "$O/ref_fl.pfm"
+cli blur --sigma 0 "$O/out_fl.tif" "$O/out_fl.pfm"
+run $CHECK closef "$O/out_fl.pfm" "$O/ref_fl.pfm"
+
+# Selection: the box is filtered as an image of its own, the rest untouched.
+run $CHECK crop "$D/rgb.png" 10 8 30 20 "$O/crop.pfm"
+cli blur --sigma 2 --boundary clamp "$O/crop.pfm" "$O/ref_crop.pfm"
+run $CHECK selection "$O/sel.png" "$D/rgb.png" 10 8 30 20 "$O/ref_crop.pfm"
+
+# Tileable: blurring the half-period shift = shifting the blur (the wrap-around
+# seam is filtered like the interior), and tiled 2x2 there is no visible seam;
+# the zero boundary shows the seam check can fail.
+run $CHECK shift "$O/tile_periodic.png" "$O/tile_shift_periodic.png" 32 25
+run $CHECK seam "$O/tile_periodic.png" MAX 1.2
+run $CHECK seam "$O/tile_zero.png" MIN 3
+
+# The three failed calls left their images unchanged.
+n=0
+for f in "$O"/err_*.png; do
+    [ -e "$f" ] || break
+    run $CHECK same "$f" "$D/rgb.png"
+    n=$((n + 1))
+done
+[ "$n" = 3 ] || { echo "FAIL: expected 3 images left open by the failed calls, found $n"; rc=1; }
+
+[ $rc = 0 ] && echo "test_gimp_batch: all checks passed"
+exit $rc
