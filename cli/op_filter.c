@@ -11,7 +11,12 @@ int cli_op_filter(rb_context *ctx, const cli_options *o, const cli_settings *s, 
     rb_status st;
     switch (o->cmd) {
     case CLI_BLUR:
-        st = rb_filter_gaussian(ctx, s->sigma_x, s->sigma_y, s->quality, &f);
+        /* sigma 0 on both axes is a plain copy (or format conversion): the
+         * Gaussian designer wants something to filter, the generic one does not */
+        if (s->sigma_x == 0.0 && s->sigma_y == 0.0)
+            st = rb_filter_create(ctx, NULL, NULL, &f);
+        else
+            st = rb_filter_gaussian(ctx, s->sigma_x, s->sigma_y, s->quality, &f);
         break;
     case CLI_FILTER:
         st = rb_filter_parse(ctx, s->signature, s->direction, s->axes, &f);

@@ -110,8 +110,10 @@ static int check(int argc, char **argv)
     rb_boundary b;
     rb_context_create(&ctx);
     if (!strcmp(op, "blur") && argc == 11) {
-        if (rb_filter_gaussian(ctx, atof(argv[8]), atof(argv[9]), RB_GAUSSIAN_DEFAULT, &f) ||
-            rb_boundary_parse(ctx, argv[10], &b))
+        double sx = atof(argv[8]), sy = atof(argv[9]);
+        rb_status st = sx == 0.0 && sy == 0.0 ? rb_filter_create(ctx, NULL, NULL, &f)
+                                              : rb_filter_gaussian(ctx, sx, sy, RB_GAUSSIAN_DEFAULT, &f);
+        if (st || rb_boundary_parse(ctx, argv[10], &b))
             return fail_engine(ctx);
     } else if (!strcmp(op, "filter") && argc == 12) {
         rb_direction d = !strcmp(argv[9], "causal") ? RB_DIRECTION_CAUSAL
