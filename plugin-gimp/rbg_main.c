@@ -94,13 +94,34 @@ static GimpPDBStatusType read_args(gint nparams, const GimpParam *p, RbgVals *v,
     return GIMP_PDB_SUCCESS;
 }
 
+/* The options for this run: from the dialog, the arguments, or the last run. */
+static GimpPDBStatusType get_vals(GimpRunMode run_mode, gint32 drawable_id, gint nparams,
+                                  const GimpParam *param, RbgVals *vals, gchar **error)
+{
+    switch (run_mode) {
+    case GIMP_RUN_INTERACTIVE:
+        if (gimp_get_data_size(RBG_PROC) == sizeof *vals)
+            gimp_get_data(RBG_PROC, vals);   /* else: first run, or another version's data */
+        return rbg_dialog(drawable_id, vals) ? GIMP_PDB_SUCCESS : GIMP_PDB_CANCEL;
+    case GIMP_RUN_NONINTERACTIVE:
+        return read_args(nparams, param, vals, error);
+    case GIMP_RUN_WITH_LAST_VALS:
+        if (gimp_get_data_size(RBG_PROC) == sizeof *vals)
+            gimp_get_data(RBG_PROC, vals);
+        return GIMP_PDB_SUCCESS;
+    default:
+        *error = g_strdup("recblur: unknown run mode");
+        return GIMP_PDB_CALLING_ERROR;
+    }
+}
+
 static void run(const gchar *name, gint nparams, const GimpParam *param,
                 gint *nreturn_vals, GimpParam **return_vals)
 {
     static GimpParam values[2];
     static gchar *last_error = NULL;
-    GimpRunMode run_mode = param[0].data.d_int32;
-    gint32 drawable_id = param[2].data.d_drawable;
+    GimpRunMode run_mode = nparams > 0 ? param[0].data.d_int32 : GIMP_RUN_NONINTERACTIVE;
+    gint32 drawable_id = nparams > 2 ? param[2].data.d_drawable : -1;
     GimpPDBStatusType status = GIMP_PDB_SUCCESS;
     gchar *error = NULL;
     RbgVals vals;
@@ -113,25 +134,16 @@ static void run(const gchar *name, gint nparams, const GimpParam *param,
     *return_vals = values;
     values[0].type = GIMP_PDB_STATUS;
 
-    switch (run_mode) {
-    case GIMP_RUN_INTERACTIVE:
-        gimp_get_data(RBG_PROC, &vals);
-        if (gimp_get_data_size(RBG_PROC) != sizeof vals)
-            rbg_vals_defaults(&vals);   /* stale data from another version */
-        if (!rbg_dialog(drawable_id, &vals))
-            status = GIMP_PDB_CANCEL;
-        break;
-    case GIMP_RUN_NONINTERACTIVE:
-        status = read_args(nparams, param, &vals, &error);
-        break;
-    case GIMP_RUN_WITH_LAST_VALS:
-        if (gimp_get_data_size(RBG_PROC) == sizeof vals)
-            gimp_get_data(RBG_PROC, &vals);
-        break;
-    default:
+    if (nparams < 3 || !gimp_item_is_drawable(drawable_id)) {
         status = GIMP_PDB_CALLING_ERROR;
-        error = g_strdup("recblur: unknown run mode");
+        error = g_strdup("recblur: no drawable to filter");
+    } else if (gimp_item_is_group(drawable_id)) {
+        status = GIMP_PDB_EXECUTION_ERROR;
+        error = g_strdup("recblur: cannot filter a layer group; select one of its layers");
     }
+
+    if (status == GIMP_PDB_SUCCESS)
+        status = get_vals(run_mode, drawable_id, nparams, param, &vals, &error);
 
     if (status == GIMP_PDB_SUCCESS) {
         if (rbg_filter_drawable(drawable_id, &vals, TRUE, &error)) {
