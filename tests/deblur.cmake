@@ -1,6 +1,7 @@
 # Quadrant 2D IIR deblur filter: CPU back end against a float64 direct
 # evaluation, the stability check, the PSF designer, deblur presets.
 rb_add_test(test_deblur_engine ${CMAKE_CURRENT_LIST_DIR}/test_deblur_engine.c)
+rb_add_test(test_deblur_design ${CMAKE_CURRENT_LIST_DIR}/test_deblur_design.c)
 
 # The deblur commands in a stand-alone binary (cli/recblur_main.c may not
 # dispatch them yet): used by the CLI tests below and by bench/deblur_quality.py.
@@ -19,4 +20,8 @@ if(PNG_FOUND)
     target_compile_definitions(recblur_deblur_tool PRIVATE RB_HAVE_TIFF=1)
     target_link_libraries(recblur_deblur_tool PRIVATE TIFF::TIFF)
   endif()
+endif()
+if(TARGET recblur_deblur_tool)
+  add_test(NAME test_deblur_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/test_deblur_cli.sh
+           $<TARGET_FILE:recblur_deblur_tool> ${CMAKE_CURRENT_LIST_DIR}/data)
 endif()
