@@ -113,6 +113,8 @@ void cli_print_help(int cmd)
           "  bspline   cubic/quintic B-spline interpolation prefilter (--degree 3|5)\n"
           "  sat       summed-area table (float output)\n"
           "  box       box (area) filter of any size (--size N)\n"
+          "  deblur    deblur with a 2D IIR filter designed from a PSF (--psf-sigma S)\n"
+          "  design-deblur  design such a filter once and save it as a preset\n"
           "  presets   list the presets found, with descriptions\n"
           "  help CMD  help on one command (same as recblur CMD --help)\n"
           "\n"

@@ -133,6 +133,9 @@ int cli_png_write(FILE *f, const char *path, const rb_image *img, char *err, siz
                                     PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
     int depth = img->format == RB_U16 ? 16 : 8;
     png_init_io(png, f);
+    /* zlib level 3: on a 2048^2 RGB photo-like image about 3x faster than the
+     * default 6 for ~10% more bytes (measured); blurred noise took 8 s at 6 */
+    png_set_compression_level(png, 3);
     png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height, depth,
                  color_of[img->channels], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
