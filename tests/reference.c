@@ -72,8 +72,8 @@ static double ext(const double *x, long n, long i, rb_boundary_mode mode, double
     }
 }
 
-int ref_filter_line(const rb_axis_filter *ax, rb_boundary_mode mode, double cval, const double *in,
-                    double *out, long n)
+static int filter_line_padded(const rb_axis_filter *ax, rb_boundary_mode mode, double cval,
+                              const double *in, double *out, long n, long pad)
 {
     if (!ax) {
         if (out != in)
@@ -81,7 +81,7 @@ int ref_filter_line(const rb_axis_filter *ax, rb_boundary_mode mode, double cval
         return 0;
     }
     /* none: filter exactly [0, n), zero input outside, zero states at the ends */
-    long P = mode == RB_BOUNDARY_NONE ? 0 : ref_padding(ax);
+    long P = mode == RB_BOUNDARY_NONE ? 0 : pad;
     long N = n + 2 * P;
     double *u = malloc(sizeof(double) * (size_t)N);
     if (!u)
@@ -108,6 +108,12 @@ int ref_filter_line(const rb_axis_filter *ax, rb_boundary_mode mode, double cval
     return 0;
 }
 
+int ref_filter_line(const rb_axis_filter *ax, rb_boundary_mode mode, double cval, const double *in,
+                    double *out, long n)
+{
+    return filter_line_padded(ax, mode, cval, in, out, n, ref_padding(ax));
+}
+
 int ref_filter_image(const rb_axis_filter *fx, const rb_axis_filter *fy, rb_boundary b,
                      const double *in, double *out, int w, int h, int ch)
 {
@@ -118,12 +124,13 @@ int ref_filter_image(const rb_axis_filter *fx, const rb_axis_filter *fy, rb_boun
     if (out != in)
         memmove(out, in, sizeof(double) * (size_t)w * h * ch);
     double c = b.value;
+    long py = ref_padding(fy), px = ref_padding(fx); /* once per axis: it is simulated */
     /* columns */
     for (int x = 0; x < w; x++)
         for (int k = 0; k < ch; k++) {
             for (int y = 0; y < h; y++)
                 line[y] = out[((size_t)y * w + x) * ch + k];
-            if (ref_filter_line(fy, b.mode, c, line, line, h)) {
+            if (filter_line_padded(fy, b.mode, c, line, line, h, py)) {
                 free(line);
                 return -1;
             }
@@ -134,7 +141,7 @@ int ref_filter_image(const rb_axis_filter *fx, const rb_axis_filter *fy, rb_boun
     double crow = c;
     if (b.mode == RB_BOUNDARY_CONSTANT && fy) {
         double one = c;
-        if (ref_filter_line(fy, b.mode, c, &one, &one, 1)) {
+        if (filter_line_padded(fy, b.mode, c, &one, &one, 1, py)) {
             free(line);
             return -1;
         }
@@ -144,7 +151,7 @@ int ref_filter_image(const rb_axis_filter *fx, const rb_axis_filter *fy, rb_boun
         for (int k = 0; k < ch; k++) {
             for (int x = 0; x < w; x++)
                 line[x] = out[((size_t)y * w + x) * ch + k];
-            if (ref_filter_line(fx, b.mode, crow, line, line, w)) {
+            if (filter_line_padded(fx, b.mode, crow, line, line, w, px)) {
                 free(line);
                 return -1;
             }

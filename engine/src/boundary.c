@@ -61,8 +61,9 @@ rb_status rb_boundary_parse(rb_context *ctx, const char *text, rb_boundary *out)
             return rb_error(ctx, RB_ERR_PARSE, "boundary \"%.*s\": \"%s\" is not a number (valid: %s)",
                             (int)len, text, buf, valid_forms);
         if (!isfinite(v) || fabs(v) > 3.4e38)
-            return rb_error(ctx, RB_ERR_NAN, "boundary \"%.*s\": constant must be a finite float",
-                            (int)len, text);
+            return rb_error(ctx, RB_ERR_PARSE,
+                            "boundary \"%.*s\": the constant must be a finite float (valid: %s)",
+                            (int)len, text, valid_forms);
         b.mode = RB_BOUNDARY_CONSTANT;
         b.value = (float)v;
     } else
