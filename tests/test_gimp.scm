@@ -112,9 +112,13 @@
             (loop (+ i 1)))))))
 
 ; The dialog test: RUN-INTERACTIVE opens the dialog (the other arguments are
-; ignored); the shell script presses OK; the result is saved.
-(define (recblur-test-dialog in out)
-  (let* ((img (rb-load in)) (drw (rb-drw img)))
-    (plug-in-recblur RUN-INTERACTIVE img drw 0.0 0.0 0 0 0.0 FALSE 0 "" 0 0 FALSE "")
-    (rb-png img out)
-    (gimp-image-delete img)))
+; ignored); the shell script works the dialog and presses OK. Then
+; RUN-WITH-LAST-VALS on a second copy must repeat what the dialog chose.
+(define (recblur-test-dialog in o)
+  (let* ((img (rb-load in)) (img2 (rb-dup img)))
+    (plug-in-recblur RUN-INTERACTIVE img (rb-drw img) 0.0 0.0 0 0 0.0 FALSE 0 "" 0 0 FALSE "")
+    (rb-png img (string-append o "/dialog.png"))
+    (plug-in-recblur RUN-WITH-LAST-VALS img2 (rb-drw img2) 0.0 0.0 0 0 0.0 FALSE 0 "" 0 0 FALSE "")
+    (rb-png img2 (string-append o "/last_vals.png"))
+    (gimp-image-delete img)
+    (gimp-image-delete img2)))

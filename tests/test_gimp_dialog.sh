@@ -1,9 +1,13 @@
 #!/bin/bash
 # The plug-in's dialog, for real: GIMP under Xvfb runs plug-in-recblur
-# RUN-INTERACTIVE; we wait for the "Recursive Blur" window, let the preview
-# render, take a screenshot (WORK_DIR/gimp-dialog.png, the artifact behind
-# docs/gimp-dialog.png), press OK, and check that the defaults were applied
-# (Gaussian sigma 5, clamp, linear light) against the CLI on the decoded input.
+# RUN-INTERACTIVE. We wait for the "Recursive Blur" window, choose the preset
+# "tileable-blur" (sigma 8, periodic, accurate) in the preset menu, take a
+# screenshot (WORK_DIR/gimp-dialog.png, the source of docs/gimp-dialog.png),
+# type sigma 12 into Sigma X (the chain button is locked, so Y follows), press
+# OK. Checks: the result is the CLI's sigma 12 periodic accurate blur of the
+# decoded input (the dialog filters in linear light by default), and a
+# RUN-WITH-LAST-VALS call afterwards repeats it exactly.
+# Clicks are at fixed offsets in the dialog (Debian 12's GTK 2 theme and fonts).
 # usage: test_gimp_dialog.sh PLUGIN CLI TESTS_SRC_DIR WORK_DIR IMAGE
 set -u
 if [ -z "${RB_IN_XVFB:-}" ]; then
@@ -14,9 +18,14 @@ PLUGIN=$1 CLI=$2 T=$3 W=$4 IN=$5
 O=$W/out
 CHECK="$PY $T/gimp_check.py"
 gimp_profile "$W/profile" "$PLUGIN"
-rm -rf "$O" && mkdir -p "$O"
+rm -rf "$O" "$W/gimp-dialog.png" && mkdir -p "$O"
 
-gimp_run -b "(begin (load \"$T/test_gimp.scm\") (recblur-test-dialog \"$IN\" \"$O/dialog.png\"))" \
+# Position of tileable-blur in the menu: "(custom)", then the presets the
+# plug-in can run (blur/filter/bspline), in the engine's list order.
+N=$("$CLI" presets | awk '$2 == "blur" || $2 == "filter" || $2 == "bspline" { n++; if ($1 == "tileable-blur") { print n; exit } }')
+[ -n "$N" ] || fail "preset tileable-blur not found by '$CLI presets'"
+
+gimp_run -b "(begin (load \"$T/test_gimp.scm\") (recblur-test-dialog \"$IN\" \"$O\"))" \
          -b '(gimp-quit 0)' >"$W/gimp.log" 2>&1 &
 GIMP_PID=$!
 
@@ -26,15 +35,33 @@ if [ -z "$WID" ]; then
     cat "$W/gimp.log"
     fail "no 'Recursive Blur' window within 60 s"
 fi
-sleep 3   # the preview updates 200 ms after the last change; give it time to filter
+sleep 2
+# Preset menu (opens a popup on "(custom)"; Down N times, Return).
+xdotool mousemove --window "$WID" 550 28 click 1
+sleep 1
+for i in $(seq "$N"); do xdotool key Down; done
+xdotool key Return
+sleep 3    # the preview updates 200 ms after the last change, then filters
+# Without a window manager the area under the closed popup is repainted only
+# when the pointer passes over it.
+xdotool mousemove --window "$WID" 500 62 sleep 0.3 mousemove --window "$WID" 600 62 sleep 0.3 \
+        mousemove --window "$WID" 100 440
+sleep 1
 import -window "$WID" -define png:color-type=2 "$W/gimp-dialog.png" || fail "screenshot failed"
 echo "screenshot: $W/gimp-dialog.png ($(identify -format '%wx%h' "$W/gimp-dialog.png"))"
-# Press OK (alt+o: the "_OK" mnemonic); without a window manager a key can
-# get lost, so try again while GIMP still runs.
+# Sigma X: select the text, type 12, Tab to commit.
+xdotool mousemove --window "$WID" 607 92 click --repeat 3 1
+sleep 0.5
+xdotool key ctrl+a
+xdotool type "12"
+xdotool key Tab
+sleep 1
+# OK (alt+o: the "_OK" mnemonic); without a window manager a key can get lost,
+# so try again while the dialog is still there.
 for try in 1 2 3; do
     xdotool key --window "$WID" alt+o 2>/dev/null
-    for i in $(seq 20); do kill -0 "$GIMP_PID" 2>/dev/null && sleep 0.5; done
-    kill -0 "$GIMP_PID" 2>/dev/null || break
+    sleep 2
+    xdotool search --name '^Recursive Blur$' >/dev/null 2>&1 || break
 done
 wait "$GIMP_PID"
 grep -E "^batch command|recblur" "$W/gimp.log"
@@ -42,8 +69,9 @@ grep -q "^batch command executed successfully" "$W/gimp.log" || fail "the intera
 
 rc=0
 $CHECK srgb2lin "$IN" "$O/in_lin.pfm" || rc=1
-"$CLI" blur --sigma 5 --boundary clamp "$O/in_lin.pfm" "$O/ref_lin.pfm" || rc=1
+"$CLI" blur --sigma 12 --accurate --boundary periodic "$O/in_lin.pfm" "$O/ref_lin.pfm" || rc=1
 $CHECK changed "$O/dialog.png" "$IN" 1.0 || rc=1
 $CHECK lin2close8 "$O/dialog.png" "$O/ref_lin.pfm" || rc=1
+$CHECK same "$O/last_vals.png" "$O/dialog.png" || rc=1
 [ $rc = 0 ] && echo "test_gimp_dialog: all checks passed"
 exit $rc
