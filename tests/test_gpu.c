@@ -22,6 +22,7 @@
 
 #include "rb_internal.h"
 #include "recblur.h"
+#include "reference.h"
 
 static int gpu_present(void)
 {
@@ -161,8 +162,8 @@ static rb_image image(int w, int h, int c, rb_format fmt, void *data)
 }
 
 /* Run filter on `in` with the given back end into a fresh buffer. */
-static void *run_backend(rb_backend be, const rb_filter *f, rb_boundary b, const rb_image *in,
-                         rb_format out_fmt, char *name, size_t name_len)
+static void *run_backend_lin(rb_backend be, const rb_filter *f, rb_boundary b, const rb_image *in,
+                             rb_format out_fmt, char *name, size_t name_len, int linear)
 {
     rb_context *ctx;
     rb_plan *plan;
@@ -171,6 +172,7 @@ static void *run_backend(rb_backend be, const rb_filter *f, rb_boundary b, const
     rb_status st = rb_plan_create(ctx, f, b, in->width, in->height, in->channels, &plan);
     if (st != RB_OK) fprintf(stderr, "test_gpu: plan: %s\n", rb_context_error(ctx));
     assert_int_equal(st, RB_OK);
+    if (linear) assert_int_equal(rb_plan_set_linear_light(plan, 1), RB_OK);
     size_t count = (size_t)in->width * in->height * in->channels;
     void *out = malloc(count * rb_format_size(out_fmt) + 1);
     assert_non_null(out);
@@ -185,6 +187,12 @@ static void *run_backend(rb_backend be, const rb_filter *f, rb_boundary b, const
     rb_plan_destroy(plan);
     rb_context_destroy(ctx);
     return out;
+}
+
+static void *run_backend(rb_backend be, const rb_filter *f, rb_boundary b, const rb_image *in,
+                         rb_format out_fmt, char *name, size_t name_len)
+{
+    return run_backend_lin(be, f, b, in, out_fmt, name, name_len, 0);
 }
 
 /* relative RMS difference (F32) or max |diff| in units (U8/U16) */
@@ -252,8 +260,8 @@ static void test_gpu_matches_cpu_all_modes(void **state)
     NEED_GPU();
     rb_context *ctx;
     assert_int_equal(rb_context_create(&ctx), RB_OK);
-    int cases = 0;
-    double worst = 0;
+    int cases = 0, bad_ref = 0, bad_cpu = 0;
+    double worst = 0, worst_ref = 0;
     for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode)
         for (int order = 1; order <= 5; ++order)
             for (int si = 0; si < NSIZES; ++si) {
@@ -274,24 +282,52 @@ static void test_gpu_matches_cpu_all_modes(void **state)
                 assert_non_null(strstr(name, "cuda"));
                 double mx, rel = compare(g, c, RB_F32, count, &mx);
                 double tol = pmax <= 0.9 ? 1e-5 : 1e-4;
-                if (!(rel <= tol))
-                    fprintf(stderr, "test_gpu: mode %s order %d kind %d %dx%dx%d pmax %.2f: rel RMS %.3g\n",
-                            rb_boundary_name((rb_boundary_mode)mode), order, kind, w, h, ch, pmax, rel);
-                assert_true(rel <= tol);
+                /* and against the independent float64 reference */
+                double *din = malloc(count * sizeof(double)), *dref = malloc(count * sizeof(double));
+                float *fref = malloc(count * sizeof(float));
+                assert_non_null(din);
+                assert_non_null(dref);
+                assert_non_null(fref);
+                for (size_t i = 0; i < count; ++i) din[i] = in[i];
+                assert_int_equal(ref_filter_image(&tf.ax[0], &tf.ax[1], b, din, dref, w, h, ch), 0);
+                for (size_t i = 0; i < count; ++i) fref[i] = (float)dref[i];
+                double rref = compare(g, fref, RB_F32, count, &mx);
+                /* report every disagreement (not only the first), then assert */
+                if (!(rref <= tol)) {
+                    bad_ref++;
+                    fprintf(stderr, "test_gpu: GPU vs float64 reference: mode %s order %d kind %d "
+                            "%dx%dx%d pmax %.2f: rel RMS %.3g (tol %.0e)\n",
+                            rb_boundary_name((rb_boundary_mode)mode), order, kind, w, h, ch, pmax, rref, tol);
+                }
+                if (!(rel <= tol)) {
+                    bad_cpu++;
+                    fprintf(stderr, "test_gpu: GPU vs CPU back end: mode %s order %d kind %d %dx%dx%d "
+                            "pmax %.2f: rel RMS %.3g (GPU vs reference %.3g)\n",
+                            rb_boundary_name((rb_boundary_mode)mode), order, kind, w, h, ch, pmax, rel, rref);
+                }
                 if (rel > worst) worst = rel;
+                if (rref > worst_ref) worst_ref = rref;
+                free(din);
+                free(dref);
+                free(fref);
                 cases++;
                 free(in);
                 free(g);
                 free(c);
                 rb_filter_destroy(f);
             }
-    fprintf(stderr, "test_gpu: %d mode/order/size cases, worst GPU-vs-CPU rel RMS %.3g\n", cases, worst);
+    fprintf(stderr, "test_gpu: %d mode/order/size cases, worst rel RMS: GPU vs CPU %.3g, GPU vs "
+            "float64 reference %.3g; failures: %d vs reference, %d vs CPU\n", cases, worst, worst_ref,
+            bad_ref, bad_cpu);
+    assert_int_equal(bad_ref, 0);
+    assert_int_equal(bad_cpu, 0);
     rb_context_destroy(ctx);
 }
 
-/* U8/U16 in and out, all channel counts, straight alpha and linear light:
- * at most one unit of difference from the CPU back end (rounding ties). */
-static void test_gpu_matches_cpu_formats_alpha(void **state)
+/* U8/U16 in and out, 1..4 channels, every mode: within one unit of the
+ * float64 reference (rounded the same way) and of the CPU back end; then
+ * straight/premultiplied alpha with linear light against the CPU back end. */
+static void test_gpu_formats_alpha(void **state)
 {
     (void)state;
     NEED_GPU();
@@ -300,30 +336,51 @@ static void test_gpu_matches_cpu_formats_alpha(void **state)
     test_filter tf;
     rb_filter *f = make_filter(ctx, 3, 1, 0.8, &tf);
     rb_format fmts[2] = {RB_U8, RB_U16};
+    int bad = 0;
     for (int fi = 0; fi < 2; ++fi)
         for (int ch = 1; ch <= 4; ++ch)
-            for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode) {
-                int w = 67, h = 45;
-                size_t count = (size_t)w * h * ch;
-                void *in = malloc(count * rb_format_size(fmts[fi]));
-                fill_random(in, fmts[fi], count);
-                rb_image im = image(w, h, ch, fmts[fi], in);
-                if (ch >= 2) {
-                    im.alpha = (mode % 2) ? RB_ALPHA_STRAIGHT : RB_ALPHA_PREMULTIPLIED;
-                    im.srgb = 1;
+            for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode)
+                for (int variant = 0; variant < 2; ++variant) {
+                    if (variant == 1 && ch < 2) continue;
+                    int w = 67, h = 45;
+                    size_t count = (size_t)w * h * ch;
+                    double unit = fmts[fi] == RB_U8 ? 255.0 : 65535.0;
+                    void *in = malloc(count * rb_format_size(fmts[fi]));
+                    fill_random(in, fmts[fi], count);
+                    rb_image im = image(w, h, ch, fmts[fi], in);
+                    if (variant == 1) {
+                        im.alpha = (mode % 2) ? RB_ALPHA_STRAIGHT : RB_ALPHA_PREMULTIPLIED;
+                        im.srgb = 1;
+                    }
+                    rb_boundary b = {(rb_boundary_mode)mode, 0.6f};
+                    void *g = run_backend_lin(RB_BACKEND_CUDA, f, b, &im, fmts[fi], NULL, 0, variant);
+                    void *c = run_backend_lin(RB_BACKEND_CPU, f, b, &im, fmts[fi], NULL, 0, variant);
+                    double mx, mref = 0;
+                    compare(g, c, fmts[fi], count, &mx);
+                    if (variant == 0) {
+                        double *dx = malloc(count * sizeof(double));
+                        assert_non_null(dx);
+                        for (size_t i = 0; i < count; ++i) dx[i] = sample(in, fmts[fi], i) / unit;
+                        assert_int_equal(ref_filter_image(&tf.ax[0], &tf.ax[1], b, dx, dx, w, h, ch), 0);
+                        for (size_t i = 0; i < count; ++i) {
+                            double v = floor(dx[i] * unit + 0.5);
+                            v = v < 0 ? 0 : (v > unit ? unit : v);
+                            double d = fabs(sample(g, fmts[fi], i) - v);
+                            if (d > mref) mref = d;
+                        }
+                        free(dx);
+                    }
+                    if (mx > 1 || mref > 1) {
+                        bad++;
+                        fprintf(stderr, "test_gpu: %s %d ch %s%s: max diff %.0f units vs CPU, %.0f vs "
+                                "reference\n", fi ? "U16" : "U8", ch, rb_boundary_name((rb_boundary_mode)mode),
+                                variant ? " (alpha, linear light)" : "", mx, mref);
+                    }
+                    free(in);
+                    free(g);
+                    free(c);
                 }
-                rb_boundary b = {(rb_boundary_mode)mode, 0.6f};
-                void *g = run_backend(RB_BACKEND_CUDA, f, b, &im, fmts[fi], NULL, 0);
-                void *c = run_backend(RB_BACKEND_CPU, f, b, &im, fmts[fi], NULL, 0);
-                double mx;
-                compare(g, c, fmts[fi], count, &mx);
-                if (mx > 1) fprintf(stderr, "test_gpu: format %d ch %d mode %d: max diff %.0f units\n",
-                                    fi, ch, mode, mx);
-                assert_true(mx <= 1);
-                free(in);
-                free(g);
-                free(c);
-            }
+    assert_int_equal(bad, 0);
     rb_filter_destroy(f);
     rb_context_destroy(ctx);
 }
@@ -350,8 +407,15 @@ static void test_gpu_device_memory_and_inplace(void **state)
         float *in = malloc(count * sizeof(float)), *ref = malloc(count * sizeof(float));
         float *got = malloc(count * sizeof(float));
         fill_random(in, RB_F32, count);
-        rb_image hi = image(w, h, ch, RB_F32, in), ho = image(w, h, ch, RB_F32, ref);
-        assert_int_equal(rb_execute(cp, &hi, &ho), RB_OK);
+        /* expected: the float64 reference (the CPU back end is compared in the tests above) */
+        {
+            double *dx = malloc(count * sizeof(double));
+            assert_non_null(dx);
+            for (size_t i = 0; i < count; ++i) dx[i] = in[i];
+            assert_int_equal(ref_filter_image(&tf.ax[0], &tf.ax[1], b, dx, dx, w, h, ch), 0);
+            for (size_t i = 0; i < count; ++i) ref[i] = (float)dx[i];
+            free(dx);
+        }
 
         /* device, pitched, separate in and out */
         void *din, *dout;
@@ -365,10 +429,13 @@ static void test_gpu_device_memory_and_inplace(void **state)
         di.stride = pin;
         dout_im.stride = pout;
         rb_status st = rb_execute(gp, &di, &dout_im);
+        (void)cp;
         if (st != RB_OK) fprintf(stderr, "test_gpu: %s\n", rb_context_error(ctx));
         assert_int_equal(st, RB_OK);
         assert_int_equal(cudaMemcpy2D(got, row, dout, pout, row, h, cudaMemcpyDeviceToHost), cudaSuccess);
         double mx, rel = compare(got, ref, RB_F32, count, &mx);
+        if (!(rel <= 1e-5)) fprintf(stderr, "test_gpu: device pointers, mode %s: rel RMS %.3g vs reference\n",
+                                    rb_boundary_name((rb_boundary_mode)mode), rel);
         assert_true(rel <= 1e-5);
 
         /* device in place */
@@ -407,7 +474,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cuda_backend_request),
         cmocka_unit_test(test_gpu_matches_cpu_all_modes),
-        cmocka_unit_test(test_gpu_matches_cpu_formats_alpha),
+        cmocka_unit_test(test_gpu_formats_alpha),
         cmocka_unit_test(test_gpu_device_memory_and_inplace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

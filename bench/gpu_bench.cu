@@ -1,0 +1,395 @@
+/* GPU benchmark of the CUDA back end, reported against the same GPU's
+ * device-to-device copy rate measured in the same run.
+ *
+ * Method (see bench/RESULTS.md): CUDA events, a warm-up run, the median of
+ * >= 30 runs, a fresh random input before every run (never zeros), outputs
+ * poisoned with NaN before the checked run, every CUDA call checked, and every
+ * workload's output checked against the CPU back end before it is timed.
+ *
+ *   gpu_bench [--quick]      (--quick: 4096^2 only, fewer workloads) */
+#include "recblur.h"
+
+#include <cuda_runtime.h>
+#include <cufft.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUNS 30
+
+/* rb_filter_gaussian may not be in this engine build yet: the cuFFT
+ * comparison is skipped (and says so) when it is missing. */
+#pragma weak rb_filter_gaussian
+
+#define CK(call)                                                                     \
+    do {                                                                             \
+        cudaError_t e_ = (call);                                                     \
+        if (e_ != cudaSuccess) {                                                     \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
+                    cudaGetErrorString(e_));                                         \
+            exit(2);                                                                 \
+        }                                                                            \
+    } while (0)
+#define RK(ctx, call)                                                                \
+    do {                                                                             \
+        rb_status s_ = (call);                                                       \
+        if (s_ != RB_OK) {                                                           \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
+                    rb_context_error(ctx));                                          \
+            exit(2);                                                                 \
+        }                                                                            \
+    } while (0)
+
+/* fresh pseudo-random floats in [0,1) from a seed (hash of index and seed) */
+__global__ void fill_kernel(float *p, size_t n, unsigned seed)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned long long h = (i + 1) * 0x9E3779B97F4A7C15ull ^ ((unsigned long long)seed << 32 | seed);
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+    p[i] = (float)(h >> 40) * (1.0f / 16777216.0f);
+}
+
+static void fill(float *d, size_t n, unsigned seed)
+{
+    fill_kernel<<<(unsigned)((n + 255) / 256), 256>>>(d, n, seed);
+    CK(cudaGetLastError());
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static float median(float *v, int n)
+{
+    qsort(v, n, sizeof *v, cmp_float);
+    return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static cudaEvent_t ev0, ev1;
+
+/* median ms of a D2D copy of `bytes` (fresh source each run) */
+static float time_copy(float *dst, float *src, size_t floats)
+{
+    float t[RUNS];
+    CK(cudaMemcpy(dst, src, floats * 4, cudaMemcpyDeviceToDevice)); /* warm-up */
+    for (int i = 0; i < RUNS; ++i) {
+        fill(src, floats, 1000 + i);
+        CK(cudaDeviceSynchronize());
+        CK(cudaEventRecord(ev0, 0));
+        CK(cudaMemcpyAsync(dst, src, floats * 4, cudaMemcpyDeviceToDevice, 0));
+        CK(cudaEventRecord(ev1, 0));
+        CK(cudaEventSynchronize(ev1));
+        CK(cudaEventElapsedTime(&t[i], ev0, ev1));
+    }
+    return median(t, RUNS);
+}
+
+static double rel_rms(const float *a, const float *b, size_t n)
+{
+    double se = 0, sr = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (!(a[i] == a[i])) return INFINITY;
+        double d = (double)a[i] - b[i];
+        se += d * d;
+        sr += (double)b[i] * b[i];
+    }
+    return sqrt(se / (sr > 0 ? sr : 1));
+}
+
+/* symmetric filter of order r: poles 0.8 (real) and pairs 0.7 e^{+-i 0.6} ... */
+static rb_filter *bench_filter(rb_context *ctx, int r)
+{
+    rb_axis_filter f;
+    memset(&f, 0, sizeof f);
+    double d[RB_MAX_ORDER + 3] = {1.0};
+    int deg = 0;
+    static const double rad[4] = {0.7, 0.6, 0.5, 0.4}, th[4] = {0.6, 1.3, 2.0, 2.6};
+    int pair = 0;
+    while (deg < r) {
+        double c1, c2;
+        int step;
+        if ((r - deg) % 2 == 1) { c1 = -0.8; c2 = 0; step = 1; }
+        else { c1 = -2 * rad[pair] * cos(th[pair]); c2 = rad[pair] * rad[pair]; step = 2; pair++; }
+        double t[RB_MAX_ORDER + 3] = {0};
+        for (int k = 0; k <= deg + step; ++k) {
+            double v = k <= deg ? d[k] : 0;
+            if (k >= 1 && k - 1 <= deg) v += c1 * d[k - 1];
+            if (k >= 2 && k - 2 <= deg) v += c2 * d[k - 2];
+            t[k] = v;
+        }
+        memcpy(d, t, sizeof d);
+        deg += step;
+    }
+    f.causal_order = f.anticausal_order = r;
+    for (int k = 0; k < r; ++k) f.causal[k] = f.anticausal[k] = -d[k + 1];
+    rb_filter *out;
+    RK(ctx, rb_filter_create(ctx, &f, &f, &out));
+    return out;
+}
+
+typedef struct {
+    const char *what;
+    int n, ch, order;
+    rb_boundary_mode mode;
+    float ms, copy_ms;
+    double check;
+} row_t;
+
+static row_t rows[256];
+static int nrows;
+
+/* One 2D workload: check against the CPU back end, then time. */
+static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const rb_filter *f,
+                   rb_boundary_mode mode, int n, int ch, int order, float copy_ms)
+{
+    size_t count = (size_t)n * n * ch;
+    float *din, *dout, *hin, *hgpu, *hcpu;
+    CK(cudaMalloc((void **)&din, count * 4));
+    CK(cudaMalloc((void **)&dout, count * 4));
+    hin = (float *)malloc(count * 4);
+    hgpu = (float *)malloc(count * 4);
+    hcpu = (float *)malloc(count * 4);
+    if (!hin || !hgpu || !hcpu) { fprintf(stderr, "out of host memory\n"); exit(2); }
+    rb_boundary b = {mode, 0.25f};
+    rb_plan *gp, *cp;
+    fprintf(stderr, "  [%s %d^2 x%d order %d %s: plan]\n", what, n, ch, order, rb_boundary_name(mode));
+    RK(gctx, rb_plan_create(gctx, f, b, n, n, ch, &gp));
+    rb_image di, dout_im;
+    memset(&di, 0, sizeof di);
+    di.width = di.height = n;
+    di.channels = ch;
+    di.format = RB_F32;
+    di.memory = RB_MEMORY_DEVICE;
+    di.data = din;
+    dout_im = di;
+    dout_im.data = dout;
+
+    /* check: poisoned output, fresh input, against the CPU back end */
+    fill(din, count, 7);
+    CK(cudaMemset(dout, 0xFF, count * 4));
+    fprintf(stderr, "  [gpu execute]\n");
+    RK(gctx, rb_execute(gp, &di, &dout_im));
+    CK(cudaMemcpy(hin, din, count * 4, cudaMemcpyDeviceToHost));
+    fprintf(stderr, "  [cpu check]\n");
+    CK(cudaMemcpy(hgpu, dout, count * 4, cudaMemcpyDeviceToHost));
+    RK(cctx, rb_plan_create(cctx, f, b, n, n, ch, &cp));
+    rb_image hi = di, ho = di;
+    hi.memory = ho.memory = RB_MEMORY_HOST;
+    hi.data = hin;
+    ho.data = hcpu;
+    RK(cctx, rb_execute(cp, &hi, &ho));
+    rb_plan_destroy(cp);
+    double check = rel_rms(hgpu, hcpu, count);
+    fprintf(stderr, "  [timing]\n");
+    float t[RUNS];
+    RK(gctx, rb_execute(gp, &di, &dout_im)); /* warm-up */
+    for (int i = 0; i < RUNS; ++i) {
+        fill(din, count, 100 + i);
+        CK(cudaDeviceSynchronize());
+        CK(cudaEventRecord(ev0, 0));
+        RK(gctx, rb_execute(gp, &di, &dout_im));
+        CK(cudaEventRecord(ev1, 0));
+        CK(cudaEventSynchronize(ev1));
+        CK(cudaEventElapsedTime(&t[i], ev0, ev1));
+    }
+    row_t *r = &rows[nrows++];
+    r->what = what;
+    r->n = n;
+    r->ch = ch;
+    r->order = order;
+    r->mode = mode;
+    r->ms = median(t, RUNS);
+    r->copy_ms = copy_ms;
+    r->check = check;
+    fprintf(stderr, "  %-10s %5d^2 x%d order %d %-8s %9.3f ms  check %.2e\n", what, n, ch, order,
+            rb_boundary_name(mode), r->ms, check);
+    if (!(check <= 1e-4)) { fprintf(stderr, "CHECK FAILED\n"); exit(3); }
+    rb_plan_destroy(gp);
+    CK(cudaFree(din));
+    CK(cudaFree(dout));
+    free(hin);
+    free(hgpu);
+    free(hcpu);
+}
+
+/* periodic Gaussian by cuFFT: R2C, multiply by the sampled transfer function, C2R */
+__global__ void gauss_mul(cufftComplex *F, int n, int nc, float sigma)
+{
+    int kx = blockIdx.x * blockDim.x + threadIdx.x, ky = blockIdx.y;
+    if (kx >= nc) return;
+    float fy = (float)(ky <= n / 2 ? ky : ky - n) / n, fx = (float)kx / n;
+    float g = expf(-2.0f * 9.8696044f * sigma * sigma * (fx * fx + fy * fy)) / ((float)n * n);
+    cufftComplex *p = F + (size_t)ky * nc + kx;
+    p->x *= g;
+    p->y *= g;
+}
+
+static void run_fft_gauss(rb_context *gctx, int n, float copy_ms)
+{
+    if (!&rb_filter_gaussian) {
+        fprintf(stderr, "  gaussian: rb_filter_gaussian not in this build, cuFFT comparison skipped\n");
+        return;
+    }
+    size_t count = (size_t)n * n;
+    int nc = n / 2 + 1;
+    float *din, *dout, *dfft;
+    cufftComplex *F;
+    CK(cudaMalloc((void **)&din, count * 4));
+    CK(cudaMalloc((void **)&dout, count * 4));
+    CK(cudaMalloc((void **)&dfft, count * 4));
+    CK(cudaMalloc((void **)&F, (size_t)n * nc * sizeof(cufftComplex)));
+    cufftHandle fwd, inv;
+    if (cufftPlan2d(&fwd, n, n, CUFFT_R2C) != CUFFT_SUCCESS || cufftPlan2d(&inv, n, n, CUFFT_C2R) != CUFFT_SUCCESS) {
+        fprintf(stderr, "cufftPlan2d failed\n");
+        exit(2);
+    }
+    double sigma = n / 6.0;
+    rb_filter *f;
+
+    RK(gctx, rb_filter_gaussian(gctx, sigma, sigma, RB_GAUSSIAN_DEFAULT, &f));
+    rb_boundary b = {RB_BOUNDARY_PERIODIC, 0};
+    rb_plan *gp;
+    RK(gctx, rb_plan_create(gctx, f, b, n, n, 1, &gp));
+    rb_image di;
+    memset(&di, 0, sizeof di);
+    di.width = di.height = n;
+    di.channels = 1;
+    di.format = RB_F32;
+    di.memory = RB_MEMORY_DEVICE;
+    di.data = din;
+    rb_image dout_im = di;
+    dout_im.data = dout;
+    dim3 g((nc + 255) / 256, n);
+#define FFT_RUN()                                                                   \
+    do {                                                                            \
+        if (cufftExecR2C(fwd, din, F) != CUFFT_SUCCESS) { fprintf(stderr, "R2C\n"); exit(2); } \
+        gauss_mul<<<g, 256>>>(F, n, nc, (float)sigma);                              \
+        CK(cudaGetLastError());                                                     \
+        if (cufftExecC2R(inv, F, dfft) != CUFFT_SUCCESS) { fprintf(stderr, "C2R\n"); exit(2); } \
+    } while (0)
+    fill(din, count, 9);
+    CK(cudaMemset(dout, 0xFF, count * 4));
+    CK(cudaMemset(dfft, 0xFF, count * 4));
+    RK(gctx, rb_execute(gp, &di, &dout_im));
+    FFT_RUN();
+    CK(cudaDeviceSynchronize());
+    float *a = (float *)malloc(count * 4), *bb = (float *)malloc(count * 4);
+    CK(cudaMemcpy(a, dout, count * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(bb, dfft, count * 4, cudaMemcpyDeviceToHost));
+    /* compare the blurred images minus their mean (both keep the mean) */
+    double ma = 0, mb = 0, se = 0, sr = 0;
+    for (size_t i = 0; i < count; ++i) { ma += a[i]; mb += bb[i]; }
+    ma /= count; mb /= count;
+    for (size_t i = 0; i < count; ++i) {
+        double x = a[i] - ma, y = bb[i] - mb;
+        se += (x - y) * (x - y);
+        sr += y * y;
+    }
+    double diff = sqrt(se / sr);
+    free(a);
+    free(bb);
+    float t1[RUNS], t2[RUNS];
+    for (int i = 0; i < RUNS; ++i) {
+        fill(din, count, 300 + i);
+        CK(cudaDeviceSynchronize());
+        CK(cudaEventRecord(ev0, 0));
+        RK(gctx, rb_execute(gp, &di, &dout_im));
+        CK(cudaEventRecord(ev1, 0));
+        CK(cudaEventSynchronize(ev1));
+        CK(cudaEventElapsedTime(&t1[i], ev0, ev1));
+        fill(din, count, 400 + i);
+        CK(cudaDeviceSynchronize());
+        CK(cudaEventRecord(ev0, 0));
+        FFT_RUN();
+        CK(cudaEventRecord(ev1, 0));
+        CK(cudaEventSynchronize(ev1));
+        CK(cudaEventElapsedTime(&t2[i], ev0, ev1));
+    }
+    row_t *r = &rows[nrows++];
+    r->what = "gauss-rec";
+    r->n = n; r->ch = 1; r->order = -1; r->mode = RB_BOUNDARY_PERIODIC;
+    r->ms = median(t1, RUNS); r->copy_ms = copy_ms; r->check = diff;
+    r = &rows[nrows++];
+    r->what = "gauss-cufft";
+    r->n = n; r->ch = 1; r->order = -1; r->mode = RB_BOUNDARY_PERIODIC;
+    r->ms = median(t2, RUNS); r->copy_ms = copy_ms; r->check = diff;
+    fprintf(stderr, "  gaussian sigma %.0f periodic %d^2: recblur %.3f ms, cuFFT %.3f ms, "
+            "rel RMS difference (mean removed) %.2e\n", sigma, n, rows[nrows - 2].ms, rows[nrows - 1].ms, diff);
+    cufftDestroy(fwd);
+    cufftDestroy(inv);
+    rb_plan_destroy(gp);
+    rb_filter_destroy(f);
+    CK(cudaFree(din)); CK(cudaFree(dout)); CK(cudaFree(dfft)); CK(cudaFree(F));
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    setvbuf(stderr, NULL, _IONBF, 0);
+    cudaDeviceProp prop;
+    int drv = 0, rt = 0;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    CK(cudaDriverGetVersion(&drv));
+    CK(cudaRuntimeGetVersion(&rt));
+    printf("# device: %s, %d SMs, driver API %d.%d, runtime %d.%d\n", prop.name,
+           prop.multiProcessorCount, drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+    CK(cudaEventCreate(&ev0));
+    CK(cudaEventCreate(&ev1));
+    rb_context *gctx, *cctx;
+    rb_context_create(&gctx);
+    rb_context_create(&cctx);
+    RK(gctx, rb_context_set_backend(gctx, RB_BACKEND_CUDA));
+    RK(cctx, rb_context_set_backend(cctx, RB_BACKEND_CPU));
+
+    int sizes[2] = {4096, 8192};
+    int nsizes = quick ? 1 : 2;
+    for (int si = 0; si < nsizes; ++si) {
+        int n = sizes[si];
+        size_t cnt = (size_t)n * n * 4;
+        float *a, *b;
+        CK(cudaMalloc((void **)&a, cnt * 4));
+        CK(cudaMalloc((void **)&b, cnt * 4));
+        float copy1 = time_copy(b, a, (size_t)n * n);
+        float copy4 = time_copy(b, a, cnt);
+        CK(cudaFree(a));
+        CK(cudaFree(b));
+        fprintf(stderr, "  copy %d^2: %.3f ms (1 ch), %.3f ms (4 ch)\n", n, copy1, copy4);
+        row_t *r = &rows[nrows++];
+        r->what = "d2d-copy"; r->n = n; r->ch = 1; r->order = 0; r->mode = RB_BOUNDARY_NONE;
+        r->ms = copy1; r->copy_ms = copy1; r->check = 0;
+        static const int orders[3] = {1, 3, 5};
+        for (int oi = 0; oi < 3; ++oi) {
+            rb_filter *f = bench_filter(gctx, orders[oi]);
+            for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_MIRROR; ++mode) {
+                if (quick && mode != RB_BOUNDARY_CLAMP && mode != RB_BOUNDARY_PERIODIC) continue;
+                run_2d(gctx, cctx, "iir-2d", f, (rb_boundary_mode)mode, n, 1, orders[oi], copy1);
+            }
+            if (orders[oi] == 3)
+                run_2d(gctx, cctx, "iir-2d", f, RB_BOUNDARY_CLAMP, n, 4, 3, copy4);
+            rb_filter_destroy(f);
+        }
+        run_fft_gauss(gctx, n, copy1);
+    }
+
+    printf("\n| workload | size | ch | order | boundary | median ms | Gpx/s | copy Gpx/s | fraction of copy | check |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < nrows; ++i) {
+        row_t *r = &rows[i];
+        double px = (double)r->n * r->n;
+        char ord[16];
+        if (r->order > 0) snprintf(ord, sizeof ord, "%d", r->order);
+        else snprintf(ord, sizeof ord, "-");
+        printf("| %s | %d^2 | %d | %s | %s | %.3f | %.2f | %.2f | %.3f | %.1e |\n", r->what, r->n, r->ch,
+               ord, r->order == 0 ? "-" : rb_boundary_name(r->mode), r->ms, px / r->ms / 1e6,
+               px / r->copy_ms / 1e6, r->copy_ms / r->ms, r->check);
+    }
+    rb_context_destroy(gctx);
+    rb_context_destroy(cctx);
+    return 0;
+}
