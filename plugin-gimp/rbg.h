@@ -43,8 +43,9 @@ typedef struct {
 
 void rbg_vals_defaults(RbgVals *v);
 
-/* Range checks the engine cannot do (enum values); NULL when fine, else a message. */
-const gchar *rbg_vals_check(const RbgVals *v);
+/* Range checks the engine cannot do (enum values): NULL when fine, else a
+ * newly allocated message naming the bad value. */
+gchar *rbg_vals_check(const RbgVals *v);
 
 /* The engine filter these options describe. */
 rb_status rbg_make_filter(rb_context *ctx, const RbgVals *v, rb_filter **out);

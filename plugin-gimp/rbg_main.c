@@ -86,9 +86,9 @@ static GimpPDBStatusType read_args(gint nparams, const GimpParam *p, RbgVals *v,
         if (!rbg_apply_preset(p[14].data.d_string, v, error))
             return GIMP_PDB_EXECUTION_ERROR;
     }
-    const gchar *bad = rbg_vals_check(v);
+    gchar *bad = rbg_vals_check(v);
     if (bad) {
-        *error = g_strdup_printf("recblur: %s", bad);
+        *error = bad;
         return GIMP_PDB_CALLING_ERROR;
     }
     return GIMP_PDB_SUCCESS;

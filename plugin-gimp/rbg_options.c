@@ -22,20 +22,22 @@ void rbg_vals_defaults(RbgVals *v)
     v->preview = TRUE;
 }
 
-const gchar *rbg_vals_check(const RbgVals *v)
+gchar *rbg_vals_check(const RbgVals *v)
 {
     if (v->operation < 0 || v->operation >= RBG_N_OPS)
-        return "operation must be 0 (gaussian), 1 (b-spline cubic), 2 (b-spline quintic) "
-               "or 3 (signature)";
+        return g_strdup_printf("recblur: operation %d: must be 0 (gaussian), 1 (b-spline cubic), "
+                               "2 (b-spline quintic) or 3 (signature)", v->operation);
     if (v->boundary < RB_BOUNDARY_ZERO || v->boundary > RB_BOUNDARY_NONE)
-        return "boundary must be 0 (zero), 1 (constant), 2 (clamp), 3 (periodic/tileable), "
-               "4 (mirror) or 5 (none)";
+        return g_strdup_printf("recblur: boundary %d: must be 0 (zero), 1 (constant), 2 (clamp), "
+                               "3 (periodic/tileable), 4 (mirror) or 5 (none)", v->boundary);
     if (v->backend < RB_BACKEND_AUTO || v->backend > RB_BACKEND_CUDA)
-        return "backend must be 0 (auto), 1 (cpu) or 2 (gpu/cuda)";
+        return g_strdup_printf("recblur: backend %d: must be 0 (auto), 1 (cpu) or 2 (gpu/cuda)",
+                               v->backend);
     if (v->direction < RB_DIRECTION_BOTH || v->direction > RB_DIRECTION_ANTICAUSAL)
-        return "direction must be 0 (both), 1 (causal) or 2 (anticausal)";
+        return g_strdup_printf("recblur: direction %d: must be 0 (both), 1 (causal) or "
+                               "2 (anticausal)", v->direction);
     if (v->axes < RB_AXES_BOTH || v->axes > RB_AXES_Y)
-        return "axes must be 0 (both), 1 (x) or 2 (y)";
+        return g_strdup_printf("recblur: axes %d: must be 0 (both), 1 (x) or 2 (y)", v->axes);
     return NULL;
 }
 

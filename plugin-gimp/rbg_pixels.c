@@ -41,10 +41,10 @@ gboolean rbg_filter_pixels(const RbgVals *v, const RbgLayout *layout, float *pix
     rb_filter *filter = NULL;
     rb_plan *plan = NULL;
     gboolean ok = FALSE;
-    const gchar *bad = rbg_vals_check(v);
+    gchar *bad = rbg_vals_check(v);
 
     if (bad) {
-        *error = g_strdup_printf("recblur: %s", bad);
+        *error = bad;
         return FALSE;
     }
     if (rb_context_create(&ctx) != RB_OK) {
