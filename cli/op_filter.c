@@ -31,6 +31,9 @@ int cli_op_filter(rb_context *ctx, const cli_options *o, const cli_settings *s, 
     double t0 = cli_now_ms();
     st = rb_plan_create(ctx, f, s->boundary, in->width, in->height, in->channels, &plan);
     double t1 = cli_now_ms();
+    /* 8/16-bit PNG/TIFF samples are sRGB-encoded (img.srgb); floats are linear */
+    if (st == RB_OK && o->linear)
+        st = rb_plan_set_linear_light(plan, 1);
     if (st == RB_OK) {
         rep->backend = rb_plan_backend_name(plan);
         st = rb_execute(plan, in, out);

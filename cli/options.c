@@ -38,7 +38,7 @@ rb_boundary_mode cli_default_boundary(cli_command cmd)
 enum {
     O_SIGMA, O_SIGMA_X, O_SIGMA_Y, O_ACCURATE, O_SIGNATURE, O_DIRECTION, O_AXES, O_DEGREE,
     O_SIZE, O_SIZE_X, O_SIZE_Y, O_BOUNDARY, O_BACKEND, O_PRESET, O_THREADS, O_DEPTH,
-    O_VERBOSE, O_HELP
+    O_VERBOSE, O_HELP, O_LINEAR
 };
 
 typedef struct {
@@ -65,6 +65,7 @@ static const option_def options[] = {
     {"--preset", O_PRESET, 1, M_ALL},
     {"--threads", O_THREADS, 1, M_ALL},
     {"--depth", O_DEPTH, 1, M_FILTERING},
+    {"--linear", O_LINEAR, 0, M(CLI_BLUR) | M(CLI_FILTER) | M(CLI_BSPLINE)},
     {"--verbose", O_VERBOSE, 0, M_ALL},
     {"-v", O_VERBOSE, 0, M_ALL},
     {"--help", O_HELP, 0, M_ALL},
@@ -218,6 +219,7 @@ int cli_parse_options(cli_command cmd, int argc, char **argv, int first, cli_opt
             o->depth_text = val;
             break;
         case O_VERBOSE: o->verbose = 1; break;
+        case O_LINEAR: o->linear = 1; break;
         case O_HELP: o->help = 1; break;
         }
     }

@@ -16,6 +16,7 @@ typedef struct {
     int have_sigma, have_sigma_x, have_sigma_y;
     double sigma, sigma_x, sigma_y;
     int accurate;
+    int linear;          /* --linear: filter in linear light (8/16-bit sRGB files) */
     /* filter */
     const char *signature;
     const char *direction_text, *axes_text;

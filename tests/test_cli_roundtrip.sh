@@ -122,6 +122,24 @@ if have_tiff; then
   else fail "16-bit RGBA blur differs between TIFF and PNG"; fi
 fi
 
+# --linear: a black|white edge blurred symmetrically. Pixels 63 and 64 mirror
+# each other, so their values sum to 1 in the space the filter ran in:
+# encoded values without --linear, linear-light values (sRGB decoded) with it.
+"$CONVERT" -size 64x8 xc:black -size 64x8 xc:white +append -type Grayscale -depth 8 "$T/edge.png"
+"$R" blur --sigma 5 "$T/edge.png" "$T/edge-gamma.png" && "$R" blur --sigma 5 --linear "$T/edge.png" "$T/edge-lin.png"
+pair_sums() {  # prints: encoded sum, linear sum
+  local a b
+  a=$("$CONVERT" "$1" -format '%[fx:p{63,4}.r]' info:); b=$("$CONVERT" "$1" -format '%[fx:p{64,4}.r]' info:)
+  awk -v a="$a" -v b="$b" 'function lin(v) { return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ^ 2.4 }
+    BEGIN { printf "%.4f %.4f\n", a + b, lin(a) + lin(b) }'
+}
+read -r g_enc g_lin <<<"$(pair_sums "$T/edge-gamma.png")"
+read -r l_enc l_lin <<<"$(pair_sums "$T/edge-lin.png")"
+if awk -v ge="$g_enc" -v gl="$g_lin" -v le="$l_enc" -v ll="$l_lin" 'function abs(x) { return x < 0 ? -x : x }
+     BEGIN { exit !(abs(ge - 1) < 0.01 && abs(ll - 1) < 0.01 && abs(gl - 1) > 0.05 && abs(le - 1) > 0.05) }'; then
+  pass "--linear filters in linear light (edge pair sums: gamma $g_enc encoded, linear $l_lin decoded)"
+else fail "--linear: gamma run sums $g_enc (encoded) $g_lin (linear); linear run $l_enc / $l_lin"; fi
+
 # 8-bit PNG -> PFM holds v/255 exactly as ImageMagick reads it
 in8=$(make_input rgb 8 png)
 if "$R" blur --sigma 0 "$in8" "$T/rgb8.pfm" && [ "$(magick_ae "$in8" "$T/rgb8.pfm")" = 0 ]; then
