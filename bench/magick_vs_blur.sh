@@ -45,6 +45,8 @@ median_time() {
 
 echo "ImageMagick $("$CONVERT" -version | sed -n 's/^Version: ImageMagick \([^ ]*\).*/\1/p'), $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 echo "image ${SIZE}x${SIZE} RGB 8-bit TIFF; whole-command wall time, median"
+base=$(median_time "$RUNS" "$CONVERT" "$TMP/in.tif" "$TMP/copy.tif")
+echo "baseline, no filter (convert in.tif out.tif: read + write only): ${base} s"
 echo
 echo "| sigma | recblur module (s) | runs | convert -blur 0xS (s) | runs | speed-up | RMSE between outputs |"
 echo "|------:|-------------------:|-----:|----------------------:|-----:|---------:|---------------------:|"

@@ -38,7 +38,8 @@ static int on_progress(double fraction, void *user)
     return go == MagickFalse;
 }
 
-/* The "recblur:KEY" artifacts (-define) of the first image. */
+/* The "recblur:KEY" artifacts (-define) of the first image. Keys first, values
+ * after the walk: a lookup reorganises the splay tree the iterator walks. */
 static int collect_defines(const Image *image, rb_magick_define **out)
 {
     int n = 0, cap = 0;
@@ -53,9 +54,13 @@ static int collect_defines(const Image *image, rb_magick_define **out)
             if (!grown) { free(d); *out = NULL; return -1; }
             d = grown;
         }
-        d[n].key = key + 8;
-        d[n].value = GetImageArtifact(image, key);
+        d[n].key = key;
+        d[n].value = NULL;
         n++;
+    }
+    for (int i = 0; i < n; i++) {
+        d[i].value = GetImageArtifact(image, d[i].key);
+        d[i].key += 8;
     }
     *out = d;
     return n;
@@ -178,7 +183,16 @@ ModuleExport size_t recblurImage(Image **images, const int argc, const char **ar
         rb_magick_throw(exception, OptionError, err);
         goto done;
     }
+    if (o.linear && o.op == RB_MAGICK_OP_SAT_BOX) {
+        rb_magick_throw(exception, OptionError,
+                        "recblur: linear=yes is not available with op=sat-box");
+        goto done;
+    }
     rb_status st = rb_context_set_backend(ctx, o.backend);
+    /* Respect ImageMagick's thread limit (-limit thread N, MAGICK_THREAD_LIMIT). */
+    MagickSizeType threads = GetMagickResourceLimit(ThreadResource);
+    if (st == RB_OK && threads > 0 && threads < 1024)
+        st = rb_context_set_threads(ctx, (int)threads);
     if (st == RB_OK)
         st = make_filter(ctx, &o, &filter);
     if (st != RB_OK) {
@@ -200,11 +214,6 @@ ModuleExport size_t recblurImage(Image **images, const int argc, const char **ar
         j->image = image;
         if (rb_magick_buffer_plan(image, &j->buf, err, sizeof err)) {
             rb_magick_throw(exception, OptionError, err);
-            goto done;
-        }
-        if (o.linear && o.op == RB_MAGICK_OP_SAT_BOX) {
-            rb_magick_throw(exception, OptionError,
-                            "recblur: linear=yes is not available with op=sat-box");
             goto done;
         }
         if (o.op == RB_MAGICK_OP_SAT_BOX)
