@@ -3,3 +3,4 @@ rb_add_test(test_exact_boundaries ${CMAKE_CURRENT_LIST_DIR}/test_exact_boundarie
             ${CMAKE_CURRENT_LIST_DIR}/reference.c)
 rb_add_test(test_engine_api ${CMAKE_CURRENT_LIST_DIR}/test_engine_api.c
             ${CMAKE_CURRENT_LIST_DIR}/reference.c)
+rb_add_test(test_sat_box ${CMAKE_CURRENT_LIST_DIR}/test_sat_box.c)

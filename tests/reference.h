@@ -3,7 +3,7 @@
  * public rb_axis_filter struct: it extends the signal by a long padding per
  * boundary mode (long enough for the impulse responses to die below 1e-15)
  * and runs the filter in its original signature form, causal then
- * anticausal, in double; `none` is implemented from its definition.
+ * anticausal, in long double; `none` is implemented from its definition.
  *
  *   ref_filter_line(&ax, RB_BOUNDARY_MIRROR, 0.0, x, y, n);
  *   ref_filter_image(&fx, &fy, boundary, in, out, w, h, ch);   // columns, then rows

@@ -177,6 +177,8 @@ static void random_cases(double pmax, double tol)
                 double err = run_case(ctx, fx, fy, b, sz.w, sz.h, ch, RB_F32, label);
                 if (err > worst)
                     worst = err;
+                if (getenv("RB_TEST_VERBOSE"))
+                    printf("  %s: %.3g\n", label, err);
                 if (!(err <= tol)) {
                     printf("FAIL %s: relative RMS %.3g > %.1g\n", label, err, tol);
                     failures++;

@@ -1,17 +1,22 @@
 /* rb_axis_plan_init: the r x r matrices of the exact initial feedbacks of the
  * 2016 paper (Nehab & Maximo) for one axis, one line length and one boundary
- * mode, computed in double at plan time. Conventions and the corrected (67)
+ * mode, computed in long double at plan time (stored in double). Conventions and the corrected (67)
  * are those of FORMULAS.md. */
 #include "rb_internal.h"
 #include "matrix.h"
+#include "line_solver.h"
+
+#include <stdint.h>
 
 #include <limits.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A_F: ones on the superdiagonal, last row [-d_r ... -d_1]. */
-static void companion(int r, const double *d, double *a)
+static void companion(int r, const double *d, rb_real *a)
 {
-    memset(a, 0, sizeof(double) * (size_t)(r * r));
+    memset(a, 0, sizeof(rb_real) * (size_t)(r * r));
     for (int i = 0; i + 1 < r; i++)
         a[i * r + i + 1] = 1.0;
     for (int j = 0; j < r; j++)
@@ -19,9 +24,9 @@ static void companion(int r, const double *d, double *a)
 }
 
 /* Abar_F: column k is the last column of A_F^(r-1-k). */
-static void abar(int r, const double *af, double *out)
+static void abar(int r, const rb_real *af, rb_real *out)
 {
-    double p[RB_MAT_MAX];
+    rb_real p[RB_MAT_MAX];
     for (int k = 0; k < r; k++) {
         rb_mat_pow(r, af, (unsigned long)(r - 1 - k), p);
         for (int i = 0; i < r; i++)
@@ -30,13 +35,160 @@ static void abar(int r, const double *af, double *out)
 }
 
 /* K M K (reverse rows and columns). */
-static void exchange(int r, const double *m, double *out)
+static void exchange(int r, const rb_real *m, rb_real *out)
 {
-    double t[RB_MAT_MAX];
+    rb_real t[RB_MAT_MAX] = {0};
     for (int i = 0; i < r; i++)
         for (int j = 0; j < r; j++)
             t[i * r + j] = m[(r - 1 - i) * r + (r - 1 - j)];
     rb_mat_copy(r, t, out);
+}
+
+/* Round a long double matrix into the plan's double storage. */
+static void store(int r, const rb_real *m, double *dst)
+{
+    for (int i = 0; i < r * r; i++)
+        dst[i] = (double)m[i];
+}
+
+/* ---- Series summed by running the recurrences (long double, plan time).
+ * The closed forms (I - A^h)^-1, S_RF and friends are limits of Neumann
+ * series of companion matrices; for clustered poles near the unit circle the
+ * matrices are so ill-conditioned that inverting them (even in long double)
+ * lost up to 1e-3. Summing the series by running the scalar recurrence is as
+ * accurate as the recurrence itself, and only costs O(r * decay) at plan time. */
+
+/* Samples until the impulse response of y_i = -sum d_k y_{i-k} is below
+ * 1e-21 of its peak for good. */
+static long decay_steps(const double *d, int r)
+{
+    long double h[RB_MAX_ORDER] = {0}, peak = 0;
+    long last = 0;
+    const long cap = 200000000L;
+    for (long i = 0; i < cap; i++) {
+        long double v = i == 0 ? 1.0L : 0.0L;
+        for (int k = 0; k < r; k++)
+            v -= d[k] * h[k];
+        for (int k = r - 1; k > 0; k--)
+            h[k] = h[k - 1];
+        if (r > 0)
+            h[0] = v;
+        long double m = fabsl(v);
+        if (m > peak)
+            peak = m;
+        if (m > 1e-21L * peak)
+            last = i;
+        if (i - last > 256 && i - last > last / 4)
+            break;
+    }
+    return last + 1;
+}
+
+/* out[r x r] = sum_{k>=0} (A^h)^k for the causal companion of d: column j
+ * sums the states of the homogeneous recurrence started from e_j, taken every
+ * h steps. reversed = 1 builds the anticausal version (state [z_h..z_{h+r-1}]). */
+static void series_power_sum(const double *d, int r, unsigned long h, long steps, int reversed,
+                             rb_real *out)
+{
+    /* terms until the state has died out (after `steps`), at least one period */
+    long total = (long)h > steps ? 0 : steps + (long)h; /* A^h below 1e-21: the sum is I */
+    for (int j = 0; j < r; j++) {
+        rb_real w[RB_MAX_ORDER], acc[RB_MAX_ORDER]; /* w[i]: the last r values, oldest first */
+        for (int i = 0; i < r; i++)
+            w[i] = acc[i] = (reversed ? (r - 1 - i) : i) == j ? 1.0L : 0.0L;
+        for (long s = 1; s <= total; s++) {
+            rb_real v = 0;
+            for (int k = 1; k <= r; k++)
+                v -= d[k - 1] * w[r - k];
+            for (int i = 0; i + 1 < r; i++)
+                w[i] = w[i + 1];
+            w[r - 1] = v;
+            if ((unsigned long)s % h == 0)
+                for (int i = 0; i < r; i++)
+                    acc[i] += w[i];
+        }
+        for (int i = 0; i < r; i++)
+            out[(reversed ? r - 1 - i : i) * r + j] = acc[i];
+    }
+}
+
+/* (44) by the series: e(Z) = M44 e_{-1}(Y) + v44 C for a causal tail that
+ * starts from state e_{-1}(Y) with constant input C beyond the line. */
+static int series_epilogue(const rb_axis *ax, int r, long steps, rb_real *M44, rb_real *v44)
+{
+    long total = 2 * steps + 2 * r;
+    rb_real *y = malloc(sizeof(rb_real) * (size_t)total);
+    if (!y)
+        return 0;
+    rb_real sc = 1, sa = 1;
+    for (int k = 0; k < r; k++) {
+        sc += ax->dc[k];
+        sa += ax->da[k];
+    }
+    for (int j = 0; j <= r; j++) { /* j == r: the constant input */
+        rb_real in = j == r ? 1.0L : 0.0L;
+        for (int i = 0; i < r; i++)
+            y[i] = i == j ? 1.0L : 0.0L;
+        for (long t = r; t < total; t++) {
+            rb_real v = in;
+            for (int k = 1; k <= r; k++)
+                v -= ax->dc[k - 1] * y[t - k];
+            y[t] = v;
+        }
+        /* anticausal from the far end, where y has reached its steady state */
+        rb_real zinf = in / sc / sa, z[RB_MAX_ORDER];
+        for (int k = 0; k < r; k++)
+            z[k] = zinf; /* z[k] = z_{t+1+k} */
+        for (long t = total - 1; t >= r; t--) {
+            rb_real v = y[t];
+            for (int k = 0; k < r; k++)
+                v -= ax->da[k] * z[k];
+            for (int k = r - 1; k > 0; k--)
+                z[k] = z[k - 1];
+            z[0] = v;
+        }
+        for (int i = 0; i < r; i++) {
+            if (j < r)
+                M44[i * r + j] = z[i];
+            else
+                v44[i] = z[i];
+        }
+    }
+    free(y);
+    return 1;
+}
+
+/* Run a deterministic probe line through the symmetric mirror route and the
+ * 2n-periodic route; 1 when they agree to 1e-9 (relative RMS). */
+static int mirror_routes_agree(const rb_axis_plan *ap)
+{
+    rb_axis_plan a = *ap, b = *ap;
+    a.mirror_via_periodic = 0;
+    b.mirror_via_periodic = 1;
+    rb_line_layout la, lb;
+    rb_line_layout_get(&a, &la);
+    rb_line_layout_get(&b, &lb);
+    size_t na = (size_t)(la.in_len + la.work_len), nb = (size_t)(lb.in_len + lb.work_len);
+    rb_lane *xa = malloc(sizeof(rb_lane) * na), *xb = malloc(sizeof(rb_lane) * nb);
+    int agree = 0;
+    if (xa && xb) {
+        uint32_t s = 12345u;
+        for (long i = 0; i < ap->n; i++) {
+            s = s * 1664525u + 1013904223u;
+            xa[la.lead + i] = xb[lb.lead + i] = (double)(s >> 8) / 8388608.0 - 1.0;
+        }
+        const rb_lane *ya = rb_line_solve(&a, 1, xa, la.work_len ? xa + la.in_len : NULL, NULL);
+        const rb_lane *yb = rb_line_solve(&b, 1, xb, lb.work_len ? xb + lb.in_len : NULL, NULL);
+        double num = 0, den = 0;
+        for (long i = 0; i < ap->n; i++) {
+            num += (ya[i] - yb[i]) * (ya[i] - yb[i]);
+            den += yb[i] * yb[i];
+        }
+        agree = num <= 1e-18 * den;
+    }
+    free(xa);
+    free(xb);
+    return agree;
 }
 
 static rb_status singular(rb_context *ctx, const char *what)
@@ -66,8 +218,8 @@ rb_status rb_axis_plan_init(rb_context *ctx, const rb_axis *ax, rb_boundary_mode
     if (r == 0)
         return RB_OK;
 
-    double AF[RB_MAT_MAX], AbF[RB_MAT_MAX], AR[RB_MAT_MAX], AbR[RB_MAT_MAX];
-    double AFr[RB_MAT_MAX], ARr[RB_MAT_MAX], I[RB_MAT_MAX], t[RB_MAT_MAX], u[RB_MAT_MAX];
+    rb_real AF[RB_MAT_MAX], AbF[RB_MAT_MAX], AR[RB_MAT_MAX], AbR[RB_MAT_MAX];
+    rb_real AFr[RB_MAT_MAX], ARr[RB_MAT_MAX], I[RB_MAT_MAX], t[RB_MAT_MAX], u[RB_MAT_MAX];
     companion(r, ax->dc, AF);
     abar(r, AF, AbF);
     companion(r, ax->da, t);
@@ -85,12 +237,23 @@ rb_status rb_axis_plan_init(rb_context *ctx, const rb_axis *ax, rb_boundary_mode
     out->prologue_dc = 1.0 / sc;
     out->anticausal_dc = 1.0 / sa;
 
+    long steps_c = decay_steps(ax->dc, r), steps_a = decay_steps(ax->da, r);
+    long steps = steps_c > steps_a ? steps_c : steps_a;
+
     switch (mode) {
     case RB_BOUNDARY_ZERO:
     case RB_BOUNDARY_CONSTANT:
     case RB_BOUNDARY_CLAMP: {
+        rb_real M44s[RB_MAT_MAX], v44s[RB_MAX_ORDER];
+        if (steps <= (4L << 20) && series_epilogue(ax, r, steps, M44s, v44s)) {
+            store(r, M44s, out->M44);
+            for (int k = 0; k < r; k++)
+                out->v44[k] = (double)v44s[k];
+            break;
+        }
+        /* too slow to die out for the series: the closed form */
         /* (44): e(Z) = S_RF A_F^r e_{-1}(Y) + (S_R Abar_R - S_RF A_F^r) S_F Abar_F [c..c] */
-        double SF[RB_MAT_MAX], SR[RB_MAT_MAX], SRF[RB_MAT_MAX], w[RB_MAX_ORDER], ones[RB_MAX_ORDER];
+        rb_real SF[RB_MAT_MAX], SR[RB_MAT_MAX], SRF[RB_MAT_MAX], w[RB_MAX_ORDER], ones[RB_MAX_ORDER];
         rb_mat_sub(r, I, AFr, t);
         if (!rb_mat_inverse(r, t, SF))
             return singular(ctx, "I - A_F^r");
@@ -99,21 +262,25 @@ rb_status rb_axis_plan_init(rb_context *ctx, const rb_axis *ax, rb_boundary_mode
             return singular(ctx, "I - A_R^r");
         if (!rb_stein_solve(r, ARr, AFr, AbR, SRF)) /* (43) */
             return singular(ctx, "Stein (43)");
-        rb_mat_mul(r, SRF, AFr, out->M44);
+        rb_real M44[RB_MAT_MAX];
+        rb_mat_mul(r, SRF, AFr, M44);
+        store(r, M44, out->M44);
         rb_mat_mul(r, SR, AbR, t);
-        rb_mat_sub(r, t, out->M44, t);
+        rb_mat_sub(r, t, M44, t);
         rb_mat_mul(r, t, SF, t);
         rb_mat_mul(r, t, AbF, t);
         for (int k = 0; k < r; k++)
             ones[k] = 1.0;
         rb_mat_vec(r, t, ones, w);
-        memcpy(out->v44, w, sizeof(double) * (size_t)r);
+        for (int k = 0; k < r; k++)
+            out->v44[k] = (double)w[k];
         break;
     }
-    case RB_BOUNDARY_MIRROR:
+    case RB_BOUNDARY_MIRROR: {
+        int sym_ok = 0;
         if (ax->symmetric && ax->causal_order > 0) {
             /* (67) corrected and (72), FORMULAS.md */
-            double AFh[RB_MAT_MAX], AF2h[RB_MAT_MAX], ARh[RB_MAT_MAX], iAbF[RB_MAT_MAX],
+            rb_real AFh[RB_MAT_MAX], AF2h[RB_MAT_MAX], ARh[RB_MAT_MAX], iAbF[RB_MAT_MAX],
                 S2[RB_MAT_MAX], K[RB_MAT_MAX];
             int ok = 1;
             rb_mat_pow(r, AF, (unsigned long)n, AFh);
@@ -130,7 +297,8 @@ rb_status rb_axis_plan_init(rb_context *ctx, const rb_axis *ax, rb_boundary_mode
             rb_mat_sub(r, I, t, t);
             rb_mat_mul(r, iAbF, t, t);
             rb_mat_mul(r, K, t, t);
-            rb_mat_mul(r, S2, t, out->M67z);
+            rb_mat_mul(r, S2, t, u);
+            store(r, u, out->M67z);
             /* M67y = S2 (A_F^h + K A_R^h Abar_F^-1 A_F^r Abar_R) */
             rb_mat_mul(r, AFr, AbR, t);
             rb_mat_mul(r, iAbF, t, t);
@@ -138,30 +306,39 @@ rb_status rb_axis_plan_init(rb_context *ctx, const rb_axis *ax, rb_boundary_mode
             rb_mat_mul(r, K, t, t);
             for (int i = 0; i < r * r; i++)
                 t[i] += AFh[i];
-            rb_mat_mul(r, S2, t, out->M67y);
-            rb_mat_copy(r, AFh, out->AFh);
+            rb_mat_mul(r, S2, t, u);
+            store(r, u, out->M67y);
+            store(r, AFh, out->AFh);
             /* M72 = (K - A_R^r)^-1 Abar_R */
             rb_mat_sub(r, K, ARr, t);
             ok = ok && rb_mat_inverse(r, t, u);
-            rb_mat_mul(r, u, AbR, out->M72);
-            if (ok)
-                break;
+            rb_mat_mul(r, u, AbR, u);
+            store(r, u, out->M72);
+            sym_ok = ok;
         }
-        /* Non-symmetric axis: the mirror extension is 2n-periodic; use (49)/(51) on 2n. */
-        if (n > INT_MAX / 2)
-            return rb_error(ctx, RB_ERR_SIZE, "mirror boundary: line of %d samples too long", n);
-        out->mirror_via_periodic = 1;
-        /* fall through */
+        /* The mirror extension is 2n-periodic: (49)/(51) on the mirrored 2n line
+         * is exact for every axis. The symmetric closed forms are cheaper (no
+         * doubled line) but their matrices can be ill-conditioned for
+         * clustered poles near the unit circle, so a probe line decides. */
+        if (n > INT_MAX / 2) {
+            if (!sym_ok)
+                return rb_error(ctx, RB_ERR_SIZE, "mirror boundary: line of %d samples too long", n);
+            break;
+        }
+        series_power_sum(ax->dc, r, 2ul * (unsigned long)n, steps_c, 0, u);
+        store(r, u, out->Pf);
+        series_power_sum(ax->da, r, 2ul * (unsigned long)n, steps_a, 1, u);
+        store(r, u, out->Pr);
+        out->mirror_via_periodic = !(sym_ok && mirror_routes_agree(out));
+        break;
+    }
     case RB_BOUNDARY_PERIODIC: {
         unsigned long h = out->mirror_via_periodic ? 2ul * (unsigned long)n : (unsigned long)n;
-        rb_mat_pow(r, AF, h, t);
-        rb_mat_sub(r, I, t, t);
-        if (!rb_mat_inverse(r, t, out->Pf)) /* (49) */
-            return singular(ctx, "I - A_F^h");
-        rb_mat_pow(r, AR, h, t);
-        rb_mat_sub(r, I, t, t);
-        if (!rb_mat_inverse(r, t, out->Pr)) /* (51) */
-            return singular(ctx, "I - A_R^h");
+        /* (49), (51): (I - A^h)^-1 = sum_k A^(hk), summed by the recurrence */
+        series_power_sum(ax->dc, r, h, steps_c, 0, u);
+        store(r, u, out->Pf);
+        series_power_sum(ax->da, r, h, steps_a, 1, u);
+        store(r, u, out->Pr);
         break;
     }
     case RB_BOUNDARY_NONE:

@@ -6,24 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rb_mat_identity(int r, double *a)
+void rb_mat_identity(int r, rb_real *a)
 {
-    memset(a, 0, sizeof(double) * (size_t)(r * r));
+    memset(a, 0, sizeof(rb_real) * (size_t)(r * r));
     for (int i = 0; i < r; i++)
         a[i * r + i] = 1.0;
 }
 
-void rb_mat_copy(int r, const double *a, double *out)
+void rb_mat_copy(int r, const rb_real *a, rb_real *out)
 {
-    memmove(out, a, sizeof(double) * (size_t)(r * r));
+    memmove(out, a, sizeof(rb_real) * (size_t)(r * r));
 }
 
-void rb_mat_mul(int r, const double *a, const double *b, double *out)
+void rb_mat_mul(int r, const rb_real *a, const rb_real *b, rb_real *out)
 {
-    double t[RB_MAT_MAX];
+    rb_real t[RB_MAT_MAX];
     for (int i = 0; i < r; i++)
         for (int j = 0; j < r; j++) {
-            double s = 0.0;
+            rb_real s = 0.0;
             for (int k = 0; k < r; k++)
                 s += a[i * r + k] * b[k * r + j];
             t[i * r + j] = s;
@@ -31,15 +31,15 @@ void rb_mat_mul(int r, const double *a, const double *b, double *out)
     rb_mat_copy(r, t, out);
 }
 
-void rb_mat_sub(int r, const double *a, const double *b, double *out)
+void rb_mat_sub(int r, const rb_real *a, const rb_real *b, rb_real *out)
 {
     for (int i = 0; i < r * r; i++)
         out[i] = a[i] - b[i];
 }
 
-void rb_mat_pow(int r, const double *a, unsigned long e, double *out)
+void rb_mat_pow(int r, const rb_real *a, unsigned long e, rb_real *out)
 {
-    double base[RB_MAT_MAX], acc[RB_MAT_MAX];
+    rb_real base[RB_MAT_MAX], acc[RB_MAT_MAX];
     rb_mat_copy(r, a, base);
     rb_mat_identity(r, acc);
     while (e) {
@@ -52,34 +52,34 @@ void rb_mat_pow(int r, const double *a, unsigned long e, double *out)
     rb_mat_copy(r, acc, out);
 }
 
-void rb_mat_vec(int r, const double *a, const double *x, double *y)
+void rb_mat_vec(int r, const rb_real *a, const rb_real *x, rb_real *y)
 {
     for (int i = 0; i < r; i++) {
-        double s = 0.0;
+        rb_real s = 0.0;
         for (int k = 0; k < r; k++)
             s += a[i * r + k] * x[k];
         y[i] = s;
     }
 }
 
-int rb_mat_inverse(int r, const double *a, double *out)
+int rb_mat_inverse(int r, const rb_real *a, rb_real *out)
 {
-    double m[RB_MAT_MAX], inv[RB_MAT_MAX];
+    rb_real m[RB_MAT_MAX], inv[RB_MAT_MAX];
     rb_mat_copy(r, a, m);
     rb_mat_identity(r, inv);
     for (int c = 0; c < r; c++) {
         int p = c;
         for (int i = c + 1; i < r; i++)
-            if (fabs(m[i * r + c]) > fabs(m[p * r + c]))
+            if (fabsl(m[i * r + c]) > fabsl(m[p * r + c]))
                 p = i;
-        if (!(fabs(m[p * r + c]) > 1e-300))
+        if (!(fabsl(m[p * r + c]) > 1e-300))
             return 0;
         if (p != c)
             for (int j = 0; j < r; j++) {
-                double t = m[c * r + j]; m[c * r + j] = m[p * r + j]; m[p * r + j] = t;
+                rb_real t = m[c * r + j]; m[c * r + j] = m[p * r + j]; m[p * r + j] = t;
                 t = inv[c * r + j]; inv[c * r + j] = inv[p * r + j]; inv[p * r + j] = t;
             }
-        double piv = 1.0 / m[c * r + c];
+        rb_real piv = 1.0 / m[c * r + c];
         for (int j = 0; j < r; j++) {
             m[c * r + j] *= piv;
             inv[c * r + j] *= piv;
@@ -87,7 +87,7 @@ int rb_mat_inverse(int r, const double *a, double *out)
         for (int i = 0; i < r; i++) {
             if (i == c)
                 continue;
-            double f = m[i * r + c];
+            rb_real f = m[i * r + c];
             if (f == 0.0)
                 continue;
             for (int j = 0; j < r; j++) {
@@ -100,23 +100,23 @@ int rb_mat_inverse(int r, const double *a, double *out)
     return 1;
 }
 
-int rb_lin_solve(int n, double *m, double *b)
+int rb_lin_solve(int n, rb_real *m, rb_real *b)
 {
     for (int c = 0; c < n; c++) {
         int p = c;
         for (int i = c + 1; i < n; i++)
-            if (fabs(m[i * n + c]) > fabs(m[p * n + c]))
+            if (fabsl(m[i * n + c]) > fabsl(m[p * n + c]))
                 p = i;
-        if (!(fabs(m[p * n + c]) > 1e-300))
+        if (!(fabsl(m[p * n + c]) > 1e-300))
             return 0;
         if (p != c) {
             for (int j = 0; j < n; j++) {
-                double t = m[c * n + j]; m[c * n + j] = m[p * n + j]; m[p * n + j] = t;
+                rb_real t = m[c * n + j]; m[c * n + j] = m[p * n + j]; m[p * n + j] = t;
             }
-            double t = b[c]; b[c] = b[p]; b[p] = t;
+            rb_real t = b[c]; b[c] = b[p]; b[p] = t;
         }
         for (int i = c + 1; i < n; i++) {
-            double f = m[i * n + c] / m[c * n + c];
+            rb_real f = m[i * n + c] / m[c * n + c];
             if (f == 0.0)
                 continue;
             for (int j = c; j < n; j++)
@@ -125,7 +125,7 @@ int rb_lin_solve(int n, double *m, double *b)
         }
     }
     for (int i = n - 1; i >= 0; i--) {
-        double s = b[i];
+        rb_real s = b[i];
         for (int j = i + 1; j < n; j++)
             s -= m[i * n + j] * b[j];
         b[i] = s / m[i * n + i];
@@ -133,10 +133,10 @@ int rb_lin_solve(int n, double *m, double *b)
     return 1;
 }
 
-int rb_stein_solve(int r, const double *a, const double *b, const double *c, double *x)
+int rb_stein_solve(int r, const rb_real *a, const rb_real *b, const rb_real *c, rb_real *x)
 {
     int n = r * r;
-    double *m = malloc(sizeof(double) * (size_t)(n * n));
+    rb_real *m = malloc(sizeof(rb_real) * (size_t)(n * n));
     if (!m)
         return 0;
     /* row (i,j), column (p,q): delta - A[i][p] B[q][j] */
@@ -146,7 +146,7 @@ int rb_stein_solve(int r, const double *a, const double *b, const double *c, dou
                 for (int q = 0; q < r; q++)
                     m[(i * r + j) * n + p * r + q] =
                         (i == p && j == q ? 1.0 : 0.0) - a[i * r + p] * b[q * r + j];
-    memcpy(x, c, sizeof(double) * (size_t)n);
+    memcpy(x, c, sizeof(rb_real) * (size_t)n);
     int ok = rb_lin_solve(n, m, x);
     free(m);
     return ok;

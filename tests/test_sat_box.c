@@ -1,0 +1,155 @@
+/* Summed-area tables against naive double sums (exact for integer input with
+ * F64 output), box filters against a naive windowed average of the explicit
+ * extension, every boundary mode, odd and even sizes, sizes beyond the image. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "test_util.h"
+
+static void test_sat_exact(void **state)
+{
+    (void)state;
+    rb_context *ctx;
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    for (int rep = 0; rep < 12; rep++) {
+        int w = tu_int(1, 70), h = tu_int(1, 50), ch = tu_int(1, 4);
+        rb_format fin = rep % 3 == 0 ? RB_U8 : rep % 3 == 1 ? RB_U16 : RB_F32;
+        size_t n = (size_t)w * h * ch;
+        void *in = malloc(n * 4);
+        double *v = malloc(n * 8), *want = malloc(n * 8), *got = malloc(n * 8);
+        float *gotf = malloc(n * 4);
+        for (size_t i = 0; i < n; i++) {
+            if (fin == RB_U8)
+                v[i] = ((uint8_t *)in)[i] = (uint8_t)tu_int(0, 255);
+            else if (fin == RB_U16)
+                v[i] = ((uint16_t *)in)[i] = (uint16_t)tu_int(0, 65535);
+            else
+                v[i] = ((float *)in)[i] = (float)(tu_uniform() - 0.3);
+        }
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                for (int c = 0; c < ch; c++) {
+                    double s = 0; /* naive: the whole rectangle */
+                    for (int yy = 0; yy <= y; yy++)
+                        for (int xx = 0; xx <= x; xx++)
+                            s += v[((size_t)yy * w + xx) * ch + c];
+                    want[((size_t)y * w + x) * ch + c] = s;
+                }
+        rb_image i = {w, h, ch, 0, fin, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in};
+        rb_image o = {w, h, ch, 0, RB_F64, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, got};
+        assert_int_equal(rb_sat(ctx, &i, &o), RB_OK);
+        o.format = RB_F32;
+        o.data = gotf;
+        assert_int_equal(rb_sat(ctx, &i, &o), RB_OK);
+        for (size_t k = 0; k < n; k++) {
+            if (fin != RB_F32)
+                assert_true(got[k] == want[k]); /* integers: exact */
+            else
+                assert_true(fabs(got[k] - want[k]) <= 1e-9 * (1 + fabs(want[k])));
+            assert_true(fabs(gotf[k] - want[k]) <= 6e-8 * fabs(want[k]) + 1e-9);
+        }
+        free(in); free(v); free(want); free(got); free(gotf);
+    }
+    /* errors */
+    uint8_t px[4] = {1, 2, 3, 4};
+    rb_image i = {2, 2, 1, 0, RB_U8, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, px};
+    rb_image o = i;
+    uint8_t dst[4];
+    o.data = dst;
+    assert_int_equal(rb_sat(ctx, &i, &o), RB_ERR_UNSUPPORTED); /* U8 output */
+    assert_true(strlen(rb_context_error(ctx)) > 0);
+    assert_int_equal(rb_sat(ctx, NULL, &o), RB_ERR_NULL);
+    o.format = RB_F32;
+    o.width = 3;
+    assert_int_equal(rb_sat(ctx, &i, &o), RB_ERR_SIZE);
+    rb_context_destroy(ctx);
+}
+
+static long imod(long i, long p)
+{
+    long j = i % p;
+    return j < 0 ? j + p : j;
+}
+
+static double ext(const double *x, long n, long stride, long i, rb_boundary b)
+{
+    if (i >= 0 && i < n)
+        return x[i * stride];
+    switch (b.mode) {
+    case RB_BOUNDARY_CONSTANT: return b.value;
+    case RB_BOUNDARY_CLAMP: return x[(i < 0 ? 0 : n - 1) * stride];
+    case RB_BOUNDARY_PERIODIC: return x[imod(i, n) * stride];
+    case RB_BOUNDARY_MIRROR: {
+        long j = imod(i, 2 * n);
+        return x[(j < n ? j : 2 * n - 1 - j) * stride];
+    }
+    default: return 0.0;
+    }
+}
+
+static void test_box(void **state)
+{
+    (void)state;
+    rb_context *ctx;
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    rb_boundary_mode modes[] = {RB_BOUNDARY_ZERO, RB_BOUNDARY_CONSTANT, RB_BOUNDARY_CLAMP,
+                                RB_BOUNDARY_PERIODIC, RB_BOUNDARY_MIRROR, RB_BOUNDARY_NONE};
+    for (int m = 0; m < 6; m++)
+        for (int rep = 0; rep < 4; rep++) {
+            int w = tu_int(1, 40), h = tu_int(1, 30), ch = tu_int(1, 4);
+            int sx = rep == 3 ? 2 * w + 3 : tu_int(1, 9), sy = rep == 3 ? 3 * h + 2 : tu_int(1, 9);
+            rb_boundary b = {modes[m], 0.3f};
+            size_t n = (size_t)w * h * ch;
+            float *in = malloc(n * 4), *out = malloc(n * 4);
+            double *v = malloc(n * 8), *t = malloc(n * 8), *want = malloc(n * 8);
+            for (size_t i = 0; i < n; i++)
+                v[i] = in[i] = (float)tu_uniform();
+            /* columns: window -(s/2) .. s-1-s/2 */
+            for (int x = 0; x < w; x++)
+                for (int c = 0; c < ch; c++)
+                    for (int y = 0; y < h; y++) {
+                        double s = 0;
+                        for (int k = -(sy / 2); k <= sy - 1 - sy / 2; k++)
+                            s += ext(v + (size_t)x * ch + c, h, (long)w * ch, y + k, b);
+                        t[((size_t)y * w + x) * ch + c] = s / sy;
+                    }
+            for (int y = 0; y < h; y++)
+                for (int c = 0; c < ch; c++)
+                    for (int x = 0; x < w; x++) {
+                        double s = 0;
+                        for (int k = -(sx / 2); k <= sx - 1 - sx / 2; k++)
+                            s += ext(t + (size_t)y * w * ch + c, w, ch, x + k, b);
+                        want[((size_t)y * w + x) * ch + c] = s / sx;
+                    }
+            rb_image i = {w, h, ch, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in};
+            rb_image o = i;
+            o.data = out;
+            assert_int_equal(rb_box_filter(ctx, sx, sy, b, &i, &o), RB_OK);
+            double maxe = 0;
+            for (size_t k = 0; k < n; k++)
+                maxe = fmax(maxe, fabs(out[k] - want[k]));
+            if (maxe > 2e-6)
+                fail_msg("box %dx%d on %dx%dx%d %s: max error %g", sx, sy, w, h, ch,
+                         rb_boundary_name(modes[m]), maxe);
+            free(in); free(out); free(v); free(t); free(want);
+        }
+    float px = 1;
+    rb_image i = {1, 1, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, &px};
+    rb_boundary b = {RB_BOUNDARY_ZERO, 0};
+    assert_int_equal(rb_box_filter(ctx, 0, 3, b, &i, &i), RB_ERR_ARGUMENT);
+    assert_true(strlen(rb_context_error(ctx)) > 0);
+    assert_true(px == 1);
+    rb_context_destroy(ctx);
+}
+
+int main(void)
+{
+    tu_seed("test_sat_box");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sat_exact),
+        cmocka_unit_test(test_box),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
