@@ -171,6 +171,50 @@ static void test_separate_sigmas(void **s)
     rb_context_destroy(ctx);
 }
 
+/* The designs through rb_execute on the CPU back end: an impulse on a 1-row
+ * image with zero boundary (exact for the infinite line) must meet the same
+ * budgets, plus float32 output rounding. */
+static void test_through_engine(void **s)
+{
+    (void)s;
+    const double sig[] = {1, 3, 25, 99, 1000};
+    rb_context *ctx;
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    assert_int_equal(rb_context_set_backend(ctx, RB_BACKEND_CPU), RB_OK);
+    for (int q = 0; q < 2; q++)
+        for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++) {
+            double sg = sig[i];
+            int n = 2 * (int)(13 * sg) + 41;
+            rb_filter *f;
+            rb_plan *plan;
+            assert_int_equal(rb_filter_gaussian(ctx, sg, 0, (rb_gaussian_quality)q, &f), RB_OK);
+            rb_boundary b = {RB_BOUNDARY_ZERO, 0.0f};
+            if (rb_plan_create(ctx, f, b, n, 1, 1, &plan) != RB_OK)
+                fail_msg("plan: %s", rb_context_error(ctx));
+            float *in = calloc((size_t)n, sizeof *in), *out = calloc((size_t)n, sizeof *out);
+            in[n / 2] = 1.0f;
+            rb_image im = {n, 1, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in}, om = im;
+            om.data = out;
+            if (rb_execute(plan, &im, &om) != RB_OK)
+                fail_msg("execute: %s", rb_context_error(ctx));
+            double gs = 0, l1 = 0;
+            for (int k = 0; k < n; k++)
+                gs += exp(-0.5 * ((k - n / 2) / sg) * ((k - n / 2) / sg));
+            for (int k = 0; k < n; k++)
+                l1 += fabs(out[k] - exp(-0.5 * ((k - n / 2) / sg) * ((k - n / 2) / sg)) / gs);
+            double budget = (q && sg < RB_GAUSSIAN_ACCURATE_MAX_SIGMA) ? 1e-4 : 1e-3;
+            printf("  engine %-8s sigma %6g  L1 %.3e  (%s)\n", q ? "accurate" : "default", sg, l1,
+                   rb_plan_backend_name(plan));
+            if (!(l1 <= budget + 1e-6))
+                fail_msg("sigma %g quality %d through rb_execute: L1 %.3e", sg, q, l1);
+            free(in);
+            free(out);
+            rb_plan_destroy(plan);
+            rb_filter_destroy(f);
+        }
+    rb_context_destroy(ctx);
+}
+
 static void test_bad_sigma(void **s)
 {
     (void)s;
@@ -199,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_listed_default),
         cmocka_unit_test(test_listed_accurate),
         cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_through_engine),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -233,8 +233,8 @@ typedef struct {
     const char *note;             /* for the description */
 } rb_gaussian_stage;
 
-#define REDUCED3 " (order reduced to 3 by double precision at this sigma: L1 ~6e-3)"
-#define REDUCED2 " (order reduced to 2 by double precision at this sigma: L1 ~3e-2)"
+#define REDUCED3 " (order reduced to 3 by double precision: L1 ~6e-3)"
+#define REDUCED2 " (order reduced to 2 by double precision: L1 ~3e-2)"
 /* stages in increasing sigma; the FIR covers sigma below the first */
 static const rb_gaussian_stage default_stages[] = {
     {RB_GAUSSIAN_DEFAULT_FIR_BELOW, &rb_gaussian_fit_default, MAP_SAMPLED, ""},
@@ -245,7 +245,7 @@ static const rb_gaussian_stage default_stages[] = {
 static const rb_gaussian_stage accurate_stages[] = {
     {RB_GAUSSIAN_ACCURATE_FIR_BELOW, &rb_gaussian_fit_accurate, MAP_SAMPLED, ""},
     {RB_GAUSSIAN_ACCURATE_MAX_SIGMA, &rb_gaussian_fit_default, MAP_WARPED,
-     " (accurate not reachable in double at this sigma: default design, L1 <= 1e-3)"},
+     " (accurate not reachable in double here: default design)"},
     {RB_GAUSSIAN_ORDER4_MAX_SIGMA, &rb_gaussian_fit_reduced3, MAP_WARPED, REDUCED3},
     {RB_GAUSSIAN_ORDER3_MAX_SIGMA, &rb_gaussian_fit_reduced2, MAP_WARPED, REDUCED2},
 };
@@ -339,7 +339,7 @@ rb_status rb_filter_gaussian(rb_context *ctx, double sigma_x, double sigma_y, rb
     if (sigma_x == sigma_y)
         snprintf(f->description, sizeof f->description, "gaussian sigma=%g (%s): %.200s", sigma_x, qn, ax.what);
     else
-        snprintf(f->description, sizeof f->description, "gaussian sigma-x=%g, sigma-y=%g (%s): x %.80s; y %.80s",
+        snprintf(f->description, sizeof f->description, "gaussian sigma-x=%g, sigma-y=%g (%s): x %.96s; y %.96s",
                  sigma_x, sigma_y, qn, sigma_x > 0 ? ax.what : "unfiltered", sigma_y > 0 ? ay.what : "unfiltered");
     *out = f;
     return RB_OK;
