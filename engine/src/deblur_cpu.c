@@ -27,7 +27,7 @@
 typedef struct {
     int ra, ca;                  /* used extent of a: rows, columns */
     int rb, cb;                  /* used extent of b */
-    float *a, *b;                /* ra x ca, cb columns reversed (dot products run forwards) */
+    float *a, *b;                /* ra x ca and rb x cb, row-major, as in the filter */
 } quad_coef;
 
 struct rb_deblur_plan {
@@ -53,14 +53,14 @@ static void extent(const double *c, int m, int skip_origin, int *rows, int *cols
             }
 }
 
-static float *reversed(const double *c, int m, int rows, int cols)
+static float *to_float(const double *c, int m, int rows, int cols)
 {
     float *o = calloc((size_t)(rows ? rows : 1) * (cols ? cols : 1), sizeof(float));
     if (!o)
         return NULL;
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++)
-            o[i * cols + (cols - 1 - j)] = (float)c[i * m + j];
+            o[i * cols + j] = (float)c[i * m + j];
     return o;
 }
 
@@ -114,8 +114,8 @@ rb_status rb_deblur_plan_create(rb_context *ctx, const rb_deblur_filter *f, rb_b
         quad_coef *c = &p->qc[q];
         extent(f->a[q], f->m, 0, &c->ra, &c->ca);
         extent(f->b[q], f->m, 1, &c->rb, &c->cb);
-        c->a = reversed(f->a[q], f->m, c->ra, c->ca);
-        c->b = reversed(f->b[q], f->m, c->rb, c->cb);
+        c->a = to_float(f->a[q], f->m, c->ra, c->ca);
+        c->b = to_float(f->b[q], f->m, c->rb, c->cb);
         if (!c->a || !c->b) {
             rb_deblur_plan_destroy(p);
             return rb_error(ctx, RB_ERR_NOMEM, "deblur plan: out of memory");
@@ -157,45 +157,64 @@ static long ext_index(long k, long n, rb_boundary_mode mode)
 
 typedef struct {
     const quad_coef *c;
-    const float *X;
+    float *X;
     float *Y;
     long Wp, Hp, Z;              /* buffer sides; Z = guard */
+    long P, W, H, ch, cc;        /* margin, image size, channels, this channel */
+    int si, sj;                  /* this quadrant's scan signs */
+    const long *row_src, *col_src; /* buffer row/col (past the guard) -> image row/col, -1: constant */
+    const float *work;           /* the loaded image, interleaved */
+    float *acc;                  /* sum of the quadrants, interleaved */
+    float cval;                  /* constant-boundary value of this channel */
     int strip_w, nstrips;
     atomic_long *progress;       /* rows (absolute buffer index) completed per strip */
     atomic_int next;             /* next unclaimed strip */
+    atomic_int failed;           /* a worker could not allocate its row buffer */
 } wave;
 
-static void run_row(const wave *w, long i, long j0, long j1)
+/* One row of one strip. Everything but the in-row recursion is a sum of
+ * whole shifted rows (vectorisable over j, no reassociation needed): the
+ * FIR part and the rows above; then the short left-to-right recursion along
+ * the row. Per pixel the order of operations does not depend on the strip
+ * layout, so the thread count does not change a bit. */
+static void run_row(const wave *w, long i, long j0, long j1, float *u)
 {
     const quad_coef *c = w->c;
-    const long Wp = w->Wp;
-    for (long j = j0; j < j1; j++) {
-        double s = 0.0;
-        for (int r1 = 0; r1 < c->ra; r1++) {
-            const float *x = w->X + (i - r1) * Wp + j - (c->ca - 1);
-            const float *a = c->a + r1 * c->ca;
-            float t = 0.f;
-            for (int r2 = 0; r2 < c->ca; r2++)
-                t += a[r2] * x[r2];
-            s += t;
+    const long Wp = w->Wp, n = j1 - j0;
+    for (long j = 0; j < n; j++)
+        u[j] = 0.f;
+    for (int r1 = 0; r1 < c->ra; r1++)
+        for (int r2 = 0; r2 < c->ca; r2++) {
+            const float k = c->a[r1 * c->ca + r2];
+            const float *x = w->X + (i - r1) * Wp + j0 - r2;
+            for (long j = 0; j < n; j++)
+                u[j] += k * x[j];
         }
-        for (int k1 = 0; k1 < c->rb; k1++) {
-            const float *y = w->Y + (i - k1) * Wp + j - (c->cb - 1);
-            const float *b = c->b + k1 * c->cb;
-            float t = 0.f;
-            /* row k1 = 0 stops before the origin (y(i,j) itself is not yet known) */
-            int n = k1 ? c->cb : c->cb - 1;
-            for (int k2 = 0; k2 < n; k2++)
-                t += b[k2] * y[k2];
-            s += t;
+    for (int k1 = 1; k1 < c->rb; k1++)
+        for (int k2 = 0; k2 < c->cb; k2++) {
+            const float k = c->b[k1 * c->cb + k2];
+            const float *y = w->Y + (i - k1) * Wp + j0 - k2;
+            for (long j = 0; j < n; j++)
+                u[j] += k * y[j];
         }
-        w->Y[i * Wp + j] = (float)s;
+    float *y = w->Y + i * Wp + j0;
+    const float *b0 = c->b;  /* row k1 = 0: b(0, k2), k2 >= 1 */
+    for (long j = 0; j < n; j++) {
+        float s = u[j];
+        for (int k2 = 1; k2 < c->cb; k2++)
+            s += b0[k2] * y[j - k2];
+        y[j] = s;
     }
 }
 
 static void *wave_main(void *arg)
 {
     wave *w = arg;
+    float *u = malloc(sizeof(float) * (size_t)w->strip_w);
+    if (!u) {
+        atomic_store(&w->failed, 1);
+        u = NULL;
+    }
     /* Strips are claimed in increasing order, so every strip below a claimed
      * one is claimed too and being worked on: whatever number of threads runs
      * (even one), the lowest unfinished strip always advances. */
@@ -212,11 +231,33 @@ static void *wave_main(void *arg)
                     sched_yield();
                 }
             }
-            run_row(w, i, j0, j1);
+            /* This strip's part of the extended, flipped input row: read only
+             * by this strip and by strip s + 1 after we publish row i. */
+            long ri = w->row_src[i - w->Z];
+            float *xr = w->X + i * w->Wp;
+            for (long j = j0; j < j1; j++) {
+                long rj = w->col_src[j - w->Z];
+                xr[j] = (ri < 0 || rj < 0) ? w->cval : w->work[(ri * w->W + rj) * w->ch + w->cc];
+            }
+            if (u)
+                run_row(w, i, j0, j1, u);
+            /* Add the image part of the row into the sum (strips own disjoint pixels). */
+            long ii = i - w->Z - w->P;
+            if (ii >= 0) {
+                long row = w->si > 0 ? ii : w->H - 1 - ii;
+                const float *yr = w->Y + i * w->Wp;
+                float *ar = w->acc + row * w->W * w->ch + w->cc;
+                long js = j0 > w->Z + w->P ? j0 : w->Z + w->P;
+                for (long j = js; j < j1; j++) {
+                    long jj = j - w->Z - w->P, col = w->sj > 0 ? jj : w->W - 1 - jj;
+                    ar[col * w->ch] += yr[j];
+                }
+            }
             atomic_store_explicit(&w->progress[s], i + 1, memory_order_release);
         }
         (void)avail;
     }
+    free(u);
     return NULL;
 }
 
@@ -253,8 +294,10 @@ rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out
     int strip_w = RB_DEBLUR_STRIP_MIN > maxr ? RB_DEBLUR_STRIP_MIN : maxr;
     int nstrips = (int)((Wp - Z + strip_w - 1) / strip_w);
     atomic_long *progress = malloc(sizeof(atomic_long) * (size_t)nstrips);
-    if (!work || !acc || !X || !Y || !progress) {
-        free(work), free(acc), free(X), free(Y), free(progress);
+    long *row_src = malloc(sizeof(long) * (size_t)(P + H));
+    long *col_src = malloc(sizeof(long) * (size_t)(P + W));
+    if (!work || !acc || !X || !Y || !progress || !row_src || !col_src) {
+        free(work), free(acc), free(X), free(Y), free(progress), free(row_src), free(col_src);
         return rb_error(ctx, RB_ERR_NOMEM, "deblur: out of memory for a %ldx%ld image", W, H);
     }
     rb_pixels_load(in, work, 0);
@@ -273,21 +316,22 @@ rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out
     for (long cc = 0; cc < ch && result == RB_OK; cc++)
         for (int q = 0; q < 4 && result == RB_OK; q++) {
             const int si = rb_deblur_si(q), sj = rb_deblur_sj(q);
-            /* Extended input, flipped so this quadrant scans from the top-left. */
+            /* Where each buffer row/column of the extended input, flipped so this
+             * quadrant scans from the top-left, comes from in the image. */
             for (long i = 0; i < P + H; i++) {
-                long ci = i - P, row = si > 0 ? ci : H - 1 - ci;
-                long ri = ext_index(row, H, p->boundary.mode);
-                float *xr = X + (Z + i) * Wp + Z;
-                for (long j = 0; j < P + W; j++) {
-                    long cj = j - P, col = sj > 0 ? cj : W - 1 - cj;
-                    long rj = ext_index(col, W, p->boundary.mode);
-                    xr[j] = (ri < 0 || rj < 0) ? cval[cc] : work[(ri * W + rj) * ch + cc];
-                }
+                long ci = i - P;
+                row_src[i] = ext_index(si > 0 ? ci : H - 1 - ci, H, p->boundary.mode);
             }
-            wave w = {&p->qc[q], X, Y, Wp, Hp, Z, strip_w, nstrips, progress, 0};
+            for (long j = 0; j < P + W; j++) {
+                long cj = j - P;
+                col_src[j] = ext_index(sj > 0 ? cj : W - 1 - cj, W, p->boundary.mode);
+            }
+            wave w = {&p->qc[q], X, Y, Wp, Hp, Z, P, W, H, ch, cc, si, sj, row_src, col_src,
+                      work, acc, cval[cc], strip_w, nstrips, progress, 0, 0};
             for (int s = 0; s < nstrips; s++)
                 atomic_init(&progress[s], Z);
             atomic_init(&w.next, 0);
+            atomic_init(&w.failed, 0);
             int started = 0;
             for (int t = 1; t < nt; t++) {
                 if (pthread_create(&tid[t], NULL, wave_main, &w) != 0)
@@ -297,13 +341,9 @@ rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out
             wave_main(&w);
             for (int t = 1; t <= started; t++)
                 pthread_join(tid[t], NULL);
-            for (long i = 0; i < H; i++) {
-                long row = si > 0 ? i : H - 1 - i;
-                const float *yr = Y + (Z + P + i) * Wp + Z + P;
-                for (long j = 0; j < W; j++) {
-                    long col = sj > 0 ? j : W - 1 - j;
-                    acc[(row * W + col) * ch + cc] += yr[j];
-                }
+            if (atomic_load(&w.failed)) {
+                result = rb_error(ctx, RB_ERR_NOMEM, "deblur: out of memory for a row buffer");
+                break;
             }
             done++;
             if (ctx && ctx->progress && ctx->progress((double)done / tasks, ctx->progress_user))
@@ -316,5 +356,7 @@ rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out
     free(X);
     free(Y);
     free(progress);
+    free(row_src);
+    free(col_src);
     return result;
 }
