@@ -1,0 +1,12 @@
+# CLI tests: shell scripts driving the real `recblur` binary, with a small C
+# helper (test_cli_ref) that computes the engine's in-process result.
+add_executable(test_cli_ref ${CMAKE_CURRENT_SOURCE_DIR}/test_cli_ref.c)
+target_link_libraries(test_cli_ref PRIVATE recblur m)
+target_compile_options(test_cli_ref PRIVATE -Wall -Wextra)
+
+foreach(t roundtrip errors seamless)
+  add_test(NAME cli_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_cli_${t}.sh)
+  set_tests_properties(cli_${t} PROPERTIES
+    SKIP_RETURN_CODE 77
+    ENVIRONMENT "RECBLUR=$<TARGET_FILE:recblur_cli>;CLI_REF=$<TARGET_FILE:test_cli_ref>;SRC=${PROJECT_SOURCE_DIR};RECBLUR_PRESET_PATH=${PROJECT_SOURCE_DIR}/presets")
+endforeach()
