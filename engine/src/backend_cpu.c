@@ -12,7 +12,10 @@
 #include <string.h>
 
 /* Target lanes per bundle, and the most scratch memory one worker may use. */
-#define RB_CPU_LANES 64
+/* Columns: wide strips, so each row of a strip is a long sequential read
+ * (narrow strips touch a new page per row). Rows: G rows side by side. */
+#define RB_CPU_COL_LANES 128
+#define RB_CPU_ROW_LANES 64
 #define RB_CPU_SCRATCH_BYTES ((size_t)32 << 20)
 
 typedef struct {
@@ -56,20 +59,31 @@ static void run_bundle(const pass_desc *pd, long b, rb_lane *X, rb_lane *Wk)
         size_t y0 = (size_t)b * pd->unit;
         size_t ng = H - y0 < (size_t)pd->unit ? H - y0 : (size_t)pd->unit;
         size_t L = ng * ch;
-        for (size_t g = 0; g < ng; g++) {
-            const float *src = pd->img + (y0 + g) * W * ch;
-            rb_lane *dst = X + lead * L + g * ch;
-            for (size_t i = 0; i < W; i++)
-                for (size_t c = 0; c < ch; c++)
-                    dst[i * L + c] = src[i * ch + c];
+        /* Tiles of T pixels: each source row is read sequentially, the
+         * scratch tile (T * L lanes) stays in L1. */
+        enum { T = 32 };
+        const float *base = pd->img + y0 * W * ch;
+        for (size_t i0 = 0; i0 < W; i0 += T) {
+            size_t i1 = i0 + T < W ? i0 + T : W;
+            for (size_t g = 0; g < ng; g++) {
+                const float *src = base + g * W * ch;
+                rb_lane *dst = X + lead * L + g * ch;
+                for (size_t i = i0; i < i1; i++)
+                    for (size_t c = 0; c < ch; c++)
+                        dst[i * L + c] = src[i * ch + c];
+            }
         }
         const rb_lane *res = rb_line_solve(pd->ap, (int)L, X, Wk, pd->cval);
-        for (size_t g = 0; g < ng; g++) {
-            float *dst = pd->img + (y0 + g) * W * ch;
-            const rb_lane *src = res + g * ch;
-            for (size_t i = 0; i < W; i++)
-                for (size_t c = 0; c < ch; c++)
-                    dst[i * ch + c] = (float)src[i * L + c];
+        float *obase = pd->img + y0 * W * ch;
+        for (size_t i0 = 0; i0 < W; i0 += T) {
+            size_t i1 = i0 + T < W ? i0 + T : W;
+            for (size_t g = 0; g < ng; g++) {
+                const rb_lane *src = res + g * ch;
+                float *dst = obase + g * W * ch;
+                for (size_t i = i0; i < i1; i++)
+                    for (size_t c = 0; c < ch; c++)
+                        dst[i * ch + c] = (float)src[i * L + c];
+            }
         }
     }
 }
@@ -132,7 +146,7 @@ static void setup_pass(pass_setup *ps, const rb_axis_plan *ap, float *img, int W
     pd->ch = ch;
     pd->rows = rows;
     rb_line_layout_get(ap, &pd->lay);
-    size_t unit = RB_CPU_LANES / (size_t)ch;
+    size_t unit = (rows ? RB_CPU_ROW_LANES : RB_CPU_COL_LANES) / (size_t)ch;
     if (unit < 1)
         unit = 1;
     size_t pl = per_lane_floats(&pd->lay);
@@ -155,7 +169,14 @@ static rb_status cpu_execute(rb_plan *plan, const rb_image *in, rb_image *out)
     size_t count = (size_t)W * (size_t)H * (size_t)ch;
     if (count / (size_t)W / (size_t)H != (size_t)ch || count > SIZE_MAX / sizeof(float))
         return rb_error(ctx, RB_ERR_SIZE, "image %dx%dx%d is too large for this machine", W, H, ch);
-    float *img = malloc(count * sizeof(float));
+    /* A packed F32 output can be the working buffer itself, unless a progress
+     * callback could cancel (the output must then stay untouched). */
+    int direct = out->format == RB_F32 && out->memory == RB_MEMORY_HOST && !ctx->progress &&
+                 rb_image_stride(out) == (size_t)W * (size_t)ch * sizeof(float) &&
+                 out->alpha != RB_ALPHA_STRAIGHT && !(plan->linear_light && out->srgb) &&
+                 (in->data != out->data ||
+                  (in->format == RB_F32 && rb_image_stride(in) == rb_image_stride(out)));
+    float *img = direct ? (float *)out->data : malloc(count * sizeof(float));
     if (!img)
         return rb_error(ctx, RB_ERR_NOMEM, "out of memory for a %dx%d working image (%zu MiB)", W, H,
                         (count * sizeof(float)) >> 20);
@@ -188,14 +209,18 @@ static rb_status cpu_execute(rb_plan *plan, const rb_image *in, rb_image *out)
     if (scratch) {
         mem = malloc(scratch * sizeof(rb_lane) * (size_t)nt);
         if (!mem) {
-            free(img);
+            if (!direct)
+                free(img);
             return rb_error(ctx, RB_ERR_NOMEM, "out of memory for %d thread scratch buffers", nt);
         }
     }
     for (int t = 0; t < nt; t++)
         wks[t].x = mem + scratch * (size_t)t;
 
-    rb_pixels_load(in, img, plan->linear_light);
+    if (!direct || in->data != out->data || in->format != RB_F32 ||
+        rb_image_stride(in) != rb_image_stride(out) || in->alpha == RB_ALPHA_STRAIGHT ||
+        (plan->linear_light && in->srgb))
+        rb_pixels_load(in, img, plan->linear_light);
 
     /* Chunks only matter for progress/cancel; without a callback one per pass. */
     int chunks = ctx->progress ? 8 : 1;
@@ -218,8 +243,10 @@ static rb_status cpu_execute(rb_plan *plan, const rb_image *in, rb_image *out)
         }
     }
     free(mem);
-    rb_pixels_store(img, out, plan->linear_light);
-    free(img);
+    if (!direct) {
+        rb_pixels_store(img, out, plan->linear_light);
+        free(img);
+    }
     if (ctx->progress)
         ctx->progress(1.0, ctx->progress_user);
     return RB_OK;

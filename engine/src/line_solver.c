@@ -25,12 +25,18 @@ static int uses_extended_domain(rb_boundary_mode m)
     return m == RB_BOUNDARY_ZERO || m == RB_BOUNDARY_CONSTANT || m == RB_BOUNDARY_CLAMP;
 }
 
+/* A FIR of one tap at offset 0 is a gain: applied in place, no work buffer. */
+static int fir_is_gain(const rb_axis *ax)
+{
+    return ax->fir && ax->fir_lo == 0 && ax->fir_hi == 0;
+}
+
 void rb_line_layout_get(const rb_axis_plan *ap, rb_line_layout *lay)
 {
     long n = ap->n, E = ap->fir_ext, r = ap->ax.r;
     long len = ap->mirror_via_periodic ? 2 * n : n;
     long xl = uses_extended_domain(ap->mode) ? 2 * E : E; /* input reach each side */
-    if (ap->ax.fir) {
+    if (ap->ax.fir && !fir_is_gain(&ap->ax)) {
         lay->lead = xl;
         lay->in_len = xl + len + xl;
         long m = uses_extended_domain(ap->mode) ? n + 2 * E : len;
@@ -267,7 +273,7 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work
     /* ---- FIR on the extended input */
     rb_lane *y; /* u, then the results, over the domain; r state slots each side */
     ptrdiff_t m, out_off;
-    if (ax->fir) {
+    if (ax->fir && !fir_is_gain(ax)) {
         ptrdiff_t xl = ext ? 2 * E : E;
         if (ap->mirror_via_periodic)
             for (ptrdiff_t i = n; i < 2 * n; i++)
@@ -306,6 +312,11 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work
         y = x0;
         m = len;
         out_off = 0;
+        if (ax->fir) { /* gain */
+            const rb_lane g = ax->fir[0];
+            for (ptrdiff_t i = 0; i < m * L; i++)
+                y[i] *= g;
+        }
     }
     if (r == 0)
         return y + out_off * L;
