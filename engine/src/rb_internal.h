@@ -81,7 +81,11 @@ typedef struct {
     int n;                       /* line length (height for columns, width for rows) */
     rb_boundary_mode mode;
     int fir_ext;                 /* max(-fir_lo, fir_hi, 0): FIR reach */
-    int mirror_via_periodic;     /* mirror on a non-symmetric axis: 2n-periodic route (49)/(51) */
+    int mirror_via_periodic;     /* mirror: use the 2n-periodic route (49)/(51) on the mirrored
+                                    2n line. Set for non-symmetric axes, and for symmetric ones
+                                    whose (67)/(72) matrices fail a probe (ill-conditioned,
+                                    poles near the unit circle): test this flag, not symmetric.
+                                    For mirror, Pf/Pr (length 2n) are always filled. */
 
     /* constant / clamp / zero (35), (44): with C = boundary value times sum(fir),
      *   p(Y) = prologue_dc * C (every slot), e(Z) = M44 e_{-1}(Y) + v44 * C */
