@@ -1,7 +1,7 @@
 /* rb_plan: validation, the per-axis matrices, and back-end dispatch
  * (AUTO = CUDA when usable, else CPU; a CUDA device failure under AUTO falls
  * back to the CPU and says so). */
-#include "rb_internal.h"
+#include "plan_build.h"
 
 #include <limits.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static rb_status check_boundary(rb_context *ctx, rb_boundary b)
+rb_status rb_check_boundary(rb_context *ctx, rb_boundary b)
 {
     if ((unsigned)b.mode > RB_BOUNDARY_NONE)
         return rb_error(ctx, RB_ERR_ARGUMENT, "unknown boundary mode %d", (int)b.mode);
@@ -19,7 +19,7 @@ static rb_status check_boundary(rb_context *ctx, rb_boundary b)
 }
 
 /* Choose the back end for ctx; *ops on success. */
-static rb_status choose_backend(rb_context *ctx, const rb_backend_ops **ops)
+rb_status rb_choose_backend(rb_context *ctx, const rb_backend_ops **ops)
 {
     const rb_backend_ops *cuda = rb_backend_cuda();
     char why[256] = "";
@@ -55,8 +55,7 @@ static void set_default_name(rb_plan *p)
         snprintf(p->backend_name, sizeof p->backend_name, "%s", p->backend->name);
 }
 
-/* Shared by rb_plan_create and rb_recurrence_1d (which allows longer lines). */
-static rb_status plan_build(rb_context *ctx, const rb_filter *filter, rb_boundary boundary,
+rb_status rb_plan_build(rb_context *ctx, const rb_filter *filter, rb_boundary boundary,
                             int width, int height, int channels, const rb_backend_ops *force,
                             rb_plan **out)
 {
@@ -83,7 +82,7 @@ static rb_status plan_build(rb_context *ctx, const rb_filter *filter, rb_boundar
     }
     if (force)
         p->backend = force;
-    else if ((s = choose_backend(ctx, &p->backend)) != RB_OK)
+    else if ((s = rb_choose_backend(ctx, &p->backend)) != RB_OK)
         goto fail;
     s = p->backend->plan_init(p);
     if (s != RB_OK && p->backend != &rb_backend_cpu && ctx->backend == RB_BACKEND_AUTO && !force) {
@@ -125,9 +124,9 @@ rb_status rb_plan_create(rb_context *ctx, const rb_filter *filter, rb_boundary b
                         (unsigned long long)RB_MAX_PIXELS);
     if (channels < 1 || channels > 4)
         return rb_error(ctx, RB_ERR_ARGUMENT, "%d channels: must be 1 to 4", channels);
-    if ((s = check_boundary(ctx, boundary)) != RB_OK)
+    if ((s = rb_check_boundary(ctx, boundary)) != RB_OK)
         return s;
-    s = plan_build(ctx, filter, boundary, width, height, channels, NULL, out);
+    s = rb_plan_build(ctx, filter, boundary, width, height, channels, NULL, out);
     if (s == RB_OK)
         rb_log(ctx, "recblur: %dx%d, %s boundary, on %s", width, height,
                rb_boundary_name(boundary.mode), (*out)->backend_name);
@@ -213,44 +212,5 @@ rb_status rb_execute(rb_plan *plan, const rb_image *in, rb_image *out)
     }
     if (s == RB_OK)
         ctx->error[0] = 0;
-    return s;
-}
-
-rb_status rb_recurrence_1d(rb_context *ctx, const rb_filter *filter, rb_boundary boundary,
-                           const float *in, float *out, size_t n, rb_memory mem)
-{
-    rb_status s;
-    if (!ctx)
-        return RB_ERR_NULL;
-    if (!filter || !in || !out)
-        return rb_error(ctx, RB_ERR_NULL, "rb_recurrence_1d: NULL filter or signal");
-    if (n < 1 || n > (size_t)INT_MAX / 2 - 2 * RB_MAX_FIR_TAPS)
-        return rb_error(ctx, RB_ERR_SIZE, "1D signal of %zu samples (1 to %d)", n,
-                        INT_MAX / 2 - 2 * RB_MAX_FIR_TAPS);
-    if ((unsigned)mem > RB_MEMORY_DEVICE)
-        return rb_error(ctx, RB_ERR_ARGUMENT, "unknown memory kind %d", (int)mem);
-    if ((s = check_boundary(ctx, boundary)) != RB_OK)
-        return s;
-    if (in != out && (const char *)in < (const char *)(out + n) && (const char *)out < (const char *)(in + n))
-        return rb_error(ctx, RB_ERR_ARGUMENT, "1D input and output overlap without being the same buffer");
-    /* x axis only */
-    rb_filter fx = *filter;
-    memset(&fx.axis[1], 0, sizeof fx.axis[1]);
-    const rb_backend_ops *ops = NULL;
-    if (mem == RB_MEMORY_DEVICE || ctx->backend == RB_BACKEND_CUDA) {
-        if ((s = choose_backend(ctx, &ops)) != RB_OK)
-            return s;
-        if (mem == RB_MEMORY_DEVICE && ops == &rb_backend_cpu)
-            return rb_error(ctx, RB_ERR_UNSUPPORTED,
-                            "1D signal in device memory needs the cuda back end, which is not available");
-    } else
-        ops = &rb_backend_cpu;
-    rb_plan *p = NULL;
-    if ((s = plan_build(ctx, &fx, boundary, (int)n, 1, 1, ops, &p)) != RB_OK)
-        return s;
-    s = ops->recurrence_1d ? ops->recurrence_1d(p, in, out, n, mem)
-                           : rb_error(ctx, RB_ERR_UNSUPPORTED, "the %s back end has no 1D recurrence",
-                                      ops->name);
-    rb_plan_destroy(p);
     return s;
 }
