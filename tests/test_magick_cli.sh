@@ -77,6 +77,13 @@ same alpha rgba16.png "sigma=4 boundary=clamp" blur --sigma 4 --boundary clamp
 same alpha_periodic rgba16.png "sigma=2 boundary=periodic" blur --sigma 2 --boundary periodic
 same gray gray16.png "sigma=3 boundary=mirror" blur --sigma 3 --boundary mirror
 same gray_box gray16.png "size=5 boundary=zero" box --size 5 --boundary zero
+same linear rgb16.png "sigma=4 linear=yes boundary=clamp" blur --sigma 4 --linear --boundary clamp
+same linear_alpha rgba16.png "sigma=4 linear=yes boundary=mirror" blur --sigma 4 --linear --boundary mirror
+same linear_gray gray16.png "sigma=3 linear=yes boundary=periodic" blur --sigma 3 --linear --boundary periodic
+checks=$((checks + 1))
+"$CLI" blur --sigma 4 --boundary clamp rgb16.png cli_nonlinear.png
+"$PIXDIFF" im_linear.png cli_nonlinear.png 1 --differ >/dev/null && echo "ok linear differs from linear=no" ||
+    bad "linear=yes gives the same pixels as linear=no"
 same rgb8 rgb8.png "sigma=2 boundary=clamp" blur --sigma 2 --boundary clamp --depth 16
 
 # -define recblur:KEY=VALUE, and -process words overriding defines.

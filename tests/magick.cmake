@@ -1,0 +1,60 @@
+# Tests of the ImageMagick module against the real ImageMagick 6 (`convert`,
+# libMagickCore): registered only when the module is built. The module is found
+# through MAGICK_CODER_FILTER_PATH (which replaces ImageMagick's own filter path).
+if(NOT TARGET recblur_magick)
+  return()
+endif()
+if(NOT RB_MAGICK_MAJOR EQUAL 6)
+  message(STATUS "recblur: ImageMagick module tests need ImageMagick 6 (found ${RB_MAGICK_VERSION}): skipped")
+  return()
+endif()
+
+# The real convert by full path: a `convert` earlier in PATH may be something else.
+find_program(RB_IM6_CONVERT NAMES convert-im6.q16 convert-im6 convert HINTS /usr/bin NO_DEFAULT_PATH)
+if(NOT RB_IM6_CONVERT)
+  find_program(RB_IM6_CONVERT NAMES convert-im6.q16 convert-im6)
+endif()
+
+set(RB_MAGICK_TEST_ENV
+  "MAGICK_CODER_FILTER_PATH=${RECBLUR_MAGICK_MODULE_DIR}"
+  "RECBLUR_PRESET_PATH=${PROJECT_SOURCE_DIR}/presets"
+  "RECBLUR_TEST_DATA=${CMAKE_CURRENT_SOURCE_DIR}/data")
+
+# In process, through InvokeDynamicImageFilter (the module must be built first).
+rb_add_test(test_magick_module ${CMAKE_CURRENT_SOURCE_DIR}/test_magick_module.c)
+target_include_directories(test_magick_module PRIVATE ${RB_MAGICK_INCLUDE_DIRS})
+target_compile_options(test_magick_module PRIVATE ${RB_MAGICK_CFLAGS})
+target_link_libraries(test_magick_module PRIVATE ${RB_MAGICK_LIBS})
+add_dependencies(test_magick_module recblur_magick)
+set_tests_properties(test_magick_module PROPERTIES ENVIRONMENT "${RB_MAGICK_TEST_ENV}")
+
+# Engine-free pixel comparison of two image files (read by ImageMagick).
+add_executable(rb_magick_pixdiff ${CMAKE_CURRENT_SOURCE_DIR}/test_magick_pixdiff.c)
+target_include_directories(rb_magick_pixdiff PRIVATE ${RB_MAGICK_INCLUDE_DIRS})
+target_compile_options(rb_magick_pixdiff PRIVATE ${RB_MAGICK_CFLAGS} -Wall -Wextra)
+target_link_libraries(rb_magick_pixdiff PRIVATE ${RB_MAGICK_LIBS})
+
+if(NOT RB_IM6_CONVERT)
+  message(STATUS "recblur: convert (ImageMagick 6) not found: module host tests skipped")
+  return()
+endif()
+
+if(TARGET recblur_magick_mismatch)
+  set(_rb_mismatch_dir ${RECBLUR_MAGICK_MISMATCH_DIR})
+else()
+  set(_rb_mismatch_dir "")
+endif()
+add_test(NAME test_magick_errors
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_magick_errors.sh ${RB_IM6_CONVERT}
+                 $<TARGET_FILE:rb_magick_pixdiff> ${CMAKE_CURRENT_BINARY_DIR}/magick_errors
+                 ${_rb_mismatch_dir})
+set_tests_properties(test_magick_errors PROPERTIES ENVIRONMENT "${RB_MAGICK_TEST_ENV}")
+
+# Module vs the recblur CLI on the same inputs.
+if(TARGET recblur_cli)
+  add_test(NAME test_magick_cli
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_magick_cli.sh ${RB_IM6_CONVERT}
+                   $<TARGET_FILE:recblur_cli> $<TARGET_FILE:rb_magick_pixdiff>
+                   ${CMAKE_CURRENT_BINARY_DIR}/magick_cli)
+  set_tests_properties(test_magick_cli PROPERTIES ENVIRONMENT "${RB_MAGICK_TEST_ENV}")
+endif()
