@@ -314,10 +314,18 @@ static void info(const deblur_args *a, const char *fmt, ...)
     va_end(ap);
 }
 
+static void on_log(const char *message, void *user)
+{
+    (void)user;
+    fprintf(stderr, "recblur info: %s\n", strncmp(message, "recblur: ", 9) ? message : message + 9);
+}
+
 static int setup_ctx(const deblur_args *a, rb_context **ctx)
 {
     if (rb_context_create(ctx) != RB_OK)
         return cli_fail(CLI_EXIT_FAIL, "out of memory");
+    if (a->verbose)
+        rb_context_set_log(*ctx, on_log, NULL);
     if (a->threads)
         rb_context_set_threads(*ctx, a->threads);
     if (a->backend) {

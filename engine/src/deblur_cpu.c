@@ -24,21 +24,6 @@
 
 #define RB_DEBLUR_STRIP_MIN 64
 
-typedef struct {
-    int ra, ca;                  /* used extent of a: rows, columns */
-    int rb, cb;                  /* used extent of b */
-    float *a, *b;                /* ra x ca and rb x cb, row-major, as in the filter */
-} quad_coef;
-
-struct rb_deblur_plan {
-    rb_context *ctx;
-    int m, width, height, channels;
-    rb_boundary boundary;
-    int margin;
-    quad_coef qc[4];
-    char backend_name[64];
-};
-
 static void extent(const double *c, int m, int skip_origin, int *rows, int *cols)
 {
     *rows = 0;
@@ -98,6 +83,8 @@ rb_status rb_deblur_plan_create(rb_context *ctx, const rb_deblur_filter *f, rb_b
         return rb_error(ctx, RB_ERR_BACKEND,
                         "deblur: the CUDA back end for the quadrant filter is not written yet; "
                         "use --backend cpu");
+    if (ctx && ctx->backend == RB_BACKEND_AUTO)
+        rb_log(ctx, "deblur: running on the CPU (no CUDA quadrant kernel yet)");
     rb_deblur_plan *p = calloc(1, sizeof *p);
     if (!p)
         return rb_error(ctx, RB_ERR_NOMEM, "deblur plan: out of memory");
@@ -111,7 +98,7 @@ rb_status rb_deblur_plan_create(rb_context *ctx, const rb_deblur_filter *f, rb_b
     int exact = boundary.mode == RB_BOUNDARY_ZERO || boundary.mode == RB_BOUNDARY_NONE;
     int margin = 0;
     for (int q = 0; q < 4; q++) {
-        quad_coef *c = &p->qc[q];
+        rb_deblur_quad_coef *c = &p->qc[q];
         extent(f->a[q], f->m, 0, &c->ra, &c->ca);
         extent(f->b[q], f->m, 1, &c->rb, &c->cb);
         c->a = to_float(f->a[q], f->m, c->ra, c->ca);
@@ -156,7 +143,7 @@ static long ext_index(long k, long n, rb_boundary_mode mode)
 }
 
 typedef struct {
-    const quad_coef *c;
+    const rb_deblur_quad_coef *c;
     float *X;
     float *Y;
     long Wp, Hp, Z;              /* buffer sides; Z = guard */
@@ -179,7 +166,7 @@ typedef struct {
  * layout, so the thread count does not change a bit. */
 static void run_row(const wave *w, long i, long j0, long j1, float *u)
 {
-    const quad_coef *c = w->c;
+    const rb_deblur_quad_coef *c = w->c;
     const long Wp = w->Wp, n = j1 - j0;
     for (long j = 0; j < n; j++)
         u[j] = 0.f;
@@ -280,7 +267,7 @@ rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out
     const long W = p->width, H = p->height, ch = p->channels, P = p->margin;
     int maxr = 1;
     for (int q = 0; q < 4; q++) {
-        const quad_coef *c = &p->qc[q];
+        const rb_deblur_quad_coef *c = &p->qc[q];
         int r = c->ra > c->ca ? c->ra : c->ca;
         r = r > c->rb ? r : c->rb;
         r = r > c->cb ? r : c->cb;

@@ -21,6 +21,22 @@ struct rb_deblur_filter {
     char description[320];
 };
 
+/* A plan: what any back end needs to run the filter. */
+typedef struct {
+    int ra, ca;                  /* used extent of a: rows, columns */
+    int rb, cb;                  /* used extent of b (the origin excluded) */
+    float *a, *b;                /* ra x ca and rb x cb, row-major, as in the filter */
+} rb_deblur_quad_coef;
+
+struct rb_deblur_plan {
+    rb_context *ctx;
+    int m, width, height, channels;
+    rb_boundary boundary;
+    int margin;                  /* leading-side extension, see recblur_deblur.h */
+    rb_deblur_quad_coef qc[4];
+    char backend_name[64];
+};
+
 /* Quadrant q's scan signs: rows si, columns sj (+1: from the top / left). */
 static inline int rb_deblur_si(int q) { return (q & 2) ? -1 : 1; }
 static inline int rb_deblur_sj(int q) { return (q & 1) ? -1 : 1; }
