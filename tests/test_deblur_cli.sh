@@ -39,6 +39,12 @@ RECBLUR_PRESET_PATH=$T "$BIN" deblur --preset g "$IN" "$T/d.png" && cmp -s "$T/a
 # PFM keeps floats; PSF as a text file and as an image
 printf '0 1 0\n1 4 1\n0 1 0\n' >"$T/psf.txt"
 "$BIN" deblur --psf "$T/psf.txt" "$IN" "$T/f.pfm" && head -c 2 "$T/f.pfm" | grep -q Pf && ok "--psf text, PFM out" || bad "--psf text"
+# the same 3x3 PSF as a PFM image (0.5 ring, 1 centre; little-endian floats) and as text
+H='\000\000\000\077' O='\000\000\200\077'
+{ printf 'Pf\n3 3\n-1.0\n'; printf "$H$H$H$H$O$H$H$H$H"; } >"$T/psf.pfm"
+printf '0.5 0.5 0.5\n0.5 1 0.5\n0.5 0.5 0.5\n' >"$T/psf2.txt"
+"$BIN" deblur --psf "$T/psf.pfm" "$IN" "$T/p1.png" && "$BIN" deblur --psf "$T/psf2.txt" "$IN" "$T/p2.png" \
+    && cmp -s "$T/p1.png" "$T/p2.png" && ok "--psf PFM image = --psf text" || bad "--psf PFM image vs text"
 "$BIN" deblur --psf "$DATA/deblur/../deblur/camera.png" --window 2 "$IN" "$T/x.png" 2>"$T/err.txt"
 grep -q "odd" "$T/err.txt" && ok "--psf image with even sides refused" || bad "--psf even image: $(cat "$T/err.txt")"
 
