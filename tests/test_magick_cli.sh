@@ -20,6 +20,16 @@ fails=0
 checks=0
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
+# libltdl loads LIBDIR/recblur.so first: the build tree's .la must name its own
+# directory, or an installed (older) module would be tested instead of this one.
+checks=$((checks + 1))
+la="${MAGICK_CODER_FILTER_PATH:-}/recblur.la"
+if grep -qx "libdir='${MAGICK_CODER_FILTER_PATH:-}'" "$la" 2>/dev/null; then
+    echo "ok recblur.la names its own directory"
+else
+    bad "$la does not say libdir='${MAGICK_CODER_FILTER_PATH:-}'"
+fi
+
 # Inputs made by ImageMagick itself: odd sizes, 16-bit values that are not
 # multiples of 257 (resize in Q16), an alpha ramp that never reaches 0.
 "$CONVERT" rose: -resize '61x43!' -depth 16 rgb16.png || exit 1
