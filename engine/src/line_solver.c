@@ -18,7 +18,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#define CHUNK 32
 
 static int uses_extended_domain(rb_boundary_mode m)
 {
@@ -46,6 +45,7 @@ void rb_line_layout_get(const rb_axis_plan *ap, rb_line_layout *lay)
         lay->in_len = r + len + r;
         lay->work_len = 0;
     }
+    lay->work_len += RB_LINE_TMP;
     if (lay->in_len < 1)
         lay->in_len = 1;
 }
@@ -126,9 +126,8 @@ static void fir_apply(rb_lane *u, const rb_lane *x, ptrdiff_t m, ptrdiff_t L, co
 /* y[i] += h[i], h the zero-input causal response from state (r values per lane,
  * layout st[k*L+l] for y_{-r+k}); stops once the response has died out. */
 static void homog_fwd_add(rb_lane *y, ptrdiff_t m, ptrdiff_t L, const rb_lane *d, int r,
-                          const double *st)
+                          const double *st, rb_lane *tmp)
 {
-    rb_lane tmp[(RB_MAX_ORDER + CHUNK) * RB_LINE_MAX_LANES];
     double smax = 0.0;
     for (ptrdiff_t i = 0; i < r * L; i++) {
         tmp[i] = st[i];
@@ -154,9 +153,8 @@ static void homog_fwd_add(rb_lane *y, ptrdiff_t m, ptrdiff_t L, const rb_lane *d
 /* y[i] += h[i], h the zero-input anticausal response from state (layout
  * st[k*L+l] for z_{m+k}). */
 static void homog_bwd_add(rb_lane *y, ptrdiff_t m, ptrdiff_t L, const rb_lane *d, int r,
-                          const double *st)
+                          const double *st, rb_lane *tmp)
 {
-    rb_lane tmp[(RB_MAX_ORDER + CHUNK) * RB_LINE_MAX_LANES];
     double smax = 0.0;
     for (ptrdiff_t i = 0; i < r * L; i++)
         smax = fmax(smax, fabs(st[i]));
@@ -186,9 +184,8 @@ static void homog_bwd_add(rb_lane *y, ptrdiff_t m, ptrdiff_t L, const rb_lane *d
 /* First r values (zero-padded) of the zero-initialised anticausal pass over y,
  * without writing y: p_1(Zhat) of FORMULAS.md. head layout [k*L+l]. */
 static void scan_bwd_head(const rb_lane *y, ptrdiff_t m, ptrdiff_t L, const rb_lane *d, int r,
-                          double *head)
+                          double *head, rb_lane *tmp)
 {
-    rb_lane tmp[(RB_MAX_ORDER + CHUNK) * RB_LINE_MAX_LANES];
     ptrdiff_t c = m < CHUNK ? m : CHUNK;
     memset(tmp + c * L, 0, sizeof(rb_lane) * (size_t)(r * L));
     for (ptrdiff_t i1 = m; i1 > 0;) {
@@ -259,7 +256,10 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work
     rb_lane *x0 = x + lay.lead * L; /* sample 0 */
 
     /* Boundary values per lane, read before anything is overwritten. */
-    double c0[RB_LINE_MAX_LANES], c1[RB_LINE_MAX_LANES];
+    /* per-lane temporaries live in the work buffer (see RB_LINE_TMP) */
+    rb_lane *tmp = work + lay.work_len * L - RB_LINE_TMP * L;
+    double *c0 = tmp + (RB_MAX_ORDER + CHUNK) * L, *c1 = c0 + L, *C1 = c1 + L;
+    double *st = C1 + L, *st2 = st + RB_MAX_ORDER * L, *st3 = st2 + RB_MAX_ORDER * L;
     for (ptrdiff_t l = 0; l < L; l++) {
         if (mode == RB_BOUNDARY_CLAMP) {
             c0[l] = x0[l];
@@ -328,8 +328,6 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work
         for (int t = 0; t <= ax->fir_hi - ax->fir_lo; t++)
             fsum += ax->fir[t];
     }
-    double st[RB_MAX_ORDER * RB_LINE_MAX_LANES], st2[RB_MAX_ORDER * RB_LINE_MAX_LANES];
-    double st3[RB_MAX_ORDER * RB_LINE_MAX_LANES];
 
     switch (mode) {
     case RB_BOUNDARY_ZERO:
@@ -341,7 +339,6 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work
         }
         if (has_a) {
             if (has_c) { /* (44) */
-                double C1[RB_LINE_MAX_LANES];
                 for (ptrdiff_t l = 0; l < L; l++)
                     C1[l] = c1[l] * fsum;
                 read_state(y, m - r, r, L, st);
@@ -369,12 +366,12 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work
             fill_slots(y, m, r, L, NULL, 0.0);
             rec_fwd_tab[r](y, y, m, L, dcf);
             read_state(y, m - r, r, L, st);          /* e_{-1}(Yhat) */
-            scan_bwd_head(y, m, L, daf, r, st2);     /* p_1(Zhat) */
+            scan_bwd_head(y, m, L, daf, r, st2, tmp);     /* p_1(Zhat) */
             mat_lanes(r, L, ap->M67z, st2, NULL, NULL, st3);
             mat_lanes(r, L, ap->M67y, st, NULL, NULL, st2);
             for (ptrdiff_t i = 0; i < r * L; i++)
                 st3[i] += st2[i];                    /* p(Y) */
-            homog_fwd_add(y, m, L, dcf, r, st3);
+            homog_fwd_add(y, m, L, dcf, r, st3, tmp);
             mat_lanes(r, L, ap->AFh, st3, NULL, NULL, st2);
             for (ptrdiff_t i = 0; i < r * L; i++)
                 st2[i] += st[i];                     /* e_{-1}(Y) = A_F^h p(Y) + e_{-1}(Yhat) */
@@ -391,14 +388,14 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work
             rec_fwd_tab[r](y, y, m, L, dcf);
             read_state(y, m - r, r, L, st);
             mat_lanes(r, L, ap->Pf, st, NULL, NULL, st2); /* (49) */
-            homog_fwd_add(y, m, L, dcf, r, st2);
+            homog_fwd_add(y, m, L, dcf, r, st2, tmp);
         }
         if (has_a) {
             fill_slots(y, m, r, L, NULL, 0.0);
             rec_bwd_tab[r](y, y, m, L, daf);
             read_state(y, 0, r, L, st);
             mat_lanes(r, L, ap->Pr, st, NULL, NULL, st2); /* (51) */
-            homog_bwd_add(y, m, L, daf, r, st2);
+            homog_bwd_add(y, m, L, daf, r, st2, tmp);
         }
         break;
     }

@@ -7,8 +7,12 @@
 
 #include "rb_internal.h"
 
-/* Lanes per bundle the solver accepts at most. */
-#define RB_LINE_MAX_LANES 256
+/* Lanes per bundle the callers use at most (the solver itself has no limit). */
+#define RB_LINE_MAX_LANES 4096
+/* Steps per chunk of the homogeneous corrections, and the per-lane
+ * temporaries the solver keeps at the end of the work buffer. */
+#define CHUNK 32
+#define RB_LINE_TMP (RB_MAX_ORDER + CHUNK + 3 + 3 * RB_MAX_ORDER)
 
 /* Samples inside a bundle: double, so the recurrences keep float32 accuracy
  * even for clustered poles close to the unit circle. */
@@ -17,13 +21,13 @@ typedef double rb_lane;
 typedef struct {
     long lead;     /* elements stored before sample 0 in the input buffer */
     long in_len;   /* elements in the input buffer */
-    long work_len; /* elements in the work buffer (0: not needed) */
+    long work_len; /* elements in the work buffer (always > 0: temporaries) */
 } rb_line_layout;
 
 void rb_line_layout_get(const rb_axis_plan *ap, rb_line_layout *lay);
 
 /* x: lay.in_len * L rb_lanes; the caller stores the n samples of each lane at
- * x[(lay.lead + i) * L + l]. work: lay.work_len * L rb_lanes (or NULL when 0).
+ * x[(lay.lead + i) * L + l]. work: lay.work_len * L rb_lanes.
  * cval: per-lane value outside the line for CONSTANT (NULL = 0; ignored by
  * other modes). Both buffers are clobbered. Returns where the n results are
  * (stride L), inside x or work. */
