@@ -21,3 +21,17 @@ int rb_magick_host_matches(char *why, size_t why_len)
                  host_hdri ? " HDRI" : " (no HDRI)");
     return 0;
 }
+
+MagickBooleanType rb_magick_set_progress(const Image *image, const char *tag,
+                                         MagickOffsetType offset, MagickSizeType extent)
+{
+#if RB_IM7
+    char message[MagickPathExtent];
+    if (image->progress_monitor == (MagickProgressMonitor)NULL)
+        return MagickTrue;
+    (void)FormatLocaleString(message, MagickPathExtent, "%s/%s", tag, image->filename);
+    return image->progress_monitor(message, offset, extent, image->client_data);
+#else
+    return SetImageProgress(image, tag, offset, extent);
+#endif
+}

@@ -48,6 +48,12 @@ typedef uint16_t rb_magick_sample;
  * corrupts memory (different Quantum/PixelPacket layout), so it is checked first. */
 int rb_magick_host_matches(char *why, size_t why_len);
 
+/* Report progress to the image's monitor (-monitor). IM6 exports SetImageProgress;
+ * IM7 keeps it private (monitor-private.h), so the IM7 branch calls the monitor
+ * the same way itself. Returns MagickFalse when the monitor asks to stop. */
+MagickBooleanType rb_magick_set_progress(const Image *image, const char *tag,
+                                         MagickOffsetType offset, MagickSizeType extent);
+
 /* Throw `message` (one line) as an exception of the given severity. The message is
  * the "reason"; the description names the filter, as IM's own messages do
  * ("... `recblur' @ error/recblur_module.c/recblurImage/123"). A macro so that

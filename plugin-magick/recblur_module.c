@@ -33,7 +33,7 @@ static int on_progress(double fraction, void *user)
     const rb_magick_progress *p = user;
     if (!p->image)
         return 0;
-    MagickBooleanType go = SetImageProgress(p->image, RB_MAGICK_PROGRESS_TAG,
+    MagickBooleanType go = rb_magick_set_progress(p->image, RB_MAGICK_PROGRESS_TAG,
                                             (MagickOffsetType)(fraction * 999.0), 1000);
     return go == MagickFalse;
 }
@@ -125,7 +125,7 @@ static int filter_and_write(rb_context *ctx, const rb_magick_options *o, rb_boun
             return 1;
         }
         progress.image = j->image;
-        (void)SetImageProgress(j->image, RB_MAGICK_PROGRESS_TAG, 0, 1000);
+        (void)rb_magick_set_progress(j->image, RB_MAGICK_PROGRESS_TAG, 0, 1000);
         rb_image img = rb_magick_buffer_image(&j->buf);
         rb_status st;
         if (o->op == RB_MAGICK_OP_SAT_BOX)
@@ -136,7 +136,7 @@ static int filter_and_write(rb_context *ctx, const rb_magick_options *o, rb_boun
             rb_magick_throw(exception, severity_of(st), rb_context_error(ctx));
             return 1;
         }
-        (void)SetImageProgress(j->image, RB_MAGICK_PROGRESS_TAG, 999, 1000);
+        (void)rb_magick_set_progress(j->image, RB_MAGICK_PROGRESS_TAG, 999, 1000);
     }
     rb_context_set_progress(ctx, NULL, NULL);
     for (size_t i = 0; i < njobs; i++) {
