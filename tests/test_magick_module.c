@@ -355,6 +355,53 @@ static void test_bad_arguments_leave_image_unchanged(void **state)
     }
 }
 
+/* A progress monitor that stops recblur once filtering of its image has started
+ * (when `cancel` is set); counts recblur's calls. */
+typedef struct {
+    int calls;
+    int cancel;
+} monitor_state;
+
+static MagickBooleanType stop_recblur(const char *tag, const MagickOffsetType offset,
+                                      const MagickSizeType extent, void *user)
+{
+    (void)extent;
+    monitor_state *m = user;
+    if (strncmp(tag, "recblur", 7) != 0)
+        return MagickTrue;
+    m->calls++;
+    return (m->cancel && offset > 0) ? MagickFalse : MagickTrue;
+}
+
+/* The first image filters completely, the second is cancelled: neither may be
+ * written (results go back only after the engine succeeded for every image). */
+static void test_cancel_leaves_images_unchanged(void **state)
+{
+    (void)state;
+    int w = 301, h = 203;
+    monitor_state first = { 0, 0 }, second = { 0, 1 };
+    uint16_t *in = pattern(w, h, 3, 17);
+    Image *list = make_image(in, w, h, 3);
+    AppendImageToList(&list, make_image(in, w, h, 3));
+    SetImageProgressMonitor(list, stop_recblur, &first);
+    SetImageProgressMonitor(GetNextImageInList(list), stop_recblur, &second);
+    const char *argv[] = { "sigma=6" };
+    ExceptionInfo *ex = invoke(&list, 1, argv);
+    assert_true(first.calls > 2);   /* the first image ran to its end */
+    assert_true(second.calls > 1);
+    if (ex->severity < ErrorException)
+        fail_msg("cancelling from the progress monitor raised no error");
+    assert_non_null(strstr(ex->reason, "cancel"));
+    for (Image *im = list; im; im = GetNextImageInList(im)) {
+        uint16_t *got = export_image(im, 3);
+        assert_same(got, in, (size_t)w * h * 3, "image of a cancelled list");
+        free(got);
+    }
+    free(in);
+    DestroyExceptionInfo(ex);
+    DestroyImageList(list);
+}
+
 static void test_severity_is_option_error(void **state)
 {
     (void)state;
@@ -391,6 +438,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_list_of_two),
         cmocka_unit_test(test_bad_arguments_leave_image_unchanged),
         cmocka_unit_test(test_severity_is_option_error),
+        cmocka_unit_test(test_cancel_leaves_images_unchanged),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     MagickCoreTerminus();
