@@ -160,12 +160,17 @@ rb_status rb_axis_from_public(rb_context *ctx, const rb_axis_filter *pub, rb_axi
         if (ax.dc[k] != ax.da[k])
             same = 0;
     ax.symmetric = fir_even && same;
-    double sc = 1.0, sa = 1.0;
+    long double sc = 1.0L, sa = 1.0L, fs = 0.0L; /* 1 + sum d cancels for poles near 1 */
     for (int k = 0; k < ax.r; k++) {
         sc += ax.dc[k];
         sa += ax.da[k];
     }
-    ax.dc_gain = fsum / (sc * sa);
+    if (ax.fir)
+        for (int k = 0; k <= ax.fir_hi - ax.fir_lo; k++)
+            fs += ax.fir[k];
+    else
+        fs = fsum;
+    ax.dc_gain = (double)(fs / (sc * sa));
     *out = ax;
     return RB_OK;
 }

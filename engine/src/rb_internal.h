@@ -86,6 +86,12 @@ typedef struct {
                                     whose (67)/(72) matrices fail a probe (ill-conditioned,
                                     poles near the unit circle): test this flag, not symmetric.
                                     For mirror, Pf/Pr (length 2n) are always filled. */
+    int padded;                  /* the closed forms are ill-conditioned for this filter and
+                                    length (poles very near 1, e.g. wide Gaussians: a probe line
+                                    disagreed): run the passes over an explicit extension of
+                                    `pad` samples each side instead (exact to 1e-21 of the
+                                    impulse response); mirror_via_periodic is then 0 */
+    int pad;                     /* padding of the padded route (transients' decay + FIR reach) */
 
     /* constant / clamp / zero (35), (44): with C = boundary value times sum(fir),
      *   p(Y) = prologue_dc * C (every slot), e(Z) = M44 e_{-1}(Y) + v44 * C */
