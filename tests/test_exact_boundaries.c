@@ -346,6 +346,40 @@ static void test_mirror_doubled(void **state)
     rb_context_destroy(ctx);
 }
 
+/* The designer's Gaussians end to end, narrow to very wide (poles within
+ * 1e-3 of 1, where the closed forms give way to the padded route). */
+static void test_gaussians(void **state)
+{
+    (void)state;
+    rb_context *ctx;
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    const double sigmas[] = {1.5, 40, 400, 2000};
+    int failures = 0;
+    for (int si = 0; si < 4; si++) {
+        rb_filter *f;
+        if (rb_filter_gaussian(ctx, sigmas[si], sigmas[si] * 0.7, RB_GAUSSIAN_DEFAULT, &f) != RB_OK)
+            fail_msg("rb_filter_gaussian(%g): %s", sigmas[si], rb_context_error(ctx));
+        rb_axis_filter ax, ay;
+        assert_int_equal(rb_filter_get_axis(f, 0, &ax), RB_OK);
+        assert_int_equal(rb_filter_get_axis(f, 1, &ay), RB_OK);
+        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+            char label[160];
+            snprintf(label, sizeof label, "gaussian %g %s", sigmas[si], rb_boundary_name(modes[m]));
+            rb_boundary b = {modes[m], 0.37f};
+            double err = run_case(ctx, &ax, &ay, b, 37, 29, 2, RB_F32, label);
+            if (getenv("RB_TEST_VERBOSE"))
+                printf("  %s: %.3g\n", label, err);
+            if (!(err <= 1e-4)) {
+                printf("FAIL %s: relative RMS %.3g > 1e-4\n", label, err);
+                failures++;
+            }
+        }
+        rb_filter_destroy(f);
+    }
+    rb_context_destroy(ctx);
+    assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
     tu_seed("test_exact_boundaries");
@@ -355,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_u16),
         cmocka_unit_test(test_periodic_seamless),
         cmocka_unit_test(test_mirror_doubled),
+        cmocka_unit_test(test_gaussians),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
