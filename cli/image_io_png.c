@@ -51,7 +51,10 @@ int cli_png_read(FILE *f, const char *path, cli_image *out, char *err, size_t er
     if (setjmp(png_jmpbuf(png))) {
         free(rows);
         png_destroy_read_struct(&png, &info, NULL);
-        snprintf(err, errlen, "%s: bad PNG: %s", path, st.msg[0] ? st.msg : "read error");
+        if (feof(f))
+            snprintf(err, errlen, "%s: truncated PNG (the file ends before the image does)", path);
+        else
+            snprintf(err, errlen, "%s: bad PNG: %s", path, st.msg[0] ? st.msg : "read error");
         return -1;
     }
     png_init_io(png, f);
