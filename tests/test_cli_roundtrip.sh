@@ -35,6 +35,13 @@ if "$R" filter --signature "0.3: 0.7" --direction anticausal --axes x --boundary
    "$CLI_REF" check "$T/rgb-anti.pfm" 61 37 3 11 filter "0.3: 0.7" anticausal x clamp; then
   pass "PFM RGB anticausal row filter is bit-exact"
 else fail "PFM RGB anticausal row filter"; fi
+# --threads changes the split of work, never the numbers
+"$R" blur --sigma 4.5 --boundary mirror --threads 1 "$T/rgb_le.pfm" "$T/t1.pfm" &&
+"$R" blur --sigma 4.5 --boundary mirror --threads 3 "$T/rgb_le.pfm" "$T/t3.pfm" &&
+"$R" blur --sigma 4.5 --boundary mirror --threads 0 "$T/rgb_le.pfm" "$T/t0.pfm"
+if cmp -s "$T/t1.pfm" "$T/t3.pfm" && cmp -s "$T/t1.pfm" "$T/t0.pfm"; then
+  pass "--threads 1, 3 and all cores give identical files"
+else fail "--threads changes the result"; fi
 # identity keeps every float, including those outside [0,1]
 if "$R" blur --sigma-x 0 --sigma-y 0 "$T/rgb_le.pfm" "$T/rgb-id.pfm" &&
    "$CLI_REF" check "$T/rgb-id.pfm" 61 37 3 11 blur 0 0 clamp &&
