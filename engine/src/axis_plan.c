@@ -59,8 +59,8 @@ static void store(int r, const rb_real *m, double *dst)
  * accurate as the recurrence itself, and only costs O(r * decay) at plan time. */
 
 /* Samples until the impulse response of y_i = -sum d_k y_{i-k} is below
- * 1e-21 of its peak for good. */
-static long decay_steps(const double *d, int r)
+ * `tol` of its peak for good. */
+static long decay_steps(const double *d, int r, long double tol)
 {
     long double h[RB_MAX_ORDER] = {0}, peak = 0;
     long last = 0;
@@ -76,7 +76,7 @@ static long decay_steps(const double *d, int r)
         long double m = fabsl(v);
         if (m > peak)
             peak = m;
-        if (m > 1e-21L * peak)
+        if (m > tol * peak)
             last = i;
         if (i - last > 256 && i - last > last / 4)
             break;
@@ -249,8 +249,12 @@ rb_status rb_axis_plan_init(rb_context *ctx, const rb_axis *ax, rb_boundary_mode
     out->prologue_dc = (double)(1.0L / sc);
     out->anticausal_dc = (double)(1.0L / sa);
 
-    long steps_c = decay_steps(ax->dc, r), steps_a = decay_steps(ax->da, r);
+    /* series: terms below 1e-21 of the peak; padded route: transients below
+     * 1e-13 of the peak (far below float32 output resolution) */
+    long steps_c = decay_steps(ax->dc, r, 1e-21L), steps_a = decay_steps(ax->da, r, 1e-21L);
     long steps = steps_c > steps_a ? steps_c : steps_a;
+    long pc = decay_steps(ax->dc, r, 1e-13L), pa = decay_steps(ax->da, r, 1e-13L);
+    long pad_steps = pc > pa ? pc : pa;
 
     switch (mode) {
     case RB_BOUNDARY_ZERO:
@@ -347,7 +351,7 @@ rb_status rb_axis_plan_init(rb_context *ctx, const rb_axis *ax, rb_boundary_mode
             sym.mirror_via_periodic = 0;
             pad.mirror_via_periodic = 0;
             pad.padded = 1;
-            pad.pad = padding(steps, out->fir_ext);
+            pad.pad = padding(pad_steps, out->fir_ext);
             if (routes_agree(&sym, &pad, NULL))
                 out->mirror_via_periodic = 0;
         }
@@ -374,7 +378,7 @@ rb_status rb_axis_plan_init(rb_context *ctx, const rb_axis *ax, rb_boundary_mode
         rb_axis_plan pad = *out;
         pad.mirror_via_periodic = 0;
         pad.padded = 1;
-        pad.pad = padding(steps, out->fir_ext);
+        pad.pad = padding(pad_steps, out->fir_ext);
         double diff = 0;
         if (!routes_agree(out, &pad, &diff)) {
             out->padded = 1;

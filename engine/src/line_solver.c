@@ -370,7 +370,7 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work
     if (ap->padded) {
         /* The padded route: the extension is explicit over D samples each
          * side, past which every start-up transient has died out (below
-         * 1e-21 of the impulse response's peak). Constant modes start from
+         * 1e-13 of the impulse response's peak). Constant modes start from
          * their steady states, the others from zero. */
         const int cst = ext;
         if (has_c) {

@@ -89,8 +89,9 @@ typedef struct {
     int padded;                  /* the closed forms are ill-conditioned for this filter and
                                     length (poles very near 1, e.g. wide Gaussians: a probe line
                                     disagreed): run the passes over an explicit extension of
-                                    `pad` samples each side instead (exact to 1e-21 of the
-                                    impulse response); mirror_via_periodic is then 0 */
+                                    `pad` samples each side instead (start-up transients
+                                    below 1e-13 of the impulse response's peak);
+                                    mirror_via_periodic is then 0. CPU only (plan.c). */
     int pad;                     /* padding of the padded route (transients' decay + FIR reach) */
 
     /* constant / clamp / zero (35), (44): with C = boundary value times sum(fir),
