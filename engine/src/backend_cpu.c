@@ -204,6 +204,9 @@ static rb_status cpu_execute(rb_plan *plan, const rb_image *in, rb_image *out)
             if (s > scratch)
                 scratch = s;
         }
+    /* at most 1 GiB of scratch in all: fewer threads on huge lines */
+    while (nt > 1 && scratch * sizeof(rb_lane) * (size_t)nt > ((size_t)1 << 30))
+        nt--;
     worker wks[256];
     rb_lane *mem = NULL;
     if (scratch) {
