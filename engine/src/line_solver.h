@@ -12,7 +12,7 @@
 /* Steps per chunk of the homogeneous corrections, and the per-lane
  * temporaries the solver keeps at the end of the work buffer. */
 #define CHUNK 32
-#define RB_LINE_TMP (RB_MAX_ORDER + CHUNK + 3 + 3 * RB_MAX_ORDER)
+#define RB_LINE_TMP (RB_MAX_ORDER + CHUNK + 4 + 3 * RB_MAX_ORDER)
 
 /* Samples inside a bundle: double, so the recurrences keep float32 accuracy
  * even for clustered poles close to the unit circle. */
