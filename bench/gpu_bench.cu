@@ -18,9 +18,6 @@
 
 #define RUNS 30
 
-/* rb_filter_gaussian may not be in this engine build yet: the cuFFT
- * comparison is skipped (and says so) when it is missing. */
-#pragma weak rb_filter_gaussian
 
 #define CK(call)                                                                     \
     do {                                                                             \
@@ -230,12 +227,8 @@ __global__ void gauss_mul(cufftComplex *F, int n, int nc, float sigma)
     p->y *= g;
 }
 
-static void run_fft_gauss(rb_context *gctx, int n, float copy_ms)
+static void run_fft_gauss(rb_context *gctx, rb_context *cctx, int n, float copy_ms)
 {
-    if (!&rb_filter_gaussian) {
-        fprintf(stderr, "  gaussian: rb_filter_gaussian not in this build, cuFFT comparison skipped\n");
-        return;
-    }
     size_t count = (size_t)n * n;
     int nc = n / 2 + 1;
     float *din, *dout, *dfft;
@@ -292,6 +285,23 @@ static void run_fft_gauss(rb_context *gctx, int n, float copy_ms)
         sr += y * y;
     }
     double diff = sqrt(se / sr);
+    /* recblur's GPU output against the CPU back end */
+    {
+        float *hin = (float *)malloc(count * 4);
+        CK(cudaMemcpy(hin, din, count * 4, cudaMemcpyDeviceToHost));
+        rb_plan *cp;
+        RK(cctx, rb_plan_create(cctx, f, b, n, n, 1, &cp));
+        rb_image hi = di, ho = di;
+        hi.memory = ho.memory = RB_MEMORY_HOST;
+        hi.data = hin;
+        ho.data = bb;
+        RK(cctx, rb_execute(cp, &hi, &ho));
+        rb_plan_destroy(cp);
+        double chk = rel_rms(a, bb, count);
+        fprintf(stderr, "  gaussian %d^2: GPU vs CPU back end rel RMS %.2e\n", n, chk);
+        if (!(chk <= 1e-4)) { fprintf(stderr, "CHECK FAILED\n"); exit(3); }
+        free(hin);
+    }
     free(a);
     free(bb);
     float t1[RUNS], t2[RUNS];
@@ -326,6 +336,106 @@ static void run_fft_gauss(rb_context *gctx, int n, float copy_ms)
     rb_plan_destroy(gp);
     rb_filter_destroy(f);
     CK(cudaFree(din)); CK(cudaFree(dout)); CK(cudaFree(dfft)); CK(cudaFree(F));
+}
+
+/* SAT of an n x n F32 image (device to device), checked against the CPU back end */
+static void run_sat(rb_context *gctx, rb_context *cctx, int n, float copy_ms)
+{
+    size_t count = (size_t)n * n;
+    float *din, *dout;
+    CK(cudaMalloc((void **)&din, count * 4));
+    CK(cudaMalloc((void **)&dout, count * 4));
+    rb_image di;
+    memset(&di, 0, sizeof di);
+    di.width = di.height = n;
+    di.channels = 1;
+    di.format = RB_F32;
+    di.memory = RB_MEMORY_DEVICE;
+    di.data = din;
+    rb_image dout_im = di;
+    dout_im.data = dout;
+    fill(din, count, 11);
+    CK(cudaMemset(dout, 0xFF, count * 4));
+    RK(gctx, rb_sat(gctx, &di, &dout_im));
+    float *hin = (float *)malloc(count * 4), *hg = (float *)malloc(count * 4), *hc = (float *)malloc(count * 4);
+    CK(cudaMemcpy(hin, din, count * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hg, dout, count * 4, cudaMemcpyDeviceToHost));
+    rb_image hi = di, ho = di;
+    hi.memory = ho.memory = RB_MEMORY_HOST;
+    hi.data = hin;
+    ho.data = hc;
+    RK(cctx, rb_sat(cctx, &hi, &ho));
+    double check = rel_rms(hg, hc, count);
+    float t[RUNS];
+    for (int i = 0; i < RUNS; ++i) {
+        fill(din, count, 500 + i);
+        CK(cudaDeviceSynchronize());
+        CK(cudaEventRecord(ev0, 0));
+        RK(gctx, rb_sat(gctx, &di, &dout_im));
+        CK(cudaEventRecord(ev1, 0));
+        CK(cudaEventSynchronize(ev1));
+        CK(cudaEventElapsedTime(&t[i], ev0, ev1));
+    }
+    row_t *r = &rows[nrows++];
+    r->what = "sat-f32"; r->n = n; r->ch = 1; r->order = -1; r->mode = RB_BOUNDARY_NONE;
+    r->ms = median(t, RUNS); r->copy_ms = copy_ms; r->check = check;
+    fprintf(stderr, "  sat %d^2: %.3f ms check %.2e\n", n, r->ms, check);
+    if (!(check <= 1e-6)) { fprintf(stderr, "CHECK FAILED\n"); exit(3); }
+    free(hin); free(hg); free(hc);
+    CK(cudaFree(din)); CK(cudaFree(dout));
+}
+
+/* 1D order-1 recurrence of 2^28 samples, device memory, checked against the CPU */
+static void run_1d(rb_context *gctx, rb_context *cctx, size_t n)
+{
+    float *din, *dout, *a, *b2;
+    CK(cudaMalloc((void **)&din, n * 4));
+    CK(cudaMalloc((void **)&dout, n * 4));
+    CK(cudaMalloc((void **)&a, n * 4));
+    CK(cudaMalloc((void **)&b2, n * 4));
+    float cms[RUNS];
+    for (int i = 0; i < RUNS; ++i) {
+        fill(a, n, 600 + i);
+        CK(cudaDeviceSynchronize());
+        CK(cudaEventRecord(ev0, 0));
+        CK(cudaMemcpyAsync(b2, a, n * 4, cudaMemcpyDeviceToDevice, 0));
+        CK(cudaEventRecord(ev1, 0));
+        CK(cudaEventSynchronize(ev1));
+        CK(cudaEventElapsedTime(&cms[i], ev0, ev1));
+    }
+    float copy_ms = median(cms, RUNS);
+    rb_filter *f = bench_filter(gctx, 1);
+    rb_boundary bd = {RB_BOUNDARY_CLAMP, 0};
+    fill(din, n, 13);
+    CK(cudaMemset(dout, 0xFF, n * 4));
+    RK(gctx, rb_recurrence_1d(gctx, f, bd, din, dout, n, RB_MEMORY_DEVICE));
+    float *hin = (float *)malloc(n * 4), *hg = (float *)malloc(n * 4), *hc = (float *)malloc(n * 4);
+    CK(cudaMemcpy(hin, din, n * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hg, dout, n * 4, cudaMemcpyDeviceToHost));
+    RK(cctx, rb_recurrence_1d(cctx, f, bd, hin, hc, n, RB_MEMORY_HOST));
+    double check = rel_rms(hg, hc, n);
+    /* one timed run first: a slow path gets fewer repeats (said in the table) */
+    float t[RUNS];
+    int runs = RUNS;
+    for (int i = 0; i < runs; ++i) {
+        fill(din, n, 700 + i);
+        CK(cudaDeviceSynchronize());
+        CK(cudaEventRecord(ev0, 0));
+        RK(gctx, rb_recurrence_1d(gctx, f, bd, din, dout, n, RB_MEMORY_DEVICE));
+        CK(cudaEventRecord(ev1, 0));
+        CK(cudaEventSynchronize(ev1));
+        CK(cudaEventElapsedTime(&t[i], ev0, ev1));
+        if (i == 0 && t[0] > 200.0f) runs = 5;
+    }
+    row_t *r = &rows[nrows++];
+    r->what = runs == RUNS ? "rec1d-o1" : "rec1d-o1 (5 runs)";
+    r->n = 16384; r->ch = 1; r->order = 1; r->mode = RB_BOUNDARY_CLAMP; /* 2^28 = 16384^2 samples */
+    r->ms = median(t, runs); r->copy_ms = copy_ms; r->check = check;
+    fprintf(stderr, "  1d 2^28: %.3f ms (copy %.3f) check %.2e\n", r->ms, copy_ms, check);
+    if (!(check <= 1e-5)) { fprintf(stderr, "CHECK FAILED\n"); exit(3); }
+    rb_filter_destroy(f);
+    free(hin); free(hg); free(hc);
+    CK(cudaFree(din)); CK(cudaFree(dout)); CK(cudaFree(a)); CK(cudaFree(b2));
 }
 
 int main(int argc, char **argv)
@@ -370,12 +480,20 @@ int main(int argc, char **argv)
                 if (quick && mode != RB_BOUNDARY_CLAMP && mode != RB_BOUNDARY_PERIODIC) continue;
                 run_2d(gctx, cctx, "iir-2d", f, (rb_boundary_mode)mode, n, 1, orders[oi], copy1);
             }
-            if (orders[oi] == 3)
+            if (orders[oi] == 3) {
                 run_2d(gctx, cctx, "iir-2d", f, RB_BOUNDARY_CLAMP, n, 4, 3, copy4);
+                /* baseline: the naive one-thread-per-line solver (read at plan time) */
+                setenv("RECBLUR_CUDA_SOLVER", "lanes", 1);
+                run_2d(gctx, cctx, "naive-lanes", f, RB_BOUNDARY_CLAMP, n, 1, 3, copy1);
+                run_2d(gctx, cctx, "naive-lanes", f, RB_BOUNDARY_PERIODIC, n, 1, 3, copy1);
+                unsetenv("RECBLUR_CUDA_SOLVER");
+            }
             rb_filter_destroy(f);
         }
-        run_fft_gauss(gctx, n, copy1);
+        run_sat(gctx, cctx, n, copy1);
+        run_fft_gauss(gctx, cctx, n, copy1);
     }
+    run_1d(gctx, cctx, (size_t)1 << 28);
 
     printf("\n| workload | size | ch | order | boundary | median ms | Gpx/s | copy Gpx/s | fraction of copy | check |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|\n");

@@ -18,6 +18,7 @@ typedef struct {
     int s0, m;          /* the passes run over extended samples s0 .. s0+m-1 */
     int mode;           /* rb_boundary_mode */
     int via_periodic;   /* mirror on a non-symmetric axis: m = 2n periodic route */
+    int padded;         /* the plan's padded route: zero states `pad` samples beyond each end */
     int r;              /* common order of both passes */
     int fir_lo, ntaps;  /* ntaps == 0: identity FIR */
     const float *fir;   /* device taps */
@@ -43,6 +44,35 @@ int rb_cuda_axis_scratch(const rb_axis_plan *ap);
 /* Solve every lane: in -> out (may alias), ybuf holds lanes * m floats. */
 cudaError_t rb_cuda_solve_lanes(const rb_cuda_axis *ax, const float *in, float *out,
                                 float *ybuf, size_t lanes, cudaStream_t s);
+
+/* Block-parallel solver (rb_cuda_blocked.cu): each line is cut into blocks of
+ * RB_CUDA_BLOCK samples; one thread per (lane, block) computes the block's
+ * zero-initialised tail, a light per-lane pass chains the carries exactly
+ * (boundary feedbacks injected at the line ends), and a final pass recomputes
+ * every block from its true initial states. Same function as the per-lane
+ * solver. States use the solver's convention: causal [y_{i-1} .. y_{i-r}],
+ * anticausal [z_{i+1} .. z_{i+r}]. */
+#define RB_CUDA_BLOCK 32
+typedef struct {
+    rb_cuda_axis ax;
+    int nb, last_len;         /* blocks per line, samples in the last block */
+    int periodic_like;        /* periodic, and mirror (always its 2n-periodic route here) */
+    double Mc[RB_MAX_ORDER * RB_MAX_ORDER], Mc_last[RB_MAX_ORDER * RB_MAX_ORDER];
+    double Ma[RB_MAX_ORDER * RB_MAX_ORDER], Ma_last[RB_MAX_ORDER * RB_MAX_ORDER];
+    double Qc[RB_MAX_ORDER * RB_MAX_ORDER], Qa[RB_MAX_ORDER * RB_MAX_ORDER];
+} rb_cuda_blk;
+
+/* Fill from the engine's axis plan; 0 on success, -1 if a matrix is singular. */
+int rb_cuda_blk_init(const rb_axis_plan *ap, const float *dev_fir, int channels, const float *cval,
+                     rb_cuda_blk *out);
+/* Carry floats per lane the blocked solver needs. */
+size_t rb_cuda_blk_carry(const rb_axis_plan *ap);
+/* in -> out (must not alias), carry: lanes * rb_cuda_blk_carry floats. */
+cudaError_t rb_cuda_solve_blocked(const rb_cuda_blk *b, const float *in, float *out, float *carry,
+                                  size_t lanes, cudaStream_t s);
+
+/* rb_sat on the device (rb_cuda_sat.cu). */
+rb_status rb_cuda_sat(rb_context *ctx, const rb_image *in, rb_image *out);
 
 /* Pixel plumbing (rb_cuda_pixels.cu). */
 typedef struct {

@@ -14,7 +14,10 @@ typedef struct {
     int device;
     cudaStream_t stream;
     float *A, *B, *ybuf;       /* two full float images and the solver scratch */
+    int naive;                 /* RECBLUR_CUDA_SOLVER=lanes: the one-thread-per-line solver
+                                  (the benchmark's baseline); default: block-parallel */
     float *fir_x, *fir_y;
+    rb_cuda_blk bcol, brow;    /* per-axis solver parameters (constants set per execute) */
     size_t floats;             /* w * h * channels */
 } rb_cuda_state;
 
@@ -42,11 +45,7 @@ static rb_status rb_cuda_probe(char *why, size_t why_len)
         if (why && why_len) snprintf(why, why_len, "no CUDA device: cudaGetDeviceCount found 0 devices");
         return RB_ERR_BACKEND;
     }
-    if (why && why_len) {
-        cudaDeviceProp prop;
-        if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) snprintf(why, why_len, "%s", prop.name);
-        else why[0] = 0;
-    }
+    if (why && why_len) snprintf(why, why_len, "%d CUDA device%s", count, count > 1 ? "s" : "");
     return RB_OK;
 }
 
@@ -87,12 +86,16 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
     RB_CU(cudaGetDeviceProperties(&prop, s->device), "cudaGetDeviceProperties");
     RB_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), "cudaStreamCreate");
     s->floats = w * h * c;
+    {
+        const char *env = getenv("RECBLUR_CUDA_SOLVER");
+        s->naive = env && !strcmp(env, "lanes");
+    }
     if (plan->cols.ax.active) {
-        size_t t = (size_t)rb_cuda_axis_scratch(&plan->cols) * w * c;
+        size_t t = (s->naive ? (size_t)rb_cuda_axis_scratch(&plan->cols) : rb_cuda_blk_carry(&plan->cols)) * w * c;
         if (t > scratch) scratch = t;
     }
     if (plan->rows.ax.active) {
-        size_t t = (size_t)rb_cuda_axis_scratch(&plan->rows) * h * c;
+        size_t t = (s->naive ? (size_t)rb_cuda_axis_scratch(&plan->rows) : rb_cuda_blk_carry(&plan->rows)) * h * c;
         if (t > scratch) scratch = t;
     }
     RB_CU(cudaMalloc((void **)&s->A, s->floats * sizeof(float)), "cudaMalloc (image buffer)");
@@ -101,6 +104,11 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
         RB_CU(cudaMalloc((void **)&s->ybuf, scratch * sizeof(float)), "cudaMalloc (solver scratch)");
     RB_CU(rb_cuda_upload_fir(&plan->cols.ax, &s->fir_y), "uploading FIR taps");
     RB_CU(rb_cuda_upload_fir(&plan->rows.ax, &s->fir_x), "uploading FIR taps");
+    if ((plan->cols.ax.active && rb_cuda_blk_init(&plan->cols, s->fir_y, (int)c, NULL, &s->bcol)) ||
+        (plan->rows.ax.active && rb_cuda_blk_init(&plan->rows, s->fir_x, (int)c, NULL, &s->brow))) {
+        st = rb_error(ctx, RB_ERR_UNSUPPORTED, "cuda: singular periodic feedback matrix (I - A^n)");
+        goto fail;
+    }
     snprintf(plan->backend_name, sizeof plan->backend_name, "cuda (%.140s)", prop.name);
     plan->backend_state = s;
     return RB_OK;
@@ -113,6 +121,20 @@ static void rb_cuda_plan_fini(rb_plan *plan)
 {
     rb_cuda_state_free((rb_cuda_state *)plan->backend_state);
     plan->backend_state = NULL;
+}
+
+/* One axis over `lanes` interleaved lines: in -> out (distinct buffers). */
+static cudaError_t rb_cuda_axis_pass(const rb_cuda_state *s, rb_cuda_blk *blk, const rb_axis_plan *ap,
+                                     const float *fir, int c, const float *cval, const float *in,
+                                     float *out, size_t lanes, cudaStream_t q)
+{
+    for (int k = 0; k < c && k < 4; ++k) blk->ax.cval[k] = cval[k];
+    if (s->naive) {
+        rb_cuda_axis ax;
+        rb_cuda_axis_from_plan(ap, fir, c, cval, &ax);
+        return rb_cuda_solve_lanes(&ax, in, out, s->ybuf, lanes, q);
+    }
+    return rb_cuda_solve_blocked(blk, in, out, s->ybuf, lanes, q);
 }
 
 static void rb_cuda_pixels_of(const rb_plan *plan, const rb_image *img, size_t pitch,
@@ -164,17 +186,21 @@ static rb_status rb_cuda_execute(rb_plan *plan, const rb_image *in, rb_image *ou
         for (int k = 0; k < c; ++k) crow[k] = ccol[k] * g;
     }
 
-    /* 2. columns (lanes = w * c, line length h), in place in A */
+    /* 2. columns (lanes = w * c, line length h): cur -> other */
     if (plan->cols.ax.active) {
-        rb_cuda_axis_from_plan(&plan->cols, s->fir_y, c, ccol, &ax);
-        RB_CU(rb_cuda_solve_lanes(&ax, s->A, s->A, s->ybuf, (size_t)w * c, q), "column pass");
+        float *other = cur == s->A ? s->B : s->A;
+        RB_CU(rb_cuda_axis_pass(s, &s->bcol, &plan->cols, s->fir_y, c, ccol, cur, other, (size_t)w * c, q),
+              "column pass");
+        cur = other;
     }
-    /* 3. rows: transpose to B (w x h), solve lanes = h * c, transpose back */
+    /* 3. rows: transpose (w x h), solve lanes = h * c, transpose back */
     if (plan->rows.ax.active) {
-        RB_CU(rb_cuda_transpose(s->A, s->B, w, h, c, q), "transpose");
-        rb_cuda_axis_from_plan(&plan->rows, s->fir_x, c, crow, &ax);
-        RB_CU(rb_cuda_solve_lanes(&ax, s->B, s->B, s->ybuf, (size_t)h * c, q), "row pass");
-        RB_CU(rb_cuda_transpose(s->B, s->A, h, w, c, q), "transpose");
+        float *other = cur == s->A ? s->B : s->A;
+        RB_CU(rb_cuda_transpose(cur, other, w, h, c, q), "transpose");
+        RB_CU(rb_cuda_axis_pass(s, &s->brow, &plan->rows, s->fir_x, c, crow, other, cur, (size_t)h * c, q),
+              "row pass");
+        RB_CU(rb_cuda_transpose(cur, other, h, w, c, q), "transpose");
+        cur = other;
     }
 
     /* 4. samples out */
@@ -182,9 +208,10 @@ static rb_status rb_cuda_execute(rb_plan *plan, const rb_image *in, rb_image *ou
         size_t row = (size_t)w * c * rb_format_size(out->format);
         size_t stride = rb_image_stride(out);
         if (out->memory == RB_MEMORY_HOST) {
+            float *other = cur == s->A ? s->B : s->A;
             rb_cuda_pixels_of(plan, out, row, &pout);
-            RB_CU(rb_cuda_store(&pout, cur, s->B, q), "storing samples");
-            RB_CU(cudaMemcpy2DAsync(out->data, stride, s->B, row, row, (size_t)h,
+            RB_CU(rb_cuda_store(&pout, cur, other, q), "storing samples");
+            RB_CU(cudaMemcpy2DAsync(out->data, stride, other, row, row, (size_t)h,
                                     cudaMemcpyDeviceToHost, q), "copying the output to the host");
         } else {
             rb_cuda_pixels_of(plan, out, stride, &pout);
@@ -198,14 +225,54 @@ fail:
     return st;
 }
 
+/* 1D recurrence: one lane of n samples through the block-parallel solver
+ * (n / 32 blocks in parallel; the carry chain walks the blocks in one thread). */
+static rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size_t n,
+                                       rb_memory mem)
+{
+    rb_context *ctx = plan->ctx;
+    rb_status st = RB_OK;
+    rb_cuda_state *s = (rb_cuda_state *)plan->backend_state;
+    cudaStream_t q = s->stream;
+    float zero[4] = {0, 0, 0, 0};
+    float *src = s->A, *dst = s->B;
+    RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
+    if (!plan->rows.ax.active) {
+        if (in != out)
+            RB_CU(cudaMemcpyAsync(out, in, n * sizeof(float), cudaMemcpyDefault, q), "copying the signal");
+        RB_CU(cudaStreamSynchronize(q), "copying the signal");
+        return RB_OK;
+    }
+    if (mem == RB_MEMORY_HOST)
+        RB_CU(cudaMemcpyAsync(src, in, n * sizeof(float), cudaMemcpyHostToDevice, q), "copying the signal to the device");
+    else
+        src = (float *)in;
+    if (mem == RB_MEMORY_DEVICE && in != out) dst = out;
+    {
+        float cv[4] = {plan->boundary.value, 0, 0, 0};
+        RB_CU(rb_cuda_axis_pass(s, &s->brow, &plan->rows, s->fir_x, 1,
+                                plan->boundary.mode == RB_BOUNDARY_CONSTANT ? cv : zero, src, dst, 1, q),
+              "1D recurrence");
+    }
+    if (mem == RB_MEMORY_HOST)
+        RB_CU(cudaMemcpyAsync(out, dst, n * sizeof(float), cudaMemcpyDeviceToHost, q), "copying the signal to the host");
+    else if (dst != out)
+        RB_CU(cudaMemcpyAsync(out, dst, n * sizeof(float), cudaMemcpyDeviceToDevice, q), "copying the signal");
+    RB_CU(cudaStreamSynchronize(q), "running the 1D recurrence");
+    return RB_OK;
+fail:
+    cudaStreamSynchronize(q);
+    return st;
+}
+
 static const rb_backend_ops rb_cuda_ops = {
     "cuda",
     rb_cuda_probe,
     rb_cuda_plan_init,
     rb_cuda_plan_fini,
     rb_cuda_execute,
-    NULL, /* sat: not on the GPU yet (the engine uses the CPU) */
-    NULL, /* recurrence_1d: likewise */
+    rb_cuda_sat,
+    rb_cuda_recurrence_1d,
 };
 
 extern "C" const rb_backend_ops *rb_backend_cuda(void) { return &rb_cuda_ops; }

@@ -9,44 +9,7 @@
 #include <string.h>
 
 
-/* x on its infinite extension (input units). */
-static __device__ __forceinline__ float rb_xext(const float *x, size_t S, long long j, int n,
-                                                int mode, float cval)
-{
-    if (j >= 0 && j < n) return x[(size_t)j * S];
-    switch (mode) {
-    case RB_BOUNDARY_CONSTANT: return cval;
-    case RB_BOUNDARY_CLAMP: return x[(size_t)(j < 0 ? 0 : n - 1) * S];
-    case RB_BOUNDARY_PERIODIC: {
-        long long k = j % n;
-        if (k < 0) k += n;
-        return x[(size_t)k * S];
-    }
-    case RB_BOUNDARY_MIRROR: {
-        long long p = 2LL * n, k = j % p;
-        if (k < 0) k += p;
-        if (k >= n) k = p - 1 - k;
-        return x[(size_t)k * S];
-    }
-    default: return 0.0f;  /* zero, none */
-    }
-}
-
-/* u_j = sum_t fir[t] x_ext(j + fir_lo + t) */
-static __device__ __forceinline__ float rb_u(const rb_cuda_axis &a, const float *x, size_t S,
-                                             long long j, float cv)
-{
-    if (a.ntaps == 0) return rb_xext(x, S, j, a.n, a.mode, cv);
-    float acc = 0.0f;
-    long long b = j + a.fir_lo;
-    if (b >= 0 && b + a.ntaps <= a.n) {  /* interior: no extension tests */
-        const float *p = x + (size_t)b * S;
-        for (int t = 0; t < a.ntaps; ++t) acc += a.fir[t] * p[(size_t)t * S];
-    } else {
-        for (int t = 0; t < a.ntaps; ++t) acc += a.fir[t] * rb_xext(x, S, b + t, a.n, a.mode, cv);
-    }
-    return acc;
-}
+#include "rb_cuda_extend.cuh"
 
 /* out = M v (r x r row-major, double) */
 template <int R>
@@ -86,8 +49,8 @@ __global__ void rb_solve_kernel(const rb_cuda_axis a, const float *in, float *ou
         c0 = x[0] * a.sumfir;
         c1 = x[(size_t)(a.n - 1) * S] * a.sumfir;
     }
-    const int const_like = mode == RB_BOUNDARY_ZERO || mode == RB_BOUNDARY_CONSTANT ||
-                           mode == RB_BOUNDARY_CLAMP;
+    const int const_like = !a.padded && (mode == RB_BOUNDARY_ZERO || mode == RB_BOUNDARY_CONSTANT ||
+                                         mode == RB_BOUNDARY_CLAMP);
     /* (35) of the 2016 paper: p(Y) = DC response of c0 in every slot */
 #pragma unroll
     for (int k = 0; k < R; ++k) prev[k] = const_like ? (float)(a.prologue_dc * c0) : 0.0f;
@@ -103,7 +66,7 @@ __global__ void rb_solve_kernel(const rb_cuda_axis a, const float *in, float *ou
         y[(size_t)i * S] = v;
     }
 
-    if (mode == RB_BOUNDARY_PERIODIC || mode == RB_BOUNDARY_MIRROR) {
+    if (!a.padded && (mode == RB_BOUNDARY_PERIODIC || mode == RB_BOUNDARY_MIRROR)) {
         /* e_{-1}(Yhat) in paper order */
 #pragma unroll
         for (int k = 0; k < R; ++k) ev[k] = prev[R - 1 - k];
@@ -157,6 +120,9 @@ __global__ void rb_solve_kernel(const rb_cuda_axis a, const float *in, float *ou
         rb_matvec<R>(a.M44, ev, tv);                           /* (44) */
 #pragma unroll
         for (int k = 0; k < R; ++k) nxt[k] = (float)(tv[k] + a.v44[k] * c1);
+    } else if (a.padded) {
+#pragma unroll
+        for (int k = 0; k < R; ++k) nxt[k] = 0.0f;
     } else if (mode == RB_BOUNDARY_PERIODIC || (mode == RB_BOUNDARY_MIRROR && a.via_periodic)) {
         /* (51): head of the zero-initialised anticausal pass over Y */
 #pragma unroll
@@ -200,6 +166,7 @@ extern "C" int rb_cuda_axis_scratch(const rb_axis_plan *ap)
 {
     int n = ap->n;
     int mode = ap->mode;
+    if (ap->padded) return n + 2 * ap->pad;
     if (mode == RB_BOUNDARY_ZERO || mode == RB_BOUNDARY_CONSTANT || mode == RB_BOUNDARY_CLAMP)
         return n + 2 * ap->fir_ext;
     if (mode == RB_BOUNDARY_MIRROR && ap->mirror_via_periodic) return 2 * n;
@@ -217,6 +184,13 @@ extern "C" void rb_cuda_axis_from_plan(const rb_axis_plan *ap, const float *dev_
     o->m = rb_cuda_axis_scratch(ap);
     o->s0 = (o->m == ap->n + 2 * ap->fir_ext && (ap->mode == RB_BOUNDARY_ZERO ||
              ap->mode == RB_BOUNDARY_CONSTANT || ap->mode == RB_BOUNDARY_CLAMP)) ? -ap->fir_ext : 0;
+    if (ap->padded) {
+        /* closed forms ill-conditioned for this filter (axis_plan.c): filter the
+         * extension over `pad` samples each side from zero states, as the CPU does */
+        o->padded = 1;
+        o->via_periodic = 0;
+        o->s0 = -ap->pad;
+    }
     o->r = ax->r;
     o->fir_lo = ax->fir_lo;
     o->ntaps = ax->fir ? ax->fir_hi - ax->fir_lo + 1 : 0;

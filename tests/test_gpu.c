@@ -370,7 +370,11 @@ static void test_gpu_formats_alpha(void **state)
                         }
                         free(dx);
                     }
-                    if (mx > 1 || mref > 1) {
+                    /* alpha + linear light: sRGB encoding (slope 12.92 near 0) after dividing by
+                     * a small alpha turns one float32 ulp of powf/division difference between
+                     * the CPU's libm and the GPU into a few U16 units; U8 stays within 1 */
+                    double tol_cpu = (variant == 1 && fmts[fi] == RB_U16) ? 16 : 1;
+                    if (mx > tol_cpu || mref > 1) {
                         bad++;
                         fprintf(stderr, "test_gpu: %s %d ch %s%s: max diff %.0f units vs CPU, %.0f vs "
                                 "reference\n", fi ? "U16" : "U8", ch, rb_boundary_name((rb_boundary_mode)mode),
@@ -469,6 +473,125 @@ static void test_gpu_device_memory_and_inplace(void **state)
     rb_context_destroy(cctx);
 }
 
+/* rb_sat on the GPU: U8/U16 exactly equal to the CPU's double sums (F64 out),
+ * F32 in and out within float rounding; host and device memory. */
+static void test_gpu_sat(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    rb_context *g, *c;
+    assert_int_equal(rb_context_create(&g), RB_OK);
+    assert_int_equal(rb_context_create(&c), RB_OK);
+    assert_int_equal(rb_context_set_backend(g, RB_BACKEND_CUDA), RB_OK);
+    assert_int_equal(rb_context_set_backend(c, RB_BACKEND_CPU), RB_OK);
+    rb_format fins[3] = {RB_U8, RB_U16, RB_F32};
+    for (int fi = 0; fi < 3; ++fi)
+        for (int ch = 1; ch <= 4; ++ch)
+            for (int si = 0; si < NSIZES; ++si) {
+                int w = sizes[si][0], h = sizes[si][1];
+                size_t count = (size_t)w * h * ch;
+                void *in = malloc(count * rb_format_size(fins[fi]));
+                fill_random(in, fins[fi], count);
+                rb_format fo = fins[fi] == RB_F32 ? RB_F32 : RB_F64;
+                void *og = malloc(count * rb_format_size(fo)), *oc = malloc(count * rb_format_size(fo));
+                memset(og, 0xA5, count * rb_format_size(fo));
+                rb_image im = image(w, h, ch, fins[fi], in);
+                rb_image gi = image(w, h, ch, fo, og), ci = image(w, h, ch, fo, oc);
+                rb_status st = rb_sat(g, &im, &gi);
+                if (st != RB_OK) fprintf(stderr, "test_gpu: sat: %s\n", rb_context_error(g));
+                assert_int_equal(st, RB_OK);
+                assert_int_equal(rb_sat(c, &im, &ci), RB_OK);
+                if (fo == RB_F64) {
+                    assert_memory_equal(og, oc, count * sizeof(double));
+                } else {
+                    double mx, rel = compare(og, oc, RB_F32, count, &mx);
+                    assert_true(rel <= 1e-7);
+                }
+                free(in);
+                free(og);
+                free(oc);
+            }
+    /* device memory, U16 -> F64 */
+    {
+        int w = 300, h = 200, ch = 2;
+        size_t count = (size_t)w * h * ch;
+        uint16_t *in = malloc(count * 2);
+        double *oc = malloc(count * 8), *og = malloc(count * 8);
+        fill_random(in, RB_U16, count);
+        void *din, *dout;
+        assert_int_equal(cudaMalloc(&din, count * 2), cudaSuccess);
+        assert_int_equal(cudaMalloc(&dout, count * 8), cudaSuccess);
+        assert_int_equal(cudaMemcpy(din, in, count * 2, cudaMemcpyHostToDevice), cudaSuccess);
+        rb_image di = image(w, h, ch, RB_U16, din), dout_im = image(w, h, ch, RB_F64, dout);
+        di.memory = dout_im.memory = RB_MEMORY_DEVICE;
+        assert_int_equal(rb_sat(g, &di, &dout_im), RB_OK);
+        assert_int_equal(cudaMemcpy(og, dout, count * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+        rb_image hi = image(w, h, ch, RB_U16, in), ho = image(w, h, ch, RB_F64, oc);
+        assert_int_equal(rb_sat(c, &hi, &ho), RB_OK);
+        assert_memory_equal(og, oc, count * 8);
+        cudaFree(din);
+        cudaFree(dout);
+        free(in);
+        free(oc);
+        free(og);
+    }
+    rb_context_destroy(g);
+    rb_context_destroy(c);
+}
+
+/* rb_recurrence_1d on the GPU against the float64 reference: every mode,
+ * orders 1..5, host memory and device memory in place. */
+static void test_gpu_recurrence_1d(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    rb_context *g;
+    assert_int_equal(rb_context_create(&g), RB_OK);
+    assert_int_equal(rb_context_set_backend(g, RB_BACKEND_CUDA), RB_OK);
+    const size_t lens[3] = {1, 77, 100003};
+    int bad = 0;
+    for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode)
+        for (int order = 1; order <= 5; ++order)
+            for (int li = 0; li < 3; ++li) {
+                size_t n = lens[li];
+                test_filter tf;
+                rb_filter *f = make_filter(g, order, (order + li) % 3, 0.9, &tf);
+                rb_boundary b = {(rb_boundary_mode)mode, 0.4f};
+                float *x = malloc(n * 4), *y = malloc(n * 4);
+                double *dx = malloc(n * 8), *dy = malloc(n * 8);
+                fill_random(x, RB_F32, n);
+                for (size_t i = 0; i < n; ++i) dx[i] = x[i];
+                assert_int_equal(ref_filter_line(&tf.ax[0], b.mode, b.value, dx, dy, (long)n), 0);
+                float *ref = malloc(n * 4);
+                for (size_t i = 0; i < n; ++i) ref[i] = (float)dy[i];
+                rb_status st = rb_recurrence_1d(g, f, b, x, y, n, RB_MEMORY_HOST);
+                if (st != RB_OK) fprintf(stderr, "test_gpu: 1d: %s\n", rb_context_error(g));
+                assert_int_equal(st, RB_OK);
+                double mx, rel = compare(y, ref, RB_F32, n, &mx);
+                /* device, in place */
+                float *d;
+                assert_int_equal(cudaMalloc((void **)&d, n * 4), cudaSuccess);
+                assert_int_equal(cudaMemcpy(d, x, n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+                assert_int_equal(rb_recurrence_1d(g, f, b, d, d, n, RB_MEMORY_DEVICE), RB_OK);
+                assert_int_equal(cudaMemcpy(y, d, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+                double rel2 = compare(y, ref, RB_F32, n, &mx);
+                cudaFree(d);
+                if (!(rel <= 1e-5) || !(rel2 <= 1e-5)) {
+                    bad++;
+                    fprintf(stderr, "test_gpu: 1d %s order %d n %zu: rel RMS %.3g (host), %.3g (device)\n",
+                            rb_boundary_name(b.mode), order, n, rel, rel2);
+                }
+                free(x);
+                free(y);
+                free(dx);
+                free(dy);
+                free(ref);
+                rb_filter_destroy(f);
+            }
+    assert_int_equal(bad, 0);
+    rb_context_destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -476,6 +599,8 @@ int main(void)
         cmocka_unit_test(test_gpu_matches_cpu_all_modes),
         cmocka_unit_test(test_gpu_formats_alpha),
         cmocka_unit_test(test_gpu_device_memory_and_inplace),
+        cmocka_unit_test(test_gpu_sat),
+        cmocka_unit_test(test_gpu_recurrence_1d),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,401 @@
+/* Block-parallel exact solver (see rb_cuda.h): the overlapped carries of the
+ * 2011 paper (algorithm 4's causal/anticausal block tails and heads, fixed by
+ * a per-lane carry chain) with the exact infinite-extension feedbacks of the
+ * 2016 paper injected where the chains start. Five light launches:
+ *   tails: zero-initialised causal tail of every block            (reads u)
+ *   chain_c: true causal state entering every block, e_{-1}(Y), e(Z)
+ *   heads: Y of the block, zero-initialised anticausal head        (reads u)
+ *   chain_a: true anticausal state entering every block
+ *   final: Y and Z of the block from the true states, written      (reads u, writes z)
+ * Carries are r floats per lane per block of 32 samples. */
+#include "rb_cuda.h"
+#include "rb_cuda_extend.cuh"
+#include <string.h>
+
+#define B RB_CUDA_BLOCK
+
+/* carry layout: [blk][k][lane] */
+#define CAR(buf, blk, k) (buf)[((size_t)(blk) * R + (k)) * lanes + lane]
+
+template <int R>
+static __device__ __forceinline__ void rb_mv(const double *M, const double *v, double *o)
+{
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+        double s = 0.0;
+#pragma unroll
+        for (int j = 0; j < R; ++j) s += M[i * R + j] * v[j];
+        o[i] = s;
+    }
+}
+
+/* constant-like boundary values c0, c1 (u far before / after the line) */
+static __device__ __forceinline__ void rb_edges(const rb_cuda_axis &a, const float *x, size_t S,
+                                                float cv, float *c0, float *c1)
+{
+    *c0 = *c1 = 0.0f;
+    if (a.mode == RB_BOUNDARY_CONSTANT) *c0 = *c1 = cv * a.sumfir;
+    else if (a.mode == RB_BOUNDARY_CLAMP) {
+        *c0 = x[0] * a.sumfir;
+        *c1 = x[(size_t)(a.n - 1) * S] * a.sumfir;
+    }
+}
+
+template <int R>
+__global__ void rb_blk_tails(const rb_cuda_blk b, const float *in, float *car, size_t lanes)
+{
+    size_t t_ = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t lane = t_ % lanes;
+    int blk = (int)(t_ / lanes);
+    if (blk >= b.nb) return;
+    const rb_cuda_axis &a = b.ax;
+    const float *x = in + lane;
+    const float cv = a.cval[lane % a.channels];
+    int i0 = blk * B, len = min(B, a.m - i0);
+    float p[R + 1];
+#pragma unroll
+    for (int k = 0; k < R; ++k) p[k] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+        if (j < len) {
+            float v = rb_u(a, x, lanes, (long long)a.s0 + i0 + j, cv);
+#pragma unroll
+            for (int k = 0; k < R; ++k) v -= a.dc[k] * p[k];
+#pragma unroll
+            for (int k = R - 1; k > 0; --k) p[k] = p[k - 1];
+            if (R > 0) p[0] = v;
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < R; ++k) CAR(car, blk, k) = p[k];
+}
+
+/* causal chain: tails in car1 become the true states entering each block;
+ * edge gets e(Z) for constant-like modes (zeros otherwise). */
+template <int R>
+__global__ void rb_blk_chain_c(const rb_cuda_blk b, const float *in, float *car, float *edge,
+                               size_t lanes)
+{
+    size_t lane = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (lane >= lanes) return;
+    const rb_cuda_axis &a = b.ax;
+    const float cv = a.cval[lane % a.channels];
+    float c0, c1;
+    rb_edges(a, in + lane, lanes, cv, &c0, &c1);
+    const int const_like = !a.padded && (a.mode == RB_BOUNDARY_ZERO || a.mode == RB_BOUNDARY_CONSTANT ||
+                                         a.mode == RB_BOUNDARY_CLAMP);
+    double S[R + 1], t[R + 1];
+#pragma unroll
+    for (int k = 0; k < R; ++k) S[k] = const_like ? a.prologue_dc * c0 : 0.0; /* (35) */
+    if (b.periodic_like) {
+        /* zero-initialised chain: e_{-1}(Yhat), then (49) in this convention */
+        for (int blk = 0; blk < b.nb; ++blk) {
+            rb_mv<R>(blk == b.nb - 1 ? b.Mc_last : b.Mc, S, t);
+#pragma unroll
+            for (int k = 0; k < R; ++k) S[k] = t[k] + CAR(car, blk, k);
+        }
+        rb_mv<R>(b.Qc, S, t);
+#pragma unroll
+        for (int k = 0; k < R; ++k) S[k] = t[k];
+    }
+    for (int blk = 0; blk < b.nb; ++blk) {
+        rb_mv<R>(blk == b.nb - 1 ? b.Mc_last : b.Mc, S, t);
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+            float tail = CAR(car, blk, k);
+            CAR(car, blk, k) = (float)S[k];
+            S[k] = t[k] + tail;
+        }
+    }
+    /* S = e_{-1}(Y) as [y_{m-1} .. y_{m-r}]; epilogue [z_m .. z_{m+r-1}] */
+    double ev[R + 1], ez[R + 1];
+#pragma unroll
+    for (int k = 0; k < R; ++k) ev[k] = S[R - 1 - k];
+    if (const_like && a.has_c) {
+        rb_mv<R>(a.M44, ev, ez); /* (44) */
+#pragma unroll
+        for (int k = 0; k < R; ++k) ez[k] += a.v44[k] * c1;
+    } else if (const_like) {
+#pragma unroll
+        for (int k = 0; k < R; ++k) ez[k] = a.anticausal_dc * c1;
+    } else {
+#pragma unroll
+        for (int k = 0; k < R; ++k) ez[k] = 0.0;
+    }
+#pragma unroll
+    for (int k = 0; k < R; ++k) edge[(size_t)k * lanes + lane] = (float)ez[k];
+}
+
+/* Y of one block from its true causal state, in registers */
+template <int R>
+static __device__ __forceinline__ void rb_blk_y(const rb_cuda_blk &b, const float *x, size_t lanes,
+                                                size_t lane, int blk, int len, float cv,
+                                                const float *car1, float *y)
+{
+    const rb_cuda_axis &a = b.ax;
+    float p[R + 1];
+#pragma unroll
+    for (int k = 0; k < R; ++k) p[k] = CAR(car1, blk, k);
+    int i0 = blk * B;
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+        if (j < len) {
+            float v = rb_u(a, x, lanes, (long long)a.s0 + i0 + j, cv);
+#pragma unroll
+            for (int k = 0; k < R; ++k) v -= a.dc[k] * p[k];
+#pragma unroll
+            for (int k = R - 1; k > 0; --k) p[k] = p[k - 1];
+            if (R > 0) p[0] = v;
+            y[j] = v;
+        }
+    }
+}
+
+template <int R>
+__global__ void rb_blk_heads(const rb_cuda_blk b, const float *in, const float *car1, float *car2,
+                             size_t lanes)
+{
+    size_t t_ = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t lane = t_ % lanes;
+    int blk = (int)(t_ / lanes);
+    if (blk >= b.nb) return;
+    const rb_cuda_axis &a = b.ax;
+    const float cv = a.cval[lane % a.channels];
+    int len = min(B, a.m - blk * B);
+    float y[B];
+    rb_blk_y<R>(b, in + lane, lanes, lane, blk, len, cv, car1, y);
+    float q[R + 1];
+#pragma unroll
+    for (int k = 0; k < R; ++k) q[k] = 0.0f;
+#pragma unroll
+    for (int j = B - 1; j >= 0; --j) {
+        if (j < len) {
+            float v = y[j];
+#pragma unroll
+            for (int k = 0; k < R; ++k) v -= a.da[k] * q[k];
+#pragma unroll
+            for (int k = R - 1; k > 0; --k) q[k] = q[k - 1];
+            if (R > 0) q[0] = v;
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < R; ++k) CAR(car2, blk, k) = q[k];
+}
+
+/* anticausal chain, right to left: heads in car2 become the true states
+ * entering each block from the right */
+template <int R>
+__global__ void rb_blk_chain_a(const rb_cuda_blk b, float *car2, const float *edge, size_t lanes)
+{
+    size_t lane = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (lane >= lanes) return;
+    double E[R + 1], t[R + 1];
+#pragma unroll
+    for (int k = 0; k < R; ++k) E[k] = b.periodic_like ? 0.0 : edge[(size_t)k * lanes + lane];
+    if (b.periodic_like) {
+        for (int blk = b.nb - 1; blk >= 0; --blk) {
+            rb_mv<R>(blk == b.nb - 1 ? b.Ma_last : b.Ma, E, t);
+#pragma unroll
+            for (int k = 0; k < R; ++k) E[k] = t[k] + CAR(car2, blk, k);
+        }
+        rb_mv<R>(b.Qa, E, t); /* (51) in this convention */
+#pragma unroll
+        for (int k = 0; k < R; ++k) E[k] = t[k];
+    }
+    for (int blk = b.nb - 1; blk >= 0; --blk) {
+        rb_mv<R>(blk == b.nb - 1 ? b.Ma_last : b.Ma, E, t);
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+            float head = CAR(car2, blk, k);
+            CAR(car2, blk, k) = (float)E[k];
+            E[k] = t[k] + head;
+        }
+    }
+}
+
+template <int R>
+__global__ void rb_blk_final(const rb_cuda_blk b, const float *in, float *out, const float *car1,
+                             const float *car2, size_t lanes)
+{
+    size_t t_ = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t lane = t_ % lanes;
+    int blk = (int)(t_ / lanes);
+    if (blk >= b.nb) return;
+    const rb_cuda_axis &a = b.ax;
+    const float cv = a.cval[lane % a.channels];
+    int i0 = blk * B, len = min(B, a.m - i0);
+    long long j0 = (long long)a.s0 + i0;
+    if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line */
+    float y[B];
+    rb_blk_y<R>(b, in + lane, lanes, lane, blk, len, cv, car1, y);
+    float q[R + 1];
+#pragma unroll
+    for (int k = 0; k < R; ++k) q[k] = CAR(car2, blk, k);
+    float *z = out + lane;
+#pragma unroll
+    for (int j = B - 1; j >= 0; --j) {
+        if (j < len) {
+            float v = y[j];
+#pragma unroll
+            for (int k = 0; k < R; ++k) v -= a.da[k] * q[k];
+#pragma unroll
+            for (int k = R - 1; k > 0; --k) q[k] = q[k - 1];
+            if (R > 0) q[0] = v;
+            long long jj = j0 + j;
+            if (jj >= 0 && jj < a.n) z[(size_t)jj * lanes] = v;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ host */
+static void rb_companion(const double *d, int r, double *C)
+{
+    memset(C, 0, sizeof(double) * r * r);
+    for (int k = 0; k < r; ++k) C[k] = -d[k];
+    for (int i = 1; i < r; ++i) C[i * r + i - 1] = 1.0;
+}
+
+static void rb_matmul(const double *A, const double *Bm, int r, double *O)
+{
+    double t[RB_MAX_ORDER * RB_MAX_ORDER];
+    for (int i = 0; i < r; ++i)
+        for (int j = 0; j < r; ++j) {
+            double s = 0;
+            for (int k = 0; k < r; ++k) s += A[i * r + k] * Bm[k * r + j];
+            t[i * r + j] = s;
+        }
+    memcpy(O, t, sizeof(double) * r * r);
+}
+
+static void rb_matpow(const double *C, int r, long long e, double *O)
+{
+    double base[RB_MAX_ORDER * RB_MAX_ORDER];
+    memcpy(base, C, sizeof(double) * r * r);
+    memset(O, 0, sizeof(double) * r * r);
+    for (int i = 0; i < r; ++i) O[i * r + i] = 1.0;
+    while (e > 0) {
+        if (e & 1) rb_matmul(O, base, r, O);
+        rb_matmul(base, base, r, base);
+        e >>= 1;
+    }
+}
+
+/* O = (I - M)^-1 by Gauss-Jordan with partial pivoting; -1 when singular */
+static int rb_inv_i_minus(const double *M, int r, double *O)
+{
+    double a[RB_MAX_ORDER][2 * RB_MAX_ORDER];
+    for (int i = 0; i < r; ++i)
+        for (int j = 0; j < r; ++j) {
+            a[i][j] = (i == j) - M[i * r + j];
+            a[i][r + j] = i == j;
+        }
+    for (int c = 0; c < r; ++c) {
+        int p = c;
+        for (int i = c + 1; i < r; ++i)
+            if (fabs(a[i][c]) > fabs(a[p][c])) p = i;
+        if (a[p][c] == 0.0) return -1;
+        if (p != c)
+            for (int j = 0; j < 2 * r; ++j) {
+                double t = a[p][j];
+                a[p][j] = a[c][j];
+                a[c][j] = t;
+            }
+        double piv = a[c][c];
+        for (int j = 0; j < 2 * r; ++j) a[c][j] /= piv;
+        for (int i = 0; i < r; ++i)
+            if (i != c && a[i][c] != 0.0) {
+                double f = a[i][c];
+                for (int j = 0; j < 2 * r; ++j) a[i][j] -= f * a[c][j];
+            }
+    }
+    for (int i = 0; i < r; ++i)
+        for (int j = 0; j < r; ++j) O[i * r + j] = a[i][r + j];
+    return 0;
+}
+
+extern "C" size_t rb_cuda_blk_carry(const rb_axis_plan *ap)
+{
+    int n = ap->n, r = ap->ax.r;
+    int m = rb_cuda_axis_scratch(ap);
+    if (ap->mode == RB_BOUNDARY_MIRROR && !ap->padded) m = 2 * n;
+    size_t nb = ((size_t)m + B - 1) / B;
+    return 2 * nb * (size_t)r + (size_t)r;
+}
+
+extern "C" int rb_cuda_blk_init(const rb_axis_plan *ap, const float *dev_fir, int channels,
+                                const float *cval, rb_cuda_blk *o)
+{
+    memset(o, 0, sizeof *o);
+    rb_cuda_axis_from_plan(ap, dev_fir, channels, cval, &o->ax);
+    if (ap->mode == RB_BOUNDARY_MIRROR && !ap->padded) {
+        /* the mirror extension is 2n-periodic for every axis: one well-conditioned route */
+        o->ax.via_periodic = 1;
+        o->ax.m = 2 * ap->n;
+        o->ax.s0 = 0;
+    }
+    o->periodic_like = !ap->padded && (ap->mode == RB_BOUNDARY_PERIODIC || ap->mode == RB_BOUNDARY_MIRROR);
+    int r = ap->ax.r, m = o->ax.m;
+    o->nb = (m + B - 1) / B;
+    o->last_len = m - (o->nb - 1) * B;
+    if (r == 0) return 0;
+    double Cc[RB_MAX_ORDER * RB_MAX_ORDER], Ca[RB_MAX_ORDER * RB_MAX_ORDER];
+    double dc[RB_MAX_ORDER], da[RB_MAX_ORDER];
+    /* from the filter's double coefficients, as the CPU's closed forms are: with poles
+     * near 1 the float-rounded recursion is ill-conditioned at DC, and short lines
+     * (mostly carried by these matrices) then stay on the true filter */
+    for (int k = 0; k < r; ++k) {
+        dc[k] = ap->ax.dc[k];
+        da[k] = ap->ax.da[k];
+    }
+    rb_companion(dc, r, Cc);
+    rb_companion(da, r, Ca);
+    rb_matpow(Cc, r, B, o->Mc);
+    rb_matpow(Cc, r, o->last_len, o->Mc_last);
+    rb_matpow(Ca, r, B, o->Ma);
+    rb_matpow(Ca, r, o->last_len, o->Ma_last);
+    if (o->periodic_like) {
+        double P[RB_MAX_ORDER * RB_MAX_ORDER];
+        rb_matpow(Cc, r, m, P);
+        if (rb_inv_i_minus(P, r, o->Qc)) return -1;
+        rb_matpow(Ca, r, m, P);
+        if (rb_inv_i_minus(P, r, o->Qa)) return -1;
+    }
+    return 0;
+}
+
+template <int R>
+static cudaError_t rb_blk_launch(const rb_cuda_blk *b, const float *in, float *out, float *carry,
+                                 size_t lanes, cudaStream_t s)
+{
+    const int bs = 128;
+    /* per-block kernels: one flat index over (block, lane), lanes fastest (coalesced) */
+    size_t total = lanes * (size_t)b->nb;
+    unsigned g1 = (unsigned)((lanes + bs - 1) / bs), g2 = (unsigned)((total + bs - 1) / bs);
+    if ((total + bs - 1) / bs > 0x7fffffffu) return cudaErrorInvalidConfiguration;
+    float *car1 = carry, *car2 = carry + (size_t)b->nb * R * lanes, *edge = car2 + (size_t)b->nb * R * lanes;
+    if (R > 0) {
+        rb_blk_tails<R><<<g2, bs, 0, s>>>(*b, in, car1, lanes);
+        rb_blk_chain_c<R><<<g1, bs, 0, s>>>(*b, in, car1, edge, lanes);
+        rb_blk_heads<R><<<g2, bs, 0, s>>>(*b, in, car1, car2, lanes);
+        rb_blk_chain_a<R><<<g1, bs, 0, s>>>(*b, car2, edge, lanes);
+    }
+    rb_blk_final<R><<<g2, bs, 0, s>>>(*b, in, out, car1, car2, lanes);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t rb_cuda_solve_blocked(const rb_cuda_blk *b, const float *in, float *out,
+                                             float *carry, size_t lanes, cudaStream_t s)
+{
+    switch (b->ax.r) {
+    case 0: return rb_blk_launch<0>(b, in, out, carry, lanes, s);
+    case 1: return rb_blk_launch<1>(b, in, out, carry, lanes, s);
+    case 2: return rb_blk_launch<2>(b, in, out, carry, lanes, s);
+    case 3: return rb_blk_launch<3>(b, in, out, carry, lanes, s);
+    case 4: return rb_blk_launch<4>(b, in, out, carry, lanes, s);
+    case 5: return rb_blk_launch<5>(b, in, out, carry, lanes, s);
+    case 6: return rb_blk_launch<6>(b, in, out, carry, lanes, s);
+    case 7: return rb_blk_launch<7>(b, in, out, carry, lanes, s);
+    case 8: return rb_blk_launch<8>(b, in, out, carry, lanes, s);
+    default: return cudaErrorInvalidValue;
+    }
+}

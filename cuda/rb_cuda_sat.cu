@@ -1,0 +1,131 @@
+/* Summed-area tables on the GPU (rb_sat through ops->sat): samples to double
+ * (U8/U16 in integer units, so sums of up to 2^53 are exact), a column scan
+ * (one thread per column lane, coalesced), a row scan (one warp per row and
+ * channel, shuffle scans in 32-pixel chunks), and one rounding to the output
+ * format (F64, or F32 rounded once). */
+#include "rb_cuda.h"
+#include <stdio.h>
+
+__global__ void rb_sat_load(const unsigned char *raw, size_t pitch, int fmt, int w, int h, int ch,
+                            double *D)
+{
+    size_t n = (size_t)w * ch, i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n * h) return;
+    size_t y = i / n, k = i % n;
+    const unsigned char *row = raw + y * pitch;
+    double v;
+    switch (fmt) {
+    case RB_U8: v = row[k]; break;
+    case RB_U16: v = ((const unsigned short *)row)[k]; break;
+    case RB_F64: v = ((const double *)row)[k]; break;
+    default: v = ((const float *)row)[k]; break;
+    }
+    D[i] = v;
+}
+
+__global__ void rb_sat_cols(double *D, size_t lanes, int h)
+{
+    size_t l = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (l >= lanes) return;
+    double run = 0.0;
+    for (int y = 0; y < h; ++y) {
+        run += D[(size_t)y * lanes + l];
+        D[(size_t)y * lanes + l] = run;
+    }
+}
+
+/* one warp per (row, channel) */
+__global__ void rb_sat_rows(double *D, int w, int h, int ch)
+{
+    size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    int lane = threadIdx.x & 31;
+    if (warp >= (size_t)h * ch) return;
+    size_t y = warp / ch;
+    int c = (int)(warp % ch);
+    double *row = D + y * (size_t)w * ch + c;
+    double carry = 0.0;
+    for (int x0 = 0; x0 < w; x0 += 32) {
+        int x = x0 + lane;
+        double v = x < w ? row[(size_t)x * ch] : 0.0;
+        for (int o = 1; o < 32; o <<= 1) {
+            double t = __shfl_up_sync(0xffffffffu, v, o);
+            if (lane >= o) v += t;
+        }
+        v += carry;
+        if (x < w) row[(size_t)x * ch] = v;
+        carry = __shfl_sync(0xffffffffu, v, 31);
+    }
+}
+
+__global__ void rb_sat_store(const double *D, int w, int h, int ch, int fmt, unsigned char *raw,
+                             size_t pitch)
+{
+    size_t n = (size_t)w * ch, i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n * h) return;
+    size_t y = i / n, k = i % n;
+    unsigned char *row = raw + y * pitch;
+    if (fmt == RB_F64) ((double *)row)[k] = D[i];
+    else ((float *)row)[k] = (float)D[i];
+}
+
+#define RB_SAT_CU(call, what)                                                            \
+    do {                                                                                 \
+        cudaError_t e_ = (call);                                                         \
+        if (e_ != cudaSuccess) {                                                         \
+            st = rb_error(ctx, RB_ERR_DEVICE, "cuda sat: %s: %s", what, cudaGetErrorString(e_)); \
+            goto done;                                                                   \
+        }                                                                                \
+    } while (0)
+
+extern "C" rb_status rb_cuda_sat(rb_context *ctx, const rb_image *in, rb_image *out)
+{
+    rb_status st = RB_OK;
+    const int w = in->width, h = in->height, ch = in->channels;
+    const size_t n = (size_t)w * ch, total = n * h;
+    const size_t in_row = n * rb_format_size(in->format), out_row = n * rb_format_size(out->format);
+    double *D = NULL;
+    void *stage = NULL;
+    cudaStream_t q = NULL;
+    const unsigned bs = 256;
+    unsigned gb = (unsigned)((total + bs - 1) / bs);
+    const void *src = in->data;
+    size_t src_pitch = rb_image_stride(in);
+    RB_SAT_CU(cudaStreamCreateWithFlags(&q, cudaStreamNonBlocking), "cudaStreamCreate");
+    RB_SAT_CU(cudaMalloc((void **)&D, total * sizeof(double)), "cudaMalloc (sums)");
+    if (in->memory == RB_MEMORY_HOST || out->memory == RB_MEMORY_HOST) {
+        size_t sz = in_row > out_row ? in_row : out_row;
+        RB_SAT_CU(cudaMalloc(&stage, sz * h), "cudaMalloc (staging)");
+    }
+    if (in->memory == RB_MEMORY_HOST) {
+        RB_SAT_CU(cudaMemcpy2DAsync(stage, in_row, in->data, src_pitch, in_row, h,
+                                    cudaMemcpyHostToDevice, q), "copying the input to the device");
+        src = stage;
+        src_pitch = in_row;
+    }
+    rb_sat_load<<<gb, bs, 0, q>>>((const unsigned char *)src, src_pitch, in->format, w, h, ch, D);
+    RB_SAT_CU(cudaGetLastError(), "load kernel");
+    rb_sat_cols<<<(unsigned)((n + 127) / 128), 128, 0, q>>>(D, n, h);
+    RB_SAT_CU(cudaGetLastError(), "column scan");
+    {
+        size_t warps = (size_t)h * ch;
+        rb_sat_rows<<<(unsigned)((warps * 32 + 255) / 256), 256, 0, q>>>(D, w, h, ch);
+        RB_SAT_CU(cudaGetLastError(), "row scan");
+    }
+    if (out->memory == RB_MEMORY_HOST) {
+        rb_sat_store<<<gb, bs, 0, q>>>(D, w, h, ch, out->format, (unsigned char *)stage, out_row);
+        RB_SAT_CU(cudaGetLastError(), "store kernel");
+        RB_SAT_CU(cudaMemcpy2DAsync(out->data, rb_image_stride(out), stage, out_row, out_row, h,
+                                    cudaMemcpyDeviceToHost, q), "copying the table to the host");
+    } else {
+        rb_sat_store<<<gb, bs, 0, q>>>(D, w, h, ch, out->format, (unsigned char *)out->data,
+                                       rb_image_stride(out));
+        RB_SAT_CU(cudaGetLastError(), "store kernel");
+    }
+    RB_SAT_CU(cudaStreamSynchronize(q), "computing the table");
+done:
+    if (q) cudaStreamSynchronize(q);
+    cudaFree(D);
+    cudaFree(stage);
+    if (q) cudaStreamDestroy(q);
+    return st;
+}
