@@ -3,11 +3,15 @@
  * We ask GEGL for float in the drawable's own colour space and let babl convert
  * from whatever the image holds (8/16/32-bit integer or float, gamma or linear):
  *   linear light: "RaGaBaA float" / "YaA float" (premultiplied), "RGB float" / "Y float"
- *   perceptual:   "R'aG'aB'aA float" / "Y'aA float", "R'G'B' float" / "Y' float"
+ *   perceptual:   "R'aG'aB'aA float" / "Y'A float", "R'G'B' float" / "Y' float"
  * Premultiplied because that is how GEGL filters (no colour bleeds in from
  * transparent pixels) and babl does the (un)premultiplication exactly, so the
  * engine filters every channel as is (RB_ALPHA_PREMULTIPLIED). Linear light by
  * default because GIMP 2.10's own blurs work there (no dark halos).
+ * Exception: babl 0.1.98 writes past a buffer while building the fish
+ * "Y'A u8" -> "Y'aA float" (heap corruption, found with valgrind), so
+ * perceptual gray+alpha is fetched straight and the engine premultiplies
+ * (RB_ALPHA_STRAIGHT: the same arithmetic).
  */
 #include <string.h>
 #include "rbg.h"
@@ -17,9 +21,11 @@ void rbg_layout(gint32 drawable_id, gboolean linear, RbgLayout *out)
     const Babl *space = gimp_drawable_get_format(drawable_id);
     gboolean alpha = gimp_drawable_has_alpha(drawable_id);
     const char *f, *p;
+    gboolean straight = FALSE;
 
     if (gimp_drawable_is_gray(drawable_id)) {
-        f = alpha ? (linear ? "YaA float" : "Y'aA float") : (linear ? "Y float" : "Y' float");
+        f = alpha ? (linear ? "YaA float" : "Y'A float") : (linear ? "Y float" : "Y' float");
+        straight = alpha && !linear;   /* the babl bug above */
         p = alpha ? "Y'A u8" : "Y' u8";
         out->channels = alpha ? 2 : 1;
     } else {
@@ -30,7 +36,7 @@ void rbg_layout(gint32 drawable_id, gboolean linear, RbgLayout *out)
     }
     out->format = babl_format_with_space(f, space);
     out->preview_u8 = babl_format_with_space(p, space);
-    out->alpha = alpha ? RB_ALPHA_PREMULTIPLIED : RB_ALPHA_NONE;
+    out->alpha = !alpha ? RB_ALPHA_NONE : straight ? RB_ALPHA_STRAIGHT : RB_ALPHA_PREMULTIPLIED;
 }
 
 gboolean rbg_filter_pixels(const RbgVals *v, const RbgLayout *layout, float *pixels,

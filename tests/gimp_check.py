@@ -7,6 +7,10 @@ numbers and exits 1 when the check fails.
   closef GIMP.pfm REF.pfm               float: max |diff| / max |ref| <= 1e-5
   srgb2lin IN.png OUT.pfm               decode sRGB to linear light (float64 math)
   lin2close8 GIMP.png REF_LINEAR.pfm    encode REF to sRGB 8-bit; max |diff| <= 1
+  premul IN.png PREFIX                  RGBA 8-bit -> linear light, premultiplied:
+                                        PREFIX{0,1,2,3}.pfm (R*A, G*A, B*A, A)
+  unpremul8 GIMP.png PREFIX             rebuild from PREFIXf{0..3}.pfm (filtered),
+                                        divide, encode, compare where alpha >= 0.1
   crop IN.png X Y W H OUT.pfm           crop, as float v/255
   selection GIMP.png IN.png X Y W H REF.pfm   inside the box within 1 step of REF,
                                         outside identical to IN
@@ -64,6 +68,31 @@ def lin2close8(a_path, ref_path):
     d = np.abs(a.astype(np.int64) - ref.astype(np.int64))
     return report(d.max() <= 1, f"{a_path}: linear light vs CLI on decoded input: max diff "
                                 f"{d.max()} steps, mean {d.mean():.4f}")
+
+
+def premul(in_path, prefix):
+    a = read_png(in_path) / 255.0
+    alpha = a[..., 3]
+    for c in range(3):
+        write_pfm(f"{prefix}{c}.pfm", srgb_to_linear(a[..., c]) * alpha)
+    write_pfm(f"{prefix}3.pfm", alpha)
+    return 0
+
+
+def unpremul8(g_path, prefix):
+    g = read_png(g_path)
+    planes = [read_pfm(f"{prefix}f{c}.pfm")[..., 0].astype(np.float64) for c in range(4)]
+    alpha = planes[3]
+    safe = np.where(alpha > 0, alpha, 1.0)
+    ref = np.zeros(g.shape)
+    for c in range(3):
+        ref[..., c] = np.clip(np.rint(linear_to_srgb(planes[c] / safe) * 255.0), 0, 255)
+    ref[..., 3] = np.clip(np.rint(alpha * 255.0), 0, 255)
+    keep = ref[..., 3] >= 0.1 * 255
+    d = np.abs(g.astype(np.int64) - ref.astype(np.int64))[keep]
+    return report(d.max() <= 1, f"{g_path}: linear light, premultiplied, vs CLI per plane: max diff "
+                                f"{d.max()} steps, mean {d.mean():.4f} ({keep.mean() * 100:.0f}% of "
+                                f"pixels have alpha >= 0.1)")
 
 
 def crop(in_path, x, y, w, h, out_path):
@@ -133,6 +162,10 @@ def main(argv):
         return srgb2lin(*args)
     if cmd == "lin2close8":
         return lin2close8(*args)
+    if cmd == "premul":
+        return premul(*args)
+    if cmd == "unpremul8":
+        return unpremul8(*args)
     if cmd == "crop":
         return crop(args[0], *ints(args[1:5]), args[5])
     if cmd == "selection":

@@ -46,6 +46,18 @@
   (rb-case tile (out "tile_zero.png") 6.0 6.0 0 0 0.0 "" 0 0)
   ; RGBA, straight alpha in the file
   (rb-case rgba (out "rgba_clamp.png") 2.5 2.5 0 2 0.0 "" 0 0)
+  ; RGBA in linear light ("RaGaBaA float")
+  (let ((img (rb-dup rgba)))
+    (rb-run img 2.5 2.5 0 4 0.0 FALSE "" 0 0 TRUE "")
+    (rb-png img (out "rgba_lin.png"))
+    (gimp-image-delete img))
+  ; gray + alpha
+  (let ((img (rb-dup rgba)))
+    (gimp-image-convert-grayscale img)
+    (rb-png img (out "in_graya.png"))
+    (rb-run img 2.0 3.0 0 3 0.0 FALSE "" 0 0 FALSE "")
+    (rb-png img (out "out_graya.png"))
+    (gimp-image-delete img))
   ; a preset given through the PDB overrides sigma and boundary
   (let ((img (rb-dup rgb)))
     (rb-run img 9.0 9.0 0 0 0.0 FALSE "" 0 0 FALSE (out "t.preset"))

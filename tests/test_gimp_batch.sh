@@ -52,6 +52,8 @@ cli filter --signature "0.4: 0.6" --direction causal --axes x --boundary clamp "
 run $CHECK close8 "$O/op_signature.png" "$O/ref_signature.png"
 cli blur --sigma 2.5 --boundary clamp "$D/rgba.png" "$O/ref_rgba.png"
 run $CHECK close8 "$O/rgba_clamp.png" "$O/ref_rgba.png" 0.1
+cli blur --sigma-x 2 --sigma-y 3 --boundary periodic "$O/in_graya.png" "$O/ref_graya.png"
+run $CHECK close8 "$O/out_graya.png" "$O/ref_graya.png" 0.1
 cli blur --sigma 2.5 --boundary mirror "$D/rgb.png" "$O/ref_preset.png"
 run $CHECK close8 "$O/preset.png" "$O/ref_preset.png"
 cli blur --sigma 3 --boundary clamp "$O/in_gray.png" "$O/ref_gray.png"
@@ -63,6 +65,14 @@ run $CHECK close8 "$O/out16.png" "$O/ref16.png"
 run $CHECK srgb2lin "$D/rgb.png" "$O/rgb_lin.pfm"
 cli blur --sigma-x 3 --sigma-y 2 --boundary clamp "$O/rgb_lin.pfm" "$O/ref_lin8.pfm"
 run $CHECK lin2close8 "$O/lin8.png" "$O/ref_lin8.pfm"
+
+# RGBA in linear light: GIMP filters premultiplied linear values; the CLI
+# filters each premultiplied plane (PFM holds 1 or 3 channels), numpy divides.
+run $CHECK premul "$D/rgba.png" "$O/rgba_p"
+for c in 0 1 2 3; do
+    cli blur --sigma 2.5 --boundary mirror "$O/rgba_p$c.pfm" "$O/rgba_pf$c.pfm"
+done
+run $CHECK unpremul8 "$O/rgba_lin.png" "$O/rgba_p"
 
 # Float TIFF written by GIMP (gamma and linear): the CLI converts it to PFM for
 # numpy with a 1x1 box (a copy; the CLI refuses sigma 0 on both axes).

@@ -1,6 +1,7 @@
 # Sourced by the GIMP plug-in tests: a throwaway GIMP 2.10 profile with the
 # freshly built plug-in in it, and a headless gimp-console runner.
-# GIMP always exits 0: callers read stderr and check the pixels.
+# GIMP always exits 0: callers read stderr and check the pixels. timeout -k:
+# a plug-in that crashed can hang in libgimp's SIGTERM handler; KILL ends it.
 
 GIMP_CONSOLE=${GIMP_CONSOLE:-/usr/bin/gimp-console-2.10}
 PY=${PY:-/usr/bin/python3}
@@ -26,7 +27,7 @@ gimp_run() {
         XDG_RUNTIME_DIR="$GH/run" GIMP2_DIRECTORY="$GH/gimp2" \
         RECBLUR_PRESET_PATH="${RECBLUR_PRESET_PATH:-}" \
         ${DISPLAY:+DISPLAY="$DISPLAY"} ${XAUTHORITY:+XAUTHORITY="$XAUTHORITY"} \
-        timeout "${GIMP_TIMEOUT:-120}" "$GIMP_CONSOLE" -i -d -f "$@"
+        timeout -k 10 "${GIMP_TIMEOUT:-120}" "$GIMP_CONSOLE" -i -d -f "$@"
 }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
