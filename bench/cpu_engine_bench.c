@@ -1,0 +1,177 @@
+/* In-process timing of recblur's CPU back end (issue 8): rb_execute on an
+ * RGB 8-bit image, median of R runs, plus per-pass times (the same Gaussian
+ * on the columns only and on the rows only, each a full U8 -> U8 call).
+ *   cpu_engine_bench [-n N] [-s sigma,...] [-b boundary] [-t threads] [-r runs]
+ *                    [-i in.ppm] [-o out_prefix]
+ * Without -i a random N x N RGB image (fixed seed) is used. With -o the
+ * result of each sigma is written to <out_prefix><sigma>.ppm (binary P6), for
+ * the error column of cpu_peers.sh. Prints one table row per sigma. */
+#define _POSIX_C_SOURCE 200809L
+#include <recblur.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static unsigned char *read_ppm(const char *path, int *w, int *h)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    int maxv = 0;
+    if (fscanf(f, "P6 %d %d %d", w, h, &maxv) != 3 || maxv != 255 || fgetc(f) == EOF) {
+        fclose(f);
+        return NULL;
+    }
+    size_t n = (size_t)*w * (size_t)*h * 3;
+    unsigned char *p = malloc(n);
+    if (p && fread(p, 1, n, f) != n) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    return p;
+}
+
+static int write_ppm(const char *path, const unsigned char *p, int w, int h)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    fprintf(f, "P6\n%d %d\n255\n", w, h);
+    size_t n = (size_t)w * (size_t)h * 3;
+    int ok = fwrite(p, 1, n, f) == n;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* Median seconds of `runs` calls of rb_execute for this filter. */
+static double time_filter(rb_context *ctx, double sx, double sy, rb_boundary bd, rb_image *in,
+                          rb_image *out, int runs, char *desc, size_t desc_len)
+{
+    rb_filter *f = NULL;
+    rb_plan *p = NULL;
+    if (rb_filter_gaussian(ctx, sx, sy, RB_GAUSSIAN_DEFAULT, &f) != RB_OK ||
+        rb_plan_create(ctx, f, bd, in->width, in->height, in->channels, &p) != RB_OK) {
+        fprintf(stderr, "cpu_engine_bench: %s\n", rb_context_error(ctx));
+        exit(1);
+    }
+    if (desc)
+        snprintf(desc, desc_len, "%s", rb_filter_describe(f));
+    double t[64];
+    if (runs > 64)
+        runs = 64;
+    for (int k = 0; k < runs; k++) {
+        double t0 = now();
+        if (rb_execute(p, in, out) != RB_OK) {
+            fprintf(stderr, "cpu_engine_bench: %s\n", rb_context_error(ctx));
+            exit(1);
+        }
+        t[k] = now() - t0;
+    }
+    qsort(t, (size_t)runs, sizeof t[0], cmp_d);
+    rb_plan_destroy(p);
+    rb_filter_destroy(f);
+    return t[runs / 2];
+}
+
+int main(int argc, char **argv)
+{
+    int N = 4096, threads = 0, runs = 3;
+    const char *sigmas = "2,10,50", *bname = "clamp", *inpath = NULL, *outpre = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "-n"))
+            N = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-s"))
+            sigmas = argv[i + 1];
+        else if (!strcmp(argv[i], "-b"))
+            bname = argv[i + 1];
+        else if (!strcmp(argv[i], "-t"))
+            threads = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-r"))
+            runs = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-i"))
+            inpath = argv[i + 1];
+        else if (!strcmp(argv[i], "-o"))
+            outpre = argv[i + 1];
+        else {
+            fprintf(stderr, "cpu_engine_bench: unknown option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    rb_context *ctx;
+    if (rb_context_create(&ctx) != RB_OK)
+        return 1;
+    rb_context_set_backend(ctx, RB_BACKEND_CPU);
+    rb_context_set_threads(ctx, threads);
+    rb_boundary bd;
+    if (rb_boundary_parse(ctx, bname, &bd) != RB_OK) {
+        fprintf(stderr, "cpu_engine_bench: %s\n", rb_context_error(ctx));
+        return 2;
+    }
+    int W = N, H = N;
+    unsigned char *src;
+    if (inpath) {
+        src = read_ppm(inpath, &W, &H);
+        if (!src) {
+            fprintf(stderr, "cpu_engine_bench: cannot read binary 8-bit PPM '%s'\n", inpath);
+            return 1;
+        }
+    } else {
+        size_t n = (size_t)W * (size_t)H * 3;
+        src = malloc(n);
+        uint64_t s = 0x9E3779B97F4A7C15u;
+        for (size_t i = 0; i < n; i++) {
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+            src[i] = (unsigned char)(s >> 24);
+        }
+    }
+    unsigned char *dst = malloc((size_t)W * (size_t)H * 3);
+    rb_image in = {W, H, 3, 0, RB_U8, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, src};
+    rb_image out = in;
+    out.data = dst;
+    double mpx = (double)W * (double)H * 1e-6;
+    printf("# recblur engine in-process, %dx%d RGB U8 -> U8, boundary %s, %d runs (median)\n", W, H,
+           bname, runs);
+    printf("| sigma | both axes (s) | Mpx/s | columns only (s) | rows only (s) | filter |\n");
+    printf("|------:|--------------:|------:|-----------------:|--------------:|--------|\n");
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", sigmas);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        double sg = atof(tok);
+        char desc[256];
+        double tb = time_filter(ctx, sg, sg, bd, &in, &out, runs, desc, sizeof desc);
+        if (outpre) {
+            char path[1024];
+            snprintf(path, sizeof path, "%s%s.ppm", outpre, tok);
+            if (write_ppm(path, dst, W, H)) {
+                fprintf(stderr, "cpu_engine_bench: cannot write '%s'\n", path);
+                return 1;
+            }
+        }
+        /* axis x = along rows (the row pass), axis y = down columns */
+        double tc = time_filter(ctx, 0.0, sg, bd, &in, &out, runs, NULL, 0);
+        double tr = time_filter(ctx, sg, 0.0, bd, &in, &out, runs, NULL, 0);
+        printf("| %5s | %13.3f | %5.0f | %16.3f | %13.3f | %s |\n", tok, tb, mpx / tb, tc, tr, desc);
+        fflush(stdout);
+    }
+    printf("# backend: threads %d (0 = all cores)\n", threads);
+    free(src);
+    free(dst);
+    rb_context_destroy(ctx);
+    return 0;
+}
