@@ -119,7 +119,8 @@ gboolean rbg_filter_drawable(gint32 drawable_id, const RbgVals *v, gboolean show
 
     rbg_layout(drawable_id, v->linear, &layout);
     size_t bytes = (size_t)w * (size_t)h * (size_t)layout.channels * sizeof(float);
-    /* One float buffer, filtered in place: input and output share it. */
+    /* One float buffer, filtered in place (input and output share it); with a
+     * progress callback the engine adds its own working copy: two in all. */
     float *pixels = g_try_malloc(bytes);
     if (!pixels) {
         *error = g_strdup_printf("recblur: cannot allocate %.1f MiB for the %dx%d region",
