@@ -14,8 +14,12 @@
 /* Target lanes per bundle, and the most scratch memory one worker may use. */
 /* Columns: wide strips, so each row of a strip is a long sequential read
  * (narrow strips touch a new page per row). Rows: G rows side by side. */
+#ifndef RB_CPU_COL_LANES
 #define RB_CPU_COL_LANES 128
+#endif
+#ifndef RB_CPU_ROW_LANES
 #define RB_CPU_ROW_LANES 64
+#endif
 #define RB_CPU_SCRATCH_BYTES ((size_t)32 << 20)
 
 typedef struct {
@@ -27,7 +31,42 @@ typedef struct {
     int unit;                   /* columns per strip / rows per group */
     rb_lane cval[RB_LINE_MAX_LANES];
     rb_line_layout lay;
+    /* Direct 8/16-bit I/O (see direct_io_ok): the column pass gathers from
+     * src instead of img, the row pass scatters into dst instead of img, so
+     * the whole-image load and store passes disappear. NULL otherwise. */
+    const rb_image *src;
+    rb_image *dst;
 } pass_desc;
+
+/* Sample l of row i of an 8/16-bit image as rb_pixels_load makes it. */
+static void gather_row(const rb_image *im, size_t i, size_t x0ch, size_t L, rb_lane *dst)
+{
+    const unsigned char *row = (const unsigned char *)im->data + i * rb_image_stride(im);
+    if (im->format == RB_U8) {
+        const unsigned char *s = row + x0ch;
+        for (size_t l = 0; l < L; l++)
+            dst[l] = (float)s[l] / 255.0f;
+    } else {
+        const uint16_t *s = (const uint16_t *)row + x0ch;
+        for (size_t l = 0; l < L; l++)
+            dst[l] = (float)s[l] / 65535.0f;
+    }
+}
+
+/* One sample into an 8/16-bit image, rounded as rb_pixels_store does. */
+static inline void put_sample(unsigned char *row, int fmt, size_t k, rb_lane r)
+{
+    float f = (float)r;
+    if (fmt == RB_U8) {
+        float v = f * 255.0f + 0.5f;
+        v = v > 0.0f ? (v < 255.0f ? v : 255.0f) : 0.0f; /* NaN -> 0 */
+        row[k] = (unsigned char)v;
+    } else {
+        float v = f * 65535.0f + 0.5f;
+        v = v > 0.0f ? (v < 65535.0f ? v : 65535.0f) : 0.0f;
+        ((uint16_t *)row)[k] = (uint16_t)v;
+    }
+}
 
 typedef struct {
     const pass_desc *pd;
@@ -42,12 +81,16 @@ static void run_bundle(const pass_desc *pd, long b, rb_lane *X, rb_lane *Wk)
         size_t x0 = (size_t)b * pd->unit;
         size_t nc = W - x0 < (size_t)pd->unit ? W - x0 : (size_t)pd->unit;
         size_t L = nc * ch;
-        for (size_t i = 0; i < H; i++) {
-            const float *src = pd->img + (i * W + x0) * ch;
-            rb_lane *dst = X + (lead + i) * L;
-            for (size_t l = 0; l < L; l++)
-                dst[l] = src[l];
-        }
+        if (pd->src)
+            for (size_t i = 0; i < H; i++)
+                gather_row(pd->src, i, x0 * ch, L, X + (lead + i) * L);
+        else
+            for (size_t i = 0; i < H; i++) {
+                const float *src = pd->img + (i * W + x0) * ch;
+                rb_lane *dst = X + (lead + i) * L;
+                for (size_t l = 0; l < L; l++)
+                    dst[l] = src[l];
+            }
         const rb_lane *res = rb_line_solve(pd->ap, (int)L, X, Wk, pd->cval);
         for (size_t i = 0; i < H; i++) {
             float *dst = pd->img + (i * W + x0) * ch;
@@ -74,6 +117,21 @@ static void run_bundle(const pass_desc *pd, long b, rb_lane *X, rb_lane *Wk)
             }
         }
         const rb_lane *res = rb_line_solve(pd->ap, (int)L, X, Wk, pd->cval);
+        if (pd->dst) {
+            const size_t ostride = rb_image_stride(pd->dst);
+            const int fmt = pd->dst->format;
+            for (size_t i0 = 0; i0 < W; i0 += T) {
+                size_t i1 = i0 + T < W ? i0 + T : W;
+                for (size_t g = 0; g < ng; g++) {
+                    const rb_lane *src = res + g * ch;
+                    unsigned char *row = (unsigned char *)pd->dst->data + (y0 + g) * ostride;
+                    for (size_t i = i0; i < i1; i++)
+                        for (size_t c = 0; c < ch; c++)
+                            put_sample(row, fmt, i * ch + c, src[i * L + c]);
+                }
+            }
+            return;
+        }
         float *obase = pd->img + y0 * W * ch;
         for (size_t i0 = 0; i0 < W; i0 += T) {
             size_t i1 = i0 + T < W ? i0 + T : W;
@@ -176,6 +234,14 @@ static rb_status cpu_execute(rb_plan *plan, const rb_image *in, rb_image *out)
                  out->alpha != RB_ALPHA_STRAIGHT && !(plan->linear_light && out->srgb) &&
                  (in->data != out->data ||
                   (in->format == RB_F32 && rb_image_stride(in) == rb_image_stride(out)));
+    /* 8/16-bit in and out, nothing to decode or premultiply, both axes
+     * filtered, no callback that could cancel after the output is touched:
+     * convert inside the passes (read u8 once, write u8 once). */
+    int dio = !direct && !ctx->progress && plan->cols.ax.active && plan->rows.ax.active &&
+              (in->format == RB_U8 || in->format == RB_U16) &&
+              (out->format == RB_U8 || out->format == RB_U16) && in->memory == RB_MEMORY_HOST &&
+              out->memory == RB_MEMORY_HOST && in->alpha != RB_ALPHA_STRAIGHT &&
+              out->alpha != RB_ALPHA_STRAIGHT && !(plan->linear_light && (in->srgb || out->srgb));
     float *img = direct ? (float *)out->data : malloc(count * sizeof(float));
     if (!img)
         return rb_error(ctx, RB_ERR_NOMEM, "out of memory for a %dx%d working image (%zu MiB)", W, H,
@@ -220,7 +286,10 @@ static rb_status cpu_execute(rb_plan *plan, const rb_image *in, rb_image *out)
     for (int t = 0; t < nt; t++)
         wks[t].x = mem + scratch * (size_t)t;
 
-    if (!direct || in->data != out->data || in->format != RB_F32 ||
+    if (dio) {
+        ps[0].pd.src = in;
+        ps[1].pd.dst = out;
+    } else if (!direct || in->data != out->data || in->format != RB_F32 ||
         rb_image_stride(in) != rb_image_stride(out) || in->alpha == RB_ALPHA_STRAIGHT ||
         (plan->linear_light && in->srgb))
         rb_pixels_load(in, img, plan->linear_light);
@@ -246,7 +315,9 @@ static rb_status cpu_execute(rb_plan *plan, const rb_image *in, rb_image *out)
         }
     }
     free(mem);
-    if (!direct) {
+    if (dio)
+        free(img);
+    else if (!direct) {
         rb_pixels_store(img, out, plan->linear_light);
         free(img);
     }
