@@ -19,6 +19,9 @@ typedef struct {
     int mode;           /* rb_boundary_mode */
     int via_periodic;   /* mirror on a non-symmetric axis: m = 2n periodic route */
     int padded;         /* the plan's padded route: zero states `pad` samples beyond each end */
+    int shift;          /* filter x - mean(x), add gain * mean back (as line_solver.c): the
+                           states then carry no huge DC response of poles near 1 */
+    double gain;        /* the axis' DC gain sum(fir) / ((1 + sum dc)(1 + sum da)) */
     int r;              /* common order of both passes */
     int fir_lo, ntaps;  /* ntaps == 0: identity FIR */
     const float *fir;   /* device taps */

@@ -42,7 +42,8 @@ static __device__ __forceinline__ void rb_edges(const rb_cuda_axis &a, const flo
 }
 
 template <int R>
-__global__ void rb_blk_tails(const rb_cuda_blk b, const float *in, float *car, size_t lanes)
+__global__ void rb_blk_tails(const rb_cuda_blk b, const float *in, const float *mean, float *car,
+                             size_t lanes)
 {
     size_t t_ = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t lane = t_ % lanes;
@@ -52,13 +53,14 @@ __global__ void rb_blk_tails(const rb_cuda_blk b, const float *in, float *car, s
     const float *x = in + lane;
     const float cv = a.cval[lane % a.channels];
     int i0 = blk * B, len = min(B, a.m - i0);
+    const float mu = a.shift ? mean[lane] * a.sumfir : 0.0f;
     float p[R + 1];
 #pragma unroll
     for (int k = 0; k < R; ++k) p[k] = 0.0f;
 #pragma unroll
     for (int j = 0; j < B; ++j) {
         if (j < len) {
-            float v = rb_u(a, x, lanes, (long long)a.s0 + i0 + j, cv);
+            float v = rb_u(a, x, lanes, (long long)a.s0 + i0 + j, cv) - mu;
 #pragma unroll
             for (int k = 0; k < R; ++k) v -= a.dc[k] * p[k];
 #pragma unroll
@@ -73,8 +75,8 @@ __global__ void rb_blk_tails(const rb_cuda_blk b, const float *in, float *car, s
 /* causal chain: tails in car1 become the true states entering each block;
  * edge gets e(Z) for constant-like modes (zeros otherwise). */
 template <int R>
-__global__ void rb_blk_chain_c(const rb_cuda_blk b, const float *in, float *car, float *edge,
-                               size_t lanes)
+__global__ void rb_blk_chain_c(const rb_cuda_blk b, const float *in, const float *mean, float *car,
+                               float *edge, size_t lanes)
 {
     size_t lane = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (lane >= lanes) return;
@@ -82,6 +84,10 @@ __global__ void rb_blk_chain_c(const rb_cuda_blk b, const float *in, float *car,
     const float cv = a.cval[lane % a.channels];
     float c0, c1;
     rb_edges(a, in + lane, lanes, cv, &c0, &c1);
+    if (a.shift) {
+        c0 -= mean[lane] * a.sumfir;
+        c1 -= mean[lane] * a.sumfir;
+    }
     const int const_like = !a.padded && (a.mode == RB_BOUNDARY_ZERO || a.mode == RB_BOUNDARY_CONSTANT ||
                                          a.mode == RB_BOUNDARY_CLAMP);
     double S[R + 1], t[R + 1];
@@ -130,7 +136,7 @@ __global__ void rb_blk_chain_c(const rb_cuda_blk b, const float *in, float *car,
 template <int R>
 static __device__ __forceinline__ void rb_blk_y(const rb_cuda_blk &b, const float *x, size_t lanes,
                                                 size_t lane, int blk, int len, float cv,
-                                                const float *car1, float *y)
+                                                float mu, const float *car1, float *y)
 {
     const rb_cuda_axis &a = b.ax;
     float p[R + 1];
@@ -140,7 +146,7 @@ static __device__ __forceinline__ void rb_blk_y(const rb_cuda_blk &b, const floa
 #pragma unroll
     for (int j = 0; j < B; ++j) {
         if (j < len) {
-            float v = rb_u(a, x, lanes, (long long)a.s0 + i0 + j, cv);
+            float v = rb_u(a, x, lanes, (long long)a.s0 + i0 + j, cv) - mu;
 #pragma unroll
             for (int k = 0; k < R; ++k) v -= a.dc[k] * p[k];
 #pragma unroll
@@ -152,8 +158,8 @@ static __device__ __forceinline__ void rb_blk_y(const rb_cuda_blk &b, const floa
 }
 
 template <int R>
-__global__ void rb_blk_heads(const rb_cuda_blk b, const float *in, const float *car1, float *car2,
-                             size_t lanes)
+__global__ void rb_blk_heads(const rb_cuda_blk b, const float *in, const float *mean,
+                             const float *car1, float *car2, size_t lanes)
 {
     size_t t_ = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t lane = t_ % lanes;
@@ -162,8 +168,9 @@ __global__ void rb_blk_heads(const rb_cuda_blk b, const float *in, const float *
     const rb_cuda_axis &a = b.ax;
     const float cv = a.cval[lane % a.channels];
     int len = min(B, a.m - blk * B);
+    const float mu = a.shift ? mean[lane] * a.sumfir : 0.0f;
     float y[B];
-    rb_blk_y<R>(b, in + lane, lanes, lane, blk, len, cv, car1, y);
+    rb_blk_y<R>(b, in + lane, lanes, lane, blk, len, cv, mu, car1, y);
     float q[R + 1];
 #pragma unroll
     for (int k = 0; k < R; ++k) q[k] = 0.0f;
@@ -214,8 +221,8 @@ __global__ void rb_blk_chain_a(const rb_cuda_blk b, float *car2, const float *ed
 }
 
 template <int R>
-__global__ void rb_blk_final(const rb_cuda_blk b, const float *in, float *out, const float *car1,
-                             const float *car2, size_t lanes)
+__global__ void rb_blk_final(const rb_cuda_blk b, const float *in, const float *mean, float *out,
+                             const float *car1, const float *car2, size_t lanes)
 {
     size_t t_ = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t lane = t_ % lanes;
@@ -226,8 +233,10 @@ __global__ void rb_blk_final(const rb_cuda_blk b, const float *in, float *out, c
     int i0 = blk * B, len = min(B, a.m - i0);
     long long j0 = (long long)a.s0 + i0;
     if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line */
+    const float mu = a.shift ? mean[lane] * a.sumfir : 0.0f;
+    const float back = a.shift ? (float)(a.gain * mean[lane]) : 0.0f;
     float y[B];
-    rb_blk_y<R>(b, in + lane, lanes, lane, blk, len, cv, car1, y);
+    rb_blk_y<R>(b, in + lane, lanes, lane, blk, len, cv, mu, car1, y);
     float q[R + 1];
 #pragma unroll
     for (int k = 0; k < R; ++k) q[k] = CAR(car2, blk, k);
@@ -242,9 +251,19 @@ __global__ void rb_blk_final(const rb_cuda_blk b, const float *in, float *out, c
             for (int k = R - 1; k > 0; --k) q[k] = q[k - 1];
             if (R > 0) q[0] = v;
             long long jj = j0 + j;
-            if (jj >= 0 && jj < a.n) z[(size_t)jj * lanes] = v;
+            if (jj >= 0 && jj < a.n) z[(size_t)jj * lanes] = v + back;
         }
     }
+}
+
+/* per-lane mean of the line (the shift of line_solver.c) */
+__global__ void rb_blk_mean(const rb_cuda_axis a, const float *in, float *mean, size_t lanes)
+{
+    size_t lane = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (lane >= lanes) return;
+    double s = 0.0;
+    for (int i = 0; i < a.n; ++i) s += in[(size_t)i * lanes + lane];
+    mean[lane] = (float)(s / a.n);
 }
 
 /* ------------------------------------------------------------------ host */
@@ -319,7 +338,7 @@ extern "C" size_t rb_cuda_blk_carry(const rb_axis_plan *ap)
     int m = rb_cuda_axis_scratch(ap);
     if (ap->mode == RB_BOUNDARY_MIRROR && !ap->padded) m = 2 * n;
     size_t nb = ((size_t)m + B - 1) / B;
-    return 2 * nb * (size_t)r + (size_t)r;
+    return 2 * nb * (size_t)r + (size_t)r + 1; /* carries, edge states, mean */
 }
 
 extern "C" int rb_cuda_blk_init(const rb_axis_plan *ap, const float *dev_fir, int channels,
@@ -373,13 +392,15 @@ static cudaError_t rb_blk_launch(const rb_cuda_blk *b, const float *in, float *o
     unsigned g1 = (unsigned)((lanes + bs - 1) / bs), g2 = (unsigned)((total + bs - 1) / bs);
     if ((total + bs - 1) / bs > 0x7fffffffu) return cudaErrorInvalidConfiguration;
     float *car1 = carry, *car2 = carry + (size_t)b->nb * R * lanes, *edge = car2 + (size_t)b->nb * R * lanes;
+    float *mean = edge + (size_t)R * lanes;
+    if (b->ax.shift) rb_blk_mean<<<g1, bs, 0, s>>>(b->ax, in, mean, lanes);
     if (R > 0) {
-        rb_blk_tails<R><<<g2, bs, 0, s>>>(*b, in, car1, lanes);
-        rb_blk_chain_c<R><<<g1, bs, 0, s>>>(*b, in, car1, edge, lanes);
-        rb_blk_heads<R><<<g2, bs, 0, s>>>(*b, in, car1, car2, lanes);
+        rb_blk_tails<R><<<g2, bs, 0, s>>>(*b, in, mean, car1, lanes);
+        rb_blk_chain_c<R><<<g1, bs, 0, s>>>(*b, in, mean, car1, edge, lanes);
+        rb_blk_heads<R><<<g2, bs, 0, s>>>(*b, in, mean, car1, car2, lanes);
         rb_blk_chain_a<R><<<g1, bs, 0, s>>>(*b, car2, edge, lanes);
     }
-    rb_blk_final<R><<<g2, bs, 0, s>>>(*b, in, out, car1, car2, lanes);
+    rb_blk_final<R><<<g2, bs, 0, s>>>(*b, in, mean, out, car1, car2, lanes);
     return cudaGetLastError();
 }
 

@@ -211,6 +211,16 @@ extern "C" void rb_cuda_axis_from_plan(const rb_axis_plan *ap, const float *dev_
         o->da[k] = (float)ax->da[k];
     }
     o->prologue_dc = ap->prologue_dc;
+    {
+        long double sc = 1.0L, sa = 1.0L;
+        for (int k = 0; k < ax->r; ++k) {
+            sc += ax->dc[k];
+            sa += ax->da[k];
+        }
+        o->gain = (double)((long double)s / (sc * sa));
+        o->shift = ap->mode == RB_BOUNDARY_CONSTANT || ap->mode == RB_BOUNDARY_CLAMP ||
+                   ap->mode == RB_BOUNDARY_PERIODIC || ap->mode == RB_BOUNDARY_MIRROR;
+    }
     memcpy(o->M44, ap->M44, sizeof o->M44);
     memcpy(o->v44, ap->v44, sizeof o->v44);
     memcpy(o->Pf, ap->Pf, sizeof o->Pf);
