@@ -141,6 +141,49 @@ RB_SIMD_CLONES static void fir_apply(rb_lane *u, const rb_lane *x, ptrdiff_t m, 
     }
 }
 
+/* The FIR and the causal pass in one sweep (one read of x, one write of y
+ * instead of a write and a re-read of u): y[j] = sum_t f[t] x[j+lo+t] - sub[l]
+ * - sum_k d[k] y[j-1-k], y[-R..-1] holding the state. sub: per-lane offset
+ * (the FIR of the mean, see rb_line_solve), may be NULL. The per-lane
+ * operations are those of fir_apply then rec_fwd, in the same order. */
+#define DEF_FIR_REC(R)                                                                      \
+    RB_SIMD_CLONES static void fir_rec_fwd_##R(rb_lane *y, const rb_lane *x, ptrdiff_t m,       \
+                                               ptrdiff_t L, const rb_lane *f, int lo, int taps, \
+                                               const rb_lane *d, const rb_lane *sub)            \
+    {                                                                                       \
+        for (ptrdiff_t j = 0; j < m; j++) {                                                 \
+            rb_lane *o = y + j * L;                                                         \
+            const rb_lane *s0 = x + (j + lo) * L;                                           \
+            for (ptrdiff_t l = 0; l < L; l++)                                               \
+                o[l] = f[0] * s0[l];                                                        \
+            for (int t = 1; t < taps; t++) {                                                \
+                const rb_lane *s = s0 + (ptrdiff_t)t * L;                                   \
+                const rb_lane w = f[t];                                                     \
+                _Pragma("GCC ivdep") for (ptrdiff_t l = 0; l < L; l++) o[l] += w * s[l];    \
+            }                                                                               \
+            _Pragma("GCC ivdep") for (ptrdiff_t l = 0; l < L; l++)                          \
+            {                                                                               \
+                rb_lane acc = sub ? o[l] - sub[l] : o[l];                                   \
+                for (int k = 0; k < R; k++)                                                 \
+                    acc -= d[k] * o[l - (k + 1) * L];                                       \
+                o[l] = acc;                                                                 \
+            }                                                                               \
+        }                                                                                   \
+    }
+DEF_FIR_REC(1)
+DEF_FIR_REC(2)
+DEF_FIR_REC(3)
+DEF_FIR_REC(4)
+DEF_FIR_REC(5)
+DEF_FIR_REC(6)
+DEF_FIR_REC(7)
+DEF_FIR_REC(8)
+typedef void (*fir_rec_fn)(rb_lane *, const rb_lane *, ptrdiff_t, ptrdiff_t, const rb_lane *, int,
+                           int, const rb_lane *, const rb_lane *);
+static const fir_rec_fn fir_rec_tab[9] = {NULL,          fir_rec_fwd_1, fir_rec_fwd_2,
+                                          fir_rec_fwd_3, fir_rec_fwd_4, fir_rec_fwd_5,
+                                          fir_rec_fwd_6, fir_rec_fwd_7, fir_rec_fwd_8};
+
 /* y[i] += h[i], h the zero-input causal response from state (r values per lane,
  * layout st[k*L+l] for y_{-r+k}); stops once the response has died out. */
 static void homog_fwd_add(rb_lane *y, ptrdiff_t m, ptrdiff_t L, const rb_lane *d, int r,
@@ -261,6 +304,21 @@ static ptrdiff_t mod_p(ptrdiff_t i, ptrdiff_t p)
     return j < 0 ? j + p : j;
 }
 
+/* The causal pass over y in place, or fused with the FIR from x. */
+static void causal_first(rb_lane *y, const rb_lane *x, ptrdiff_t m, ptrdiff_t L, const rb_axis *ax,
+                         const rb_lane *d, const rb_lane *sub, int fuse)
+{
+    if (!fuse) {
+        rec_fwd_tab[ax->r](y, y, m, L, d);
+        return;
+    }
+    rb_lane f[RB_MAX_FIR_TAPS];
+    int taps = ax->fir_hi - ax->fir_lo + 1;
+    for (int t = 0; t < taps; t++)
+        f[t] = ax->fir[t];
+    fir_rec_tab[ax->r](y, x, m, L, f, ax->fir_lo, taps, d, sub);
+}
+
 rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work, const rb_lane *cval)
 {
     const rb_axis *ax = &ap->ax;
@@ -296,6 +354,13 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work
      * none, whose extension does not shift with the signal. */
     const int shift = mode == RB_BOUNDARY_CONSTANT || mode == RB_BOUNDARY_CLAMP ||
                       mode == RB_BOUNDARY_PERIODIC || mode == RB_BOUNDARY_MIRROR;
+    /* With a FIR and a causal pass over the extended domain (constant modes,
+     * the padded route), the FIR and the causal pass run fused and the mean
+     * is taken off there (FIR(x - mean) = FIR(x) - fsum * mean): x itself
+     * and its extension stay unshifted, one sweep less. */
+    const int has_fir = ax->fir && !fir_is_gain(ax);
+    const int fuse = has_fir && has_c && r > 0 && (ap->padded || ext);
+    const int fold = shift && fuse;
     long double gain = 1.0L;
     if (shift) {
         long double sc = 1.0L, sa = 1.0L, fs = ax->fir ? 0.0L : 1.0L;
@@ -312,19 +377,21 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work
         for (ptrdiff_t i = 0; i < n; i++)
             for (ptrdiff_t l = 0; l < L; l++)
                 mean[l] += x0[i * L + l];
-        for (ptrdiff_t l = 0; l < L; l++) {
+        for (ptrdiff_t l = 0; l < L; l++)
             mean[l] /= (double)n;
-            c0[l] -= mean[l];
-            c1[l] -= mean[l];
+        if (!fold) {
+            for (ptrdiff_t l = 0; l < L; l++) {
+                c0[l] -= mean[l];
+                c1[l] -= mean[l];
+            }
+            for (ptrdiff_t i = 0; i < n; i++)
+                for (ptrdiff_t l = 0; l < L; l++)
+                    x0[i * L + l] -= mean[l];
         }
-        for (ptrdiff_t i = 0; i < n; i++)
-            for (ptrdiff_t l = 0; l < L; l++)
-                x0[i * L + l] -= mean[l];
     }
 
     /* ---- the extension, then the FIR, over the feedback domain [-D, len + D) */
     const ptrdiff_t D = domain_ext(ap);
-    const int has_fir = ax->fir && !fir_is_gain(ax);
     const ptrdiff_t xl = has_fir ? D + E : D;
     if (ap->mirror_via_periodic)
         for (ptrdiff_t i = n; i < 2 * n; i++)
@@ -351,11 +418,24 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work
             memcpy(dst, x0 + j * L, sizeof(rb_lane) * (size_t)L);
         }
     }
+    rb_lane *sub = NULL; /* per-lane FIR of the mean, for the fused sweep */
+    if (fold) {
+        double fs = 0.0;
+        for (int t = 0; t <= ax->fir_hi - ax->fir_lo; t++)
+            fs += ax->fir[t];
+        sub = st3;
+        for (ptrdiff_t l = 0; l < L; l++) {
+            c0[l] -= mean[l];
+            c1[l] -= mean[l];
+            sub[l] = fs * mean[l];
+        }
+    }
     rb_lane *y; /* u, then the results, over the domain; r state slots each side */
     const ptrdiff_t m = len + 2 * D, out_off = D;
     if (has_fir) {
         y = work + (ptrdiff_t)r * L;
-        fir_apply(y, x0 - D * L, m, L, ax->fir, ax->fir_lo, ax->fir_hi);
+        if (!fuse)
+            fir_apply(y, x0 - D * L, m, L, ax->fir, ax->fir_lo, ax->fir_hi);
     } else {
         y = x0 - D * L;
         if (ax->fir) { /* gain */
@@ -383,7 +463,7 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work
         const int cst = ext;
         if (has_c) {
             fill_slots(y, -r, r, L, cst ? c0 : NULL, fsum * ap->prologue_dc);
-            rec_fwd_tab[r](y, y, m, L, dcf);
+            causal_first(y, x0 - D * L, m, L, ax, dcf, sub, fuse);
         }
         if (has_a) {
             fill_slots(y, m, r, L, cst ? c1 : NULL,
@@ -399,7 +479,7 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work
     case RB_BOUNDARY_CLAMP:
         if (has_c) {
             fill_slots(y, -r, r, L, c0, fsum * ap->prologue_dc); /* (35) */
-            rec_fwd_tab[r](y, y, m, L, dcf);
+            causal_first(y, x0 - D * L, m, L, ax, dcf, sub, fuse);
         }
         if (has_a) {
             if (has_c) { /* (44) */
