@@ -21,6 +21,8 @@
 #define RB_CPU_ROW_LANES 64
 #endif
 #define RB_CPU_SCRATCH_BYTES ((size_t)32 << 20)
+/* Most lanes in one bundle (unit * channels, units capped below). */
+#define RB_CPU_MAX_BUNDLE 512
 
 typedef struct {
     const rb_axis_plan *ap;
@@ -39,17 +41,22 @@ typedef struct {
 } pass_desc;
 
 /* Sample l of row i of an 8/16-bit image as rb_pixels_load makes it. */
-static void gather_row(const rb_image *im, size_t i, size_t x0ch, size_t L, rb_lane *dst)
+static void gather_row(const rb_image *im, size_t i, size_t x0ch, size_t L, rb_lane *dst,
+                       rb_lane *sum)
 {
     const unsigned char *row = (const unsigned char *)im->data + i * rb_image_stride(im);
     if (im->format == RB_U8) {
         const unsigned char *s = row + x0ch;
-        for (size_t l = 0; l < L; l++)
+        for (size_t l = 0; l < L; l++) {
             dst[l] = (float)s[l] / 255.0f;
+            sum[l] += dst[l];
+        }
     } else {
         const uint16_t *s = (const uint16_t *)row + x0ch;
-        for (size_t l = 0; l < L; l++)
+        for (size_t l = 0; l < L; l++) {
             dst[l] = (float)s[l] / 65535.0f;
+            sum[l] += dst[l];
+        }
     }
 }
 
@@ -77,26 +84,33 @@ typedef struct {
 static void run_bundle(const pass_desc *pd, long b, rb_lane *X, rb_lane *Wk)
 {
     const size_t W = pd->W, H = pd->H, ch = (size_t)pd->ch, lead = (size_t)pd->lay.lead;
+    /* per-lane sums taken while gathering, and the constant the solver
+     * leaves to the scatter (rb_line_solve_ex): two sweeps fewer */
+    rb_lane sum[RB_CPU_MAX_BUNDLE], off[RB_CPU_MAX_BUNDLE];
+    for (int l = 0; l < RB_CPU_MAX_BUNDLE; l++)
+        sum[l] = 0.0;
     if (!pd->rows) {
         size_t x0 = (size_t)b * pd->unit;
         size_t nc = W - x0 < (size_t)pd->unit ? W - x0 : (size_t)pd->unit;
         size_t L = nc * ch;
         if (pd->src)
             for (size_t i = 0; i < H; i++)
-                gather_row(pd->src, i, x0 * ch, L, X + (lead + i) * L);
+                gather_row(pd->src, i, x0 * ch, L, X + (lead + i) * L, sum);
         else
             for (size_t i = 0; i < H; i++) {
                 const float *src = pd->img + (i * W + x0) * ch;
                 rb_lane *dst = X + (lead + i) * L;
-                for (size_t l = 0; l < L; l++)
+                for (size_t l = 0; l < L; l++) {
                     dst[l] = src[l];
+                    sum[l] += dst[l];
+                }
             }
-        const rb_lane *res = rb_line_solve(pd->ap, (int)L, X, Wk, pd->cval);
+        const rb_lane *res = rb_line_solve_ex(pd->ap, (int)L, X, Wk, pd->cval, sum, off);
         for (size_t i = 0; i < H; i++) {
             float *dst = pd->img + (i * W + x0) * ch;
             const rb_lane *src = res + i * L;
             for (size_t l = 0; l < L; l++)
-                dst[l] = (float)src[l];
+                dst[l] = (float)(src[l] + off[l]);
         }
     } else {
         size_t y0 = (size_t)b * pd->unit;
@@ -111,23 +125,26 @@ static void run_bundle(const pass_desc *pd, long b, rb_lane *X, rb_lane *Wk)
             for (size_t g = 0; g < ng; g++) {
                 const float *src = base + g * W * ch;
                 rb_lane *dst = X + lead * L + g * ch;
+                rb_lane *sg = sum + g * ch;
                 for (size_t i = i0; i < i1; i++)
-                    for (size_t c = 0; c < ch; c++)
+                    for (size_t c = 0; c < ch; c++) {
                         dst[i * L + c] = src[i * ch + c];
+                        sg[c] += dst[i * L + c];
+                    }
             }
         }
-        const rb_lane *res = rb_line_solve(pd->ap, (int)L, X, Wk, pd->cval);
+        const rb_lane *res = rb_line_solve_ex(pd->ap, (int)L, X, Wk, pd->cval, sum, off);
         if (pd->dst) {
             const size_t ostride = rb_image_stride(pd->dst);
             const int fmt = pd->dst->format;
             for (size_t i0 = 0; i0 < W; i0 += T) {
                 size_t i1 = i0 + T < W ? i0 + T : W;
                 for (size_t g = 0; g < ng; g++) {
-                    const rb_lane *src = res + g * ch;
+                    const rb_lane *src = res + g * ch, *og = off + g * ch;
                     unsigned char *row = (unsigned char *)pd->dst->data + (y0 + g) * ostride;
                     for (size_t i = i0; i < i1; i++)
                         for (size_t c = 0; c < ch; c++)
-                            put_sample(row, fmt, i * ch + c, src[i * L + c]);
+                            put_sample(row, fmt, i * ch + c, src[i * L + c] + og[c]);
                 }
             }
             return;
@@ -136,11 +153,11 @@ static void run_bundle(const pass_desc *pd, long b, rb_lane *X, rb_lane *Wk)
         for (size_t i0 = 0; i0 < W; i0 += T) {
             size_t i1 = i0 + T < W ? i0 + T : W;
             for (size_t g = 0; g < ng; g++) {
-                const rb_lane *src = res + g * ch;
+                const rb_lane *src = res + g * ch, *og = off + g * ch;
                 float *dst = obase + g * W * ch;
                 for (size_t i = i0; i < i1; i++)
                     for (size_t c = 0; c < ch; c++)
-                        dst[i * ch + c] = (float)src[i * L + c];
+                        dst[i * ch + c] = (float)(src[i * L + c] + og[c]);
             }
         }
     }
@@ -214,6 +231,8 @@ static void setup_pass(pass_setup *ps, const rb_axis_plan *ap, float *img, int W
     size_t lines = rows ? (size_t)H : (size_t)W;
     if (unit > lines)
         unit = lines;
+    if (unit * (size_t)ch > RB_CPU_MAX_BUNDLE)
+        unit = RB_CPU_MAX_BUNDLE / (size_t)ch;
     pd->unit = (int)unit;
     for (size_t l = 0; l < unit * (size_t)ch; l++)
         pd->cval[l] = cch[l % (size_t)ch] * cscale;

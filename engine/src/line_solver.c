@@ -321,6 +321,12 @@ static void causal_first(rb_lane *y, const rb_lane *x, ptrdiff_t m, ptrdiff_t L,
 
 rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work, const rb_lane *cval)
 {
+    return rb_line_solve_ex(ap, Li, x, work, cval, NULL, NULL);
+}
+
+rb_lane *rb_line_solve_ex(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work,
+                          const rb_lane *cval, const rb_lane *sum, rb_lane *offset)
+{
     const rb_axis *ax = &ap->ax;
     const ptrdiff_t L = Li, n = ap->n, E = ap->fir_ext;
     const int r = ax->r, has_c = ax->causal_order > 0, has_a = ax->anticausal_order > 0;
@@ -373,10 +379,11 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work
                 fs += ax->fir[t];
         gain = fs / (sc * sa);
         for (ptrdiff_t l = 0; l < L; l++)
-            mean[l] = 0.0;
-        for (ptrdiff_t i = 0; i < n; i++)
-            for (ptrdiff_t l = 0; l < L; l++)
-                mean[l] += x0[i * L + l];
+            mean[l] = sum ? sum[l] : 0.0;
+        if (!sum)
+            for (ptrdiff_t i = 0; i < n; i++)
+                for (ptrdiff_t l = 0; l < L; l++)
+                    mean[l] += x0[i * L + l];
         for (ptrdiff_t l = 0; l < L; l++)
             mean[l] /= (double)n;
         if (!fold) {
@@ -544,7 +551,10 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work
         break;
     }
 done:
-    if (shift) {
+    if (offset)
+        for (ptrdiff_t l = 0; l < L; l++)
+            offset[l] = shift ? (double)(gain * mean[l]) : 0.0;
+    else if (shift) {
         rb_lane *o = y + out_off * L;
         for (ptrdiff_t l = 0; l < L; l++)
             mean[l] = (double)(gain * mean[l]);

@@ -32,5 +32,12 @@ void rb_line_layout_get(const rb_axis_plan *ap, rb_line_layout *lay);
  * other modes). Both buffers are clobbered. Returns where the n results are
  * (stride L), inside x or work. */
 rb_lane *rb_line_solve(const rb_axis_plan *ap, int L, rb_lane *x, rb_lane *work, const rb_lane *cval);
+/* rb_line_solve for callers that fuse their gather and scatter with it (the
+ * same results, two sweeps fewer). sum (NULL: computed here): per-lane sums
+ * of the n samples, added in order i = 0..n-1 as the solver would.
+ * offset (NULL: added here): receives the per-lane constant the caller must
+ * add to every result (0 where there is none), instead of the solver adding it. */
+rb_lane *rb_line_solve_ex(const rb_axis_plan *ap, int L, rb_lane *x, rb_lane *work,
+                          const rb_lane *cval, const rb_lane *sum, rb_lane *offset);
 
 #endif
