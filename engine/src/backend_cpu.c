@@ -12,13 +12,16 @@
 #include <string.h>
 
 /* Target lanes per bundle, and the most scratch memory one worker may use. */
-/* Columns: wide strips, so each row of a strip is a long sequential read
- * (narrow strips touch a new page per row). Rows: G rows side by side. */
+/* Columns: strips 16 RGB pixels wide; rows: 8 RGB rows side by side. A
+ * bundle of 4096-sample lines (two double buffers) is then ~3 and ~1.6 MB:
+ * 4096^2 RGB u8 on a 2-core EPYC (1 MB L2, 32 MB L3) ran 10-30 % faster
+ * than with 128/64 lanes (noisy shared VM); narrower column strips lose
+ * the sequential reads. */
 #ifndef RB_CPU_COL_LANES
-#define RB_CPU_COL_LANES 128
+#define RB_CPU_COL_LANES 48
 #endif
 #ifndef RB_CPU_ROW_LANES
-#define RB_CPU_ROW_LANES 64
+#define RB_CPU_ROW_LANES 24
 #endif
 #define RB_CPU_SCRATCH_BYTES ((size_t)32 << 20)
 /* Most lanes in one bundle (unit * channels, units capped below). */
