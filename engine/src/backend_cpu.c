@@ -84,6 +84,48 @@ typedef struct {
     rb_lane *x, *w;
 } worker;
 
+/* Where a bundle's results go, row by row as the solver finishes them. */
+typedef struct {
+    const pass_desc *pd;
+    size_t first, count; /* first column / row of the bundle, how many */
+    const rb_lane *off;  /* per-lane constant to add (rb_line_solve_ex) */
+} sink_ctx;
+
+/* Column pass: result row i of a strip -> the float working image. */
+static void sink_cols(void *user, ptrdiff_t i, const rb_lane *v)
+{
+    const sink_ctx *sc = user;
+    const pass_desc *pd = sc->pd;
+    const size_t L = sc->count * (size_t)pd->ch;
+    float *dst = pd->img + ((size_t)i * pd->W + sc->first) * (size_t)pd->ch;
+    for (size_t l = 0; l < L; l++)
+        dst[l] = (float)(v[l] + sc->off[l]);
+}
+
+/* Row pass: result pixel i of each row of a group -> the output image (8/16
+ * bit, direct I/O) or the float working image. */
+static void sink_rows(void *user, ptrdiff_t i, const rb_lane *v)
+{
+    const sink_ctx *sc = user;
+    const pass_desc *pd = sc->pd;
+    const size_t ch = (size_t)pd->ch;
+    if (pd->dst) {
+        const size_t ostride = rb_image_stride(pd->dst);
+        const int fmt = pd->dst->format;
+        for (size_t g = 0; g < sc->count; g++) {
+            unsigned char *row = (unsigned char *)pd->dst->data + (sc->first + g) * ostride;
+            for (size_t c = 0; c < ch; c++)
+                put_sample(row, fmt, (size_t)i * ch + c, v[g * ch + c] + sc->off[g * ch + c]);
+        }
+    } else {
+        for (size_t g = 0; g < sc->count; g++) {
+            float *dst = pd->img + ((sc->first + g) * pd->W + (size_t)i) * ch;
+            for (size_t c = 0; c < ch; c++)
+                dst[c] = (float)(v[g * ch + c] + sc->off[g * ch + c]);
+        }
+    }
+}
+
 static void run_bundle(const pass_desc *pd, long b, rb_lane *X, rb_lane *Wk)
 {
     const size_t W = pd->W, H = pd->H, ch = (size_t)pd->ch, lead = (size_t)pd->lay.lead;
@@ -108,13 +150,8 @@ static void run_bundle(const pass_desc *pd, long b, rb_lane *X, rb_lane *Wk)
                     sum[l] += dst[l];
                 }
             }
-        const rb_lane *res = rb_line_solve_ex(pd->ap, (int)L, X, Wk, pd->cval, sum, off);
-        for (size_t i = 0; i < H; i++) {
-            float *dst = pd->img + (i * W + x0) * ch;
-            const rb_lane *src = res + i * L;
-            for (size_t l = 0; l < L; l++)
-                dst[l] = (float)(src[l] + off[l]);
-        }
+        sink_ctx sc = {pd, x0, nc, off};
+        rb_line_solve_ex(pd->ap, (int)L, X, Wk, pd->cval, sum, off, sink_cols, &sc);
     } else {
         size_t y0 = (size_t)b * pd->unit;
         size_t ng = H - y0 < (size_t)pd->unit ? H - y0 : (size_t)pd->unit;
@@ -136,33 +173,8 @@ static void run_bundle(const pass_desc *pd, long b, rb_lane *X, rb_lane *Wk)
                     }
             }
         }
-        const rb_lane *res = rb_line_solve_ex(pd->ap, (int)L, X, Wk, pd->cval, sum, off);
-        if (pd->dst) {
-            const size_t ostride = rb_image_stride(pd->dst);
-            const int fmt = pd->dst->format;
-            for (size_t i0 = 0; i0 < W; i0 += T) {
-                size_t i1 = i0 + T < W ? i0 + T : W;
-                for (size_t g = 0; g < ng; g++) {
-                    const rb_lane *src = res + g * ch, *og = off + g * ch;
-                    unsigned char *row = (unsigned char *)pd->dst->data + (y0 + g) * ostride;
-                    for (size_t i = i0; i < i1; i++)
-                        for (size_t c = 0; c < ch; c++)
-                            put_sample(row, fmt, i * ch + c, src[i * L + c] + og[c]);
-                }
-            }
-            return;
-        }
-        float *obase = pd->img + y0 * W * ch;
-        for (size_t i0 = 0; i0 < W; i0 += T) {
-            size_t i1 = i0 + T < W ? i0 + T : W;
-            for (size_t g = 0; g < ng; g++) {
-                const rb_lane *src = res + g * ch, *og = off + g * ch;
-                float *dst = obase + g * W * ch;
-                for (size_t i = i0; i < i1; i++)
-                    for (size_t c = 0; c < ch; c++)
-                        dst[i * ch + c] = (float)(src[i * L + c] + og[c]);
-            }
-        }
+        sink_ctx sc = {pd, y0, ng, off};
+        rb_line_solve_ex(pd->ap, (int)L, X, Wk, pd->cval, sum, off, sink_rows, &sc);
     }
 }
 

@@ -321,12 +321,31 @@ static void causal_first(rb_lane *y, const rb_lane *x, ptrdiff_t m, ptrdiff_t L,
 
 rb_lane *rb_line_solve(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work, const rb_lane *cval)
 {
-    return rb_line_solve_ex(ap, Li, x, work, cval, NULL, NULL);
+    return rb_line_solve_ex(ap, Li, x, work, cval, NULL, NULL, NULL, NULL);
+}
+
+/* The last pass when it is a plain anticausal sweep: row by row, each result
+ * row handed to the sink as soon as it is final. Returns whether it sank. */
+static int anticausal_last(rb_lane *y, ptrdiff_t m, ptrdiff_t L, int r, const rb_lane *d,
+                           ptrdiff_t out_off, ptrdiff_t n, rb_line_sink sink, void *user)
+{
+    if (!sink) {
+        rec_bwd_tab[r](y, y, m, L, d);
+        return 0;
+    }
+    for (ptrdiff_t i = m - 1; i >= 0; i--) {
+        rec_bwd_tab[r](y + i * L, y + i * L, 1, L, d);
+        if (i >= out_off && i < out_off + n)
+            sink(user, i - out_off, y + i * L);
+    }
+    return 1;
 }
 
 rb_lane *rb_line_solve_ex(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *work,
-                          const rb_lane *cval, const rb_lane *sum, rb_lane *offset)
+                          const rb_lane *cval, const rb_lane *sum, rb_lane *offset,
+                          rb_line_sink sink, void *user)
 {
+    int sunk = 0;
     const rb_axis *ax = &ap->ax;
     const ptrdiff_t L = Li, n = ap->n, E = ap->fir_ext;
     const int r = ax->r, has_c = ax->causal_order > 0, has_a = ax->anticausal_order > 0;
@@ -437,6 +456,9 @@ rb_lane *rb_line_solve_ex(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *w
             sub[l] = fs * mean[l];
         }
     }
+    if (offset)
+        for (ptrdiff_t l = 0; l < L; l++)
+            offset[l] = shift ? (double)(gain * mean[l]) : 0.0;
     rb_lane *y; /* u, then the results, over the domain; r state slots each side */
     const ptrdiff_t m = len + 2 * D, out_off = D;
     if (has_fir) {
@@ -475,7 +497,7 @@ rb_lane *rb_line_solve_ex(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *w
         if (has_a) {
             fill_slots(y, m, r, L, cst ? c1 : NULL,
                        fsum * (has_c ? ap->prologue_dc : 1.0) * ap->anticausal_dc);
-            rec_bwd_tab[r](y, y, m, L, daf);
+            sunk = anticausal_last(y, m, L, r, daf, out_off, n, sink, user);
         }
         goto done;
     }
@@ -497,7 +519,7 @@ rb_lane *rb_line_solve_ex(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *w
                 write_state(y, m, r, L, st2);
             } else
                 fill_slots(y, m, r, L, c1, fsum * ap->anticausal_dc);
-            rec_bwd_tab[r](y, y, m, L, daf);
+            sunk = anticausal_last(y, m, L, r, daf, out_off, n, sink, user);
         }
         break;
     case RB_BOUNDARY_NONE:
@@ -507,7 +529,7 @@ rb_lane *rb_line_solve_ex(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *w
         }
         if (has_a) {
             fill_slots(y, m, r, L, NULL, 0.0);
-            rec_bwd_tab[r](y, y, m, L, daf);
+            sunk = anticausal_last(y, m, L, r, daf, out_off, n, sink, user);
         }
         break;
     case RB_BOUNDARY_MIRROR:
@@ -551,9 +573,11 @@ rb_lane *rb_line_solve_ex(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *w
         break;
     }
 done:
+    if (sink && !sunk)
+        for (ptrdiff_t i = 0; i < n; i++)
+            sink(user, i, y + (out_off + i) * L);
     if (offset)
-        for (ptrdiff_t l = 0; l < L; l++)
-            offset[l] = shift ? (double)(gain * mean[l]) : 0.0;
+        ; /* set above, the caller adds it */
     else if (shift) {
         rb_lane *o = y + out_off * L;
         for (ptrdiff_t l = 0; l < L; l++)

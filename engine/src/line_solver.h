@@ -7,6 +7,8 @@
 
 #include "rb_internal.h"
 
+#include <stddef.h>
+
 /* Lanes per bundle the callers use at most (the solver itself has no limit). */
 #define RB_LINE_MAX_LANES 4096
 /* Steps per chunk of the homogeneous corrections, and the per-lane
@@ -37,7 +39,13 @@ rb_lane *rb_line_solve(const rb_axis_plan *ap, int L, rb_lane *x, rb_lane *work,
  * of the n samples, added in order i = 0..n-1 as the solver would.
  * offset (NULL: added here): receives the per-lane constant the caller must
  * add to every result (0 where there is none), instead of the solver adding it. */
+/* sink (NULL: none): called once per result i = 0..n-1 with its L lanes
+ * (offset not added), where the mode allows right as the anticausal pass
+ * produces it (i descending, while the row is in L1), else after the solve;
+ * needs offset. */
+typedef void (*rb_line_sink)(void *user, ptrdiff_t i, const rb_lane *lanes);
 rb_lane *rb_line_solve_ex(const rb_axis_plan *ap, int L, rb_lane *x, rb_lane *work,
-                          const rb_lane *cval, const rb_lane *sum, rb_lane *offset);
+                          const rb_lane *cval, const rb_lane *sum, rb_lane *offset,
+                          rb_line_sink sink, void *user);
 
 #endif
