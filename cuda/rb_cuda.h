@@ -31,6 +31,7 @@ typedef struct {
     int has_c, has_a;   /* causal / anticausal pass present */
     double anticausal_dc;
     float dc[RB_MAX_ORDER], da[RB_MAX_ORDER];
+    double dcd[RB_MAX_ORDER], dad[RB_MAX_ORDER];  /* the blocked solver recurs in double */
     double prologue_dc;
     double M44[RB_MAX_ORDER * RB_MAX_ORDER], v44[RB_MAX_ORDER];
     double Pf[RB_MAX_ORDER * RB_MAX_ORDER], Pr[RB_MAX_ORDER * RB_MAX_ORDER];

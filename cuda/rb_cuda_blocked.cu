@@ -10,6 +10,7 @@
  * Carries are r floats per lane per block of 32 samples. */
 #include "rb_cuda.h"
 #include "rb_cuda_extend.cuh"
+#include <math.h>
 #include <string.h>
 
 #define B RB_CUDA_BLOCK
@@ -54,22 +55,22 @@ __global__ void rb_blk_tails(const rb_cuda_blk b, const float *in, const float *
     const float cv = a.cval[lane % a.channels];
     int i0 = blk * B, len = min(B, a.m - i0);
     const float mu = a.shift ? mean[lane] * a.sumfir : 0.0f;
-    float p[R + 1];
+    double p[R + 1];
 #pragma unroll
     for (int k = 0; k < R; ++k) p[k] = 0.0f;
 #pragma unroll
     for (int j = 0; j < B; ++j) {
         if (j < len) {
-            float v = rb_u(a, x, lanes, (long long)a.s0 + i0 + j, cv) - mu;
+            double v = (double)rb_u(a, x, lanes, (long long)a.s0 + i0 + j, cv) - mu;
 #pragma unroll
-            for (int k = 0; k < R; ++k) v -= a.dc[k] * p[k];
+            for (int k = 0; k < R; ++k) v -= a.dcd[k] * p[k];
 #pragma unroll
             for (int k = R - 1; k > 0; --k) p[k] = p[k - 1];
             if (R > 0) p[0] = v;
         }
     }
 #pragma unroll
-    for (int k = 0; k < R; ++k) CAR(car, blk, k) = p[k];
+    for (int k = 0; k < R; ++k) CAR(car, blk, k) = (float)p[k];
 }
 
 /* causal chain: tails in car1 become the true states entering each block;
@@ -136,19 +137,19 @@ __global__ void rb_blk_chain_c(const rb_cuda_blk b, const float *in, const float
 template <int R>
 static __device__ __forceinline__ void rb_blk_y(const rb_cuda_blk &b, const float *x, size_t lanes,
                                                 size_t lane, int blk, int len, float cv,
-                                                float mu, const float *car1, float *y)
+                                                float mu, const float *car1, double *y)
 {
     const rb_cuda_axis &a = b.ax;
-    float p[R + 1];
+    double p[R + 1];
 #pragma unroll
     for (int k = 0; k < R; ++k) p[k] = CAR(car1, blk, k);
     int i0 = blk * B;
 #pragma unroll
     for (int j = 0; j < B; ++j) {
         if (j < len) {
-            float v = rb_u(a, x, lanes, (long long)a.s0 + i0 + j, cv) - mu;
+            double v = (double)rb_u(a, x, lanes, (long long)a.s0 + i0 + j, cv) - mu;
 #pragma unroll
-            for (int k = 0; k < R; ++k) v -= a.dc[k] * p[k];
+            for (int k = 0; k < R; ++k) v -= a.dcd[k] * p[k];
 #pragma unroll
             for (int k = R - 1; k > 0; --k) p[k] = p[k - 1];
             if (R > 0) p[0] = v;
@@ -169,24 +170,24 @@ __global__ void rb_blk_heads(const rb_cuda_blk b, const float *in, const float *
     const float cv = a.cval[lane % a.channels];
     int len = min(B, a.m - blk * B);
     const float mu = a.shift ? mean[lane] * a.sumfir : 0.0f;
-    float y[B];
+    double y[B];
     rb_blk_y<R>(b, in + lane, lanes, lane, blk, len, cv, mu, car1, y);
-    float q[R + 1];
+    double q[R + 1];
 #pragma unroll
     for (int k = 0; k < R; ++k) q[k] = 0.0f;
 #pragma unroll
     for (int j = B - 1; j >= 0; --j) {
         if (j < len) {
-            float v = y[j];
+            double v = y[j];
 #pragma unroll
-            for (int k = 0; k < R; ++k) v -= a.da[k] * q[k];
+            for (int k = 0; k < R; ++k) v -= a.dad[k] * q[k];
 #pragma unroll
             for (int k = R - 1; k > 0; --k) q[k] = q[k - 1];
             if (R > 0) q[0] = v;
         }
     }
 #pragma unroll
-    for (int k = 0; k < R; ++k) CAR(car2, blk, k) = q[k];
+    for (int k = 0; k < R; ++k) CAR(car2, blk, k) = (float)q[k];
 }
 
 /* anticausal chain, right to left: heads in car2 become the true states
@@ -235,23 +236,23 @@ __global__ void rb_blk_final(const rb_cuda_blk b, const float *in, const float *
     if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line */
     const float mu = a.shift ? mean[lane] * a.sumfir : 0.0f;
     const float back = a.shift ? (float)(a.gain * mean[lane]) : 0.0f;
-    float y[B];
+    double y[B];
     rb_blk_y<R>(b, in + lane, lanes, lane, blk, len, cv, mu, car1, y);
-    float q[R + 1];
+    double q[R + 1];
 #pragma unroll
     for (int k = 0; k < R; ++k) q[k] = CAR(car2, blk, k);
     float *z = out + lane;
 #pragma unroll
     for (int j = B - 1; j >= 0; --j) {
         if (j < len) {
-            float v = y[j];
+            double v = y[j];
 #pragma unroll
-            for (int k = 0; k < R; ++k) v -= a.da[k] * q[k];
+            for (int k = 0; k < R; ++k) v -= a.dad[k] * q[k];
 #pragma unroll
             for (int k = R - 1; k > 0; --k) q[k] = q[k - 1];
             if (R > 0) q[0] = v;
             long long jj = j0 + j;
-            if (jj >= 0 && jj < a.n) z[(size_t)jj * lanes] = v + back;
+            if (jj >= 0 && jj < a.n) z[(size_t)jj * lanes] = (float)(v + back);
         }
     }
 }
@@ -332,11 +333,31 @@ static int rb_inv_i_minus(const double *M, int r, double *O)
     return 0;
 }
 
+/* Mirror goes by explicit padding here: the extension filtered from zero states
+ * `pad` samples before and after the line, pad = the decay of the slowest pole
+ * to 1e-9 plus order and FIR reach. In float32 that stays accurate where the
+ * closed forms (67)/(72) and the 2n-periodic route lose digits to cancellation
+ * (poles near 1, very short lines), and it is cheaper than 2n for moderate poles. */
+static int rb_cuda_mirror_pad(const rb_axis_plan *ap)
+{
+    double pc = 0.0, pa = 0.0;
+    int r = ap->ax.r;
+    if (r > 0) {
+        rb_feedback_is_stable(ap->ax.dc, r, &pc);
+        rb_feedback_is_stable(ap->ax.da, r, &pa);
+    }
+    double p = pc > pa ? pc : pa;
+    double steps = p > 0.0 && p < 1.0 ? ceil(log(1e-9) / log(p)) : 0.0;
+    if (steps > 1e7) steps = 1e7;
+    return (int)steps + r + ap->fir_ext + 1;
+}
+
 extern "C" size_t rb_cuda_blk_carry(const rb_axis_plan *ap)
 {
     int n = ap->n, r = ap->ax.r;
     int m = rb_cuda_axis_scratch(ap);
-    if (ap->mode == RB_BOUNDARY_MIRROR && !ap->padded) m = 2 * n;
+    (void)n;
+    if (ap->mode == RB_BOUNDARY_MIRROR && !ap->padded) m = ap->n + 2 * rb_cuda_mirror_pad(ap);
     size_t nb = ((size_t)m + B - 1) / B;
     return 2 * nb * (size_t)r + (size_t)r + 1; /* carries, edge states, mean */
 }
@@ -347,10 +368,11 @@ extern "C" int rb_cuda_blk_init(const rb_axis_plan *ap, const float *dev_fir, in
     memset(o, 0, sizeof *o);
     rb_cuda_axis_from_plan(ap, dev_fir, channels, cval, &o->ax);
     if (ap->mode == RB_BOUNDARY_MIRROR && !ap->padded) {
-        /* the mirror extension is 2n-periodic for every axis: one well-conditioned route */
-        o->ax.via_periodic = 1;
-        o->ax.m = 2 * ap->n;
-        o->ax.s0 = 0;
+        int pad = rb_cuda_mirror_pad(ap);
+        o->ax.padded = 1;
+        o->ax.via_periodic = 0;
+        o->ax.s0 = -pad;
+        o->ax.m = ap->n + 2 * pad;
     }
     o->periodic_like = !ap->padded && (ap->mode == RB_BOUNDARY_PERIODIC || ap->mode == RB_BOUNDARY_MIRROR);
     int r = ap->ax.r, m = o->ax.m;

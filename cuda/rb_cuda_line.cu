@@ -209,6 +209,8 @@ extern "C" void rb_cuda_axis_from_plan(const rb_axis_plan *ap, const float *dev_
     for (int k = 0; k < ax->r; ++k) {
         o->dc[k] = (float)ax->dc[k];
         o->da[k] = (float)ax->da[k];
+        o->dcd[k] = ax->dc[k];
+        o->dad[k] = ax->da[k];
     }
     o->prologue_dc = ap->prologue_dc;
     {
