@@ -13,6 +13,7 @@
  * filter goes through rb_deblur_filter_create, so an unstable or NaN preset
  * is refused with the same errors as the API (plus the file name). */
 #include "deblur_internal.h"
+#include "preset_path.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -53,6 +54,8 @@ static char *slurp(const char *path, long *len)
 }
 
 /* Resolve NAME to a readable path on the preset search path. */
+/* A path (contains '/' or ends in ".deblur") is taken as is; a NAME is looked
+ * up as NAME.deblur along the shared preset search order. */
 static int find_preset(const char *name, char *path, size_t len)
 {
     size_t l = strlen(name);
@@ -60,24 +63,7 @@ static int find_preset(const char *name, char *path, size_t len)
         snprintf(path, len, "%s", name);
         return 1;
     }
-    const char *env = getenv("RECBLUR_PRESET_PATH");
-    char dirs[2048];
-    snprintf(dirs, sizeof dirs, "%s%s%s:%s", env ? env : "", env && *env ? ":" : "",
-             RECBLUR_PRESET_DIR, RECBLUR_SOURCE_PRESET_DIR);
-    for (char *d = dirs, *e; d && *d; d = e) {
-        e = strchr(d, ':');
-        if (e)
-            *e++ = 0;
-        if (!*d)
-            continue;
-        snprintf(path, len, "%s/%s.deblur", d, name);
-        FILE *f = fopen(path, "rb");
-        if (f) {
-            fclose(f);
-            return 1;
-        }
-    }
-    return 0;
+    return rb_preset_find(name, "deblur", path, len);
 }
 
 static char *trim(char *s)

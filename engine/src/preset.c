@@ -10,6 +10,7 @@
  * presets/ (RECBLUR_SOURCE_PRESET_DIR), so a build tree works uninstalled. */
 #define _POSIX_C_SOURCE 200809L /* opendir, strcasecmp */
 #include "rb_internal.h"
+#include "preset_path.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -20,12 +21,6 @@
 #include <string.h>
 #include <strings.h>
 
-#ifndef RECBLUR_PRESET_DIR
-#define RECBLUR_PRESET_DIR "/usr/local/share/recblur/presets"
-#endif
-#ifndef RECBLUR_SOURCE_PRESET_DIR
-#define RECBLUR_SOURCE_PRESET_DIR "presets"
-#endif
 
 #define RB_PRESET_MAX_FILE (64 * 1024)
 #define RB_PRESET_MAX_LINE 1024
@@ -370,30 +365,6 @@ static rb_status read_file(rb_context *ctx, const char *path, char **text, int *
     return RB_OK;
 }
 
-/* The search directories, in order; returns the count. */
-static int search_dirs(char dirs[][1024], int max)
-{
-    int n = 0;
-    const char *env = getenv("RECBLUR_PRESET_PATH");
-    while (env && *env && n < max) {
-        const char *c = strchr(env, ':');
-        size_t l = c ? (size_t)(c - env) : strlen(env);
-        if (l > 0 && l < 1024) {
-            memcpy(dirs[n], env, l);
-            dirs[n][l] = 0;
-            n++;
-        }
-        if (!c)
-            break;
-        env = c + 1;
-    }
-    if (n < max)
-        snprintf(dirs[n++], 1024, "%s", RECBLUR_PRESET_DIR);
-    if (n < max)
-        snprintf(dirs[n++], 1024, "%s", RECBLUR_SOURCE_PRESET_DIR);
-    return n;
-}
-
 rb_status rb_preset_load(rb_context *ctx, const char *name_or_path, rb_preset *out)
 {
     if (!name_or_path || !out)
@@ -415,8 +386,8 @@ rb_status rb_preset_load(rb_context *ctx, const char *name_or_path, rb_preset *o
     if (!valid_name(name_or_path))
         return rb_error(ctx, RB_ERR_PRESET, "unknown preset '%.100s' (names are letters, digits, '-', '_', '.')",
                         name_or_path);
-    char dirs[34][1024];
-    int nd = search_dirs(dirs, 34);
+    char dirs[RB_PRESET_MAX_DIRS][RB_PRESET_DIR_LEN];
+    int nd = rb_preset_search_dirs(dirs, RB_PRESET_MAX_DIRS);
     char searched[512] = "";
     size_t sl = 0;
     for (int i = 0; i < nd; i++) {
@@ -463,8 +434,8 @@ int rb_preset_list(char names[][128], int max)
 {
     if (!names || max <= 0)
         return 0;
-    char dirs[34][1024];
-    int nd = search_dirs(dirs, 34), count = 0;
+    char dirs[RB_PRESET_MAX_DIRS][RB_PRESET_DIR_LEN];
+    int nd = rb_preset_search_dirs(dirs, RB_PRESET_MAX_DIRS), count = 0;
     for (int i = 0; i < nd && count < max; i++) {
         DIR *d = opendir(dirs[i]);
         if (!d)
