@@ -21,6 +21,12 @@ int cli_fail(int status, const char *fmt, ...)
 /* The context's last error as a one-line message (without a leading "recblur: "). */
 const char *cli_engine_message(const rb_context *ctx);
 /* With --verbose: "recblur info: ..." on stderr. */
+/* "recblur info: ..." on stderr when verbose (for commands with their own options). */
+void cli_info_if(int verbose, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 void cli_info(const cli_options *o, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

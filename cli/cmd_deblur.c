@@ -297,23 +297,6 @@ static int make_filter(rb_context *ctx, const deblur_args *a, rb_deblur_filter *
     return 0;
 }
 
-static void info(const deblur_args *a, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void info(const deblur_args *a, const char *fmt, ...)
-{
-    if (!a->verbose)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("recblur info: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
 static void on_log(const char *message, void *user)
 {
     (void)user;
@@ -361,7 +344,7 @@ int rb_cli_design_deblur(int argc, char **argv)
     if (!rc && a.boundary && rb_boundary_parse(ctx, a.boundary, &bd) != RB_OK)
         rc = cli_fail(CLI_EXIT_USAGE, "--boundary: %s", cli_engine_message(ctx));
     if (!rc) {
-        info(&a, "%s (designed in %.0f ms)", rb_deblur_filter_describe(f), cli_now_ms() - t0);
+        cli_info_if(a.verbose, "%s (designed in %.0f ms)", rb_deblur_filter_describe(f), cli_now_ms() - t0);
         if (rb_deblur_preset_save(ctx, f, a.description, a.boundary ? &bd : NULL, a.out_preset) !=
             RB_OK)
             rc = cli_fail(CLI_EXIT_FAIL, "%s", cli_engine_message(ctx));
@@ -404,7 +387,7 @@ int rb_cli_deblur(int argc, char **argv)
         goto done;
     }
     double t1 = cli_now_ms();
-    info(&a, "%s (%.0f ms)", rb_deblur_filter_describe(f), t1 - t0);
+    cli_info_if(a.verbose, "%s (%.0f ms)", rb_deblur_filter_describe(f), t1 - t0);
     if (cli_image_read(a.in, &in, err, sizeof err)) {
         rc = cli_fail(CLI_EXIT_FAIL, "%s", err);
         goto done;
@@ -432,7 +415,7 @@ int rb_cli_deblur(int argc, char **argv)
         rc = cli_fail(CLI_EXIT_FAIL, "%s", cli_engine_message(ctx));
         goto done;
     }
-    info(&a, "deblurred %dx%d x%d on %s, boundary %s (margin %d px) in %.1f ms", in.img.width,
+    cli_info_if(a.verbose, "deblurred %dx%d x%d on %s, boundary %s (margin %d px) in %.1f ms", in.img.width,
          in.img.height, in.img.channels, rb_deblur_plan_backend_name(p), rb_boundary_name(bd.mode),
          rb_deblur_plan_margin(p), cli_now_ms() - t2);
     if (cli_image_write(a.out, otype, &out, err, sizeof err))

@@ -29,15 +29,28 @@ const char *cli_engine_message(const rb_context *ctx)
     return m[0] ? m : "engine error (no message)";
 }
 
-void cli_info(const cli_options *o, const char *fmt, ...)
+static void vinfo(int verbose, const char *fmt, va_list ap)
 {
-    if (!o->verbose)
+    if (!verbose)
         return;
-    va_list ap;
-    va_start(ap, fmt);
     fputs("recblur info: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
+}
+
+void cli_info(const cli_options *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vinfo(o->verbose, fmt, ap);
+    va_end(ap);
+}
+
+void cli_info_if(int verbose, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vinfo(verbose, fmt, ap);
     va_end(ap);
 }
 
