@@ -17,7 +17,7 @@ cmake -S . -B $B -DRECBLUR_GIMP=OFF -DRECBLUR_MAGICK=OFF -DCMAKE_CUDA_ARCHITECTU
 # our targets must build; the rest of the tree (other areas, maybe half-written) is best effort
 cmake --build $B -j16 --target recblur_cuda test_gpu >"$OUT/build.log" 2>&1 || { grep -E "error|undefined" "$OUT/build.log" | head -40; exit 1; }
 echo "== build ok"
-cmake --build $B -j16 -k 0 >"$OUT/build_all.log" 2>&1 || echo "(some other targets failed to build: see build_all.log)"
+cmake --build $B -j16 -- -k >"$OUT/build_all.log" 2>&1 || echo "(some other targets failed to build: see build_all.log)"
 if [ ! -x $B/bench/gpu_bench ]; then  # bench/CMakeLists.txt may not include bench/gpu.cmake yet
   nvcc -O2 -arch=sm_90 -Iengine/include bench/gpu_bench.cu $B/engine/librecblur.a \
     $B/cuda/librecblur_cuda.a $B/engine/librecblur.a -lcufft -lpthread -lm -o $B/gpu_bench \
