@@ -75,6 +75,27 @@ size_t rb_cuda_blk_carry(const rb_axis_plan *ap);
 cudaError_t rb_cuda_solve_blocked(const rb_cuda_blk *b, const float *in, float *out, float *carry,
                                   size_t lanes, cudaStream_t s);
 
+/* The back end's per-plan state (rb_cuda_backend.cu makes it at plan time). */
+typedef struct {
+    int device;
+    cudaStream_t stream;
+    float *A, *B, *ybuf;       /* two full float images and the solver scratch */
+    int naive;                 /* RECBLUR_CUDA_SOLVER=lanes: the one-thread-per-line solver
+                                  (the benchmark's baseline); default: block-parallel */
+    float *fir_x, *fir_y;
+    rb_cuda_blk bcol, brow;    /* per-axis solver parameters (constants set per execute) */
+    size_t floats;             /* w * h * channels */
+} rb_cuda_state;
+
+/* One axis over `lanes` interleaved lines: in -> out (distinct buffers), with
+ * the plan's solver (block-parallel, or the per-lane baseline). */
+cudaError_t rb_cuda_axis_pass(const rb_cuda_state *s, rb_cuda_blk *blk, const rb_axis_plan *ap,
+                              const float *fir, int c, const float *cval, const float *in,
+                              float *out, size_t lanes, cudaStream_t q);
+
+/* rb_backend_ops.recurrence_1d (rb_cuda_recurrence.cu). */
+rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size_t n, rb_memory mem);
+
 /* rb_sat on the device (rb_cuda_sat.cu). */
 rb_status rb_cuda_sat(rb_context *ctx, const rb_image *in, rb_image *out);
 

@@ -3,6 +3,7 @@
  * solver, transposes, runs the row solver on the transposed image (so row
  * accesses stay coalesced), transposes back and stores. */
 #include "rb_cuda.h"
+#include "rb_cuda_alloc.h"
 extern "C" {
 #include "pixel_convert.h"
 }
@@ -10,16 +11,6 @@ extern "C" {
 #include <string.h>
 #include <stdlib.h>
 
-typedef struct {
-    int device;
-    cudaStream_t stream;
-    float *A, *B, *ybuf;       /* two full float images and the solver scratch */
-    int naive;                 /* RECBLUR_CUDA_SOLVER=lanes: the one-thread-per-line solver
-                                  (the benchmark's baseline); default: block-parallel */
-    float *fir_x, *fir_y;
-    rb_cuda_blk bcol, brow;    /* per-axis solver parameters (constants set per execute) */
-    size_t floats;             /* w * h * channels */
-} rb_cuda_state;
 
 #define RB_CU(call, what)                                                               \
     do {                                                                                \
@@ -52,11 +43,11 @@ static rb_status rb_cuda_probe(char *why, size_t why_len)
 static void rb_cuda_state_free(rb_cuda_state *s)
 {
     if (!s) return;
-    cudaFree(s->A);
-    cudaFree(s->B);
-    cudaFree(s->ybuf);
-    cudaFree(s->fir_x);
-    cudaFree(s->fir_y);
+    rb_cuda_free(s->A);
+    rb_cuda_free(s->B);
+    rb_cuda_free(s->ybuf);
+    rb_cuda_free(s->fir_x);
+    rb_cuda_free(s->fir_y);
     if (s->stream) cudaStreamDestroy(s->stream);
     free(s);
 }
@@ -68,7 +59,7 @@ static cudaError_t rb_cuda_upload_fir(const rb_axis *ax, float **out)
     int n = ax->fir_hi - ax->fir_lo + 1;
     float tmp[RB_MAX_FIR_TAPS];
     for (int i = 0; i < n; ++i) tmp[i] = (float)ax->fir[i];
-    cudaError_t e = cudaMalloc((void **)out, (size_t)n * sizeof(float));
+    cudaError_t e = rb_cuda_malloc((void **)out, (size_t)n * sizeof(float));
     if (e != cudaSuccess) return e;
     return cudaMemcpy(*out, tmp, (size_t)n * sizeof(float), cudaMemcpyHostToDevice);
 }
@@ -98,10 +89,10 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
         size_t t = (s->naive ? (size_t)rb_cuda_axis_scratch(&plan->rows) : rb_cuda_blk_carry(&plan->rows)) * h * c;
         if (t > scratch) scratch = t;
     }
-    RB_CU(cudaMalloc((void **)&s->A, s->floats * sizeof(float)), "cudaMalloc (image buffer)");
-    RB_CU(cudaMalloc((void **)&s->B, s->floats * sizeof(float)), "cudaMalloc (image buffer)");
+    RB_CU(rb_cuda_malloc((void **)&s->A, s->floats * sizeof(float)), "cudaMalloc (image buffer)");
+    RB_CU(rb_cuda_malloc((void **)&s->B, s->floats * sizeof(float)), "cudaMalloc (image buffer)");
     if (scratch)
-        RB_CU(cudaMalloc((void **)&s->ybuf, scratch * sizeof(float)), "cudaMalloc (solver scratch)");
+        RB_CU(rb_cuda_malloc((void **)&s->ybuf, scratch * sizeof(float)), "cudaMalloc (solver scratch)");
     RB_CU(rb_cuda_upload_fir(&plan->cols.ax, &s->fir_y), "uploading FIR taps");
     RB_CU(rb_cuda_upload_fir(&plan->rows.ax, &s->fir_x), "uploading FIR taps");
     if ((plan->cols.ax.active && rb_cuda_blk_init(&plan->cols, s->fir_y, (int)c, NULL, &s->bcol)) ||
@@ -124,7 +115,7 @@ static void rb_cuda_plan_fini(rb_plan *plan)
 }
 
 /* One axis over `lanes` interleaved lines: in -> out (distinct buffers). */
-static cudaError_t rb_cuda_axis_pass(const rb_cuda_state *s, rb_cuda_blk *blk, const rb_axis_plan *ap,
+cudaError_t rb_cuda_axis_pass(const rb_cuda_state *s, rb_cuda_blk *blk, const rb_axis_plan *ap,
                                      const float *fir, int c, const float *cval, const float *in,
                                      float *out, size_t lanes, cudaStream_t q)
 {
@@ -132,9 +123,11 @@ static cudaError_t rb_cuda_axis_pass(const rb_cuda_state *s, rb_cuda_blk *blk, c
     if (s->naive) {
         rb_cuda_axis ax;
         rb_cuda_axis_from_plan(ap, fir, c, cval, &ax);
-        return rb_cuda_solve_lanes(&ax, in, out, s->ybuf, lanes, q);
+        cudaError_t e = rb_cuda_solve_lanes(&ax, in, out, s->ybuf, lanes, q);
+        return e != cudaSuccess ? e : rb_cuda_launch_check();
     }
-    return rb_cuda_solve_blocked(blk, in, out, s->ybuf, lanes, q);
+    cudaError_t e = rb_cuda_solve_blocked(blk, in, out, s->ybuf, lanes, q);
+    return e != cudaSuccess ? e : rb_cuda_launch_check();
 }
 
 static void rb_cuda_pixels_of(const rb_plan *plan, const rb_image *img, size_t pitch,
@@ -225,46 +218,6 @@ fail:
     return st;
 }
 
-/* 1D recurrence: one lane of n samples through the block-parallel solver
- * (n / 32 blocks in parallel; the carry chain walks the blocks in one thread). */
-static rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size_t n,
-                                       rb_memory mem)
-{
-    rb_context *ctx = plan->ctx;
-    rb_status st = RB_OK;
-    rb_cuda_state *s = (rb_cuda_state *)plan->backend_state;
-    cudaStream_t q = s->stream;
-    float zero[4] = {0, 0, 0, 0};
-    float *src = s->A, *dst = s->B;
-    RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
-    if (!plan->rows.ax.active) {
-        if (in != out)
-            RB_CU(cudaMemcpyAsync(out, in, n * sizeof(float), cudaMemcpyDefault, q), "copying the signal");
-        RB_CU(cudaStreamSynchronize(q), "copying the signal");
-        return RB_OK;
-    }
-    if (mem == RB_MEMORY_HOST)
-        RB_CU(cudaMemcpyAsync(src, in, n * sizeof(float), cudaMemcpyHostToDevice, q), "copying the signal to the device");
-    else
-        src = (float *)in;
-    if (mem == RB_MEMORY_DEVICE && in != out) dst = out;
-    {
-        float cv[4] = {plan->boundary.value, 0, 0, 0};
-        RB_CU(rb_cuda_axis_pass(s, &s->brow, &plan->rows, s->fir_x, 1,
-                                plan->boundary.mode == RB_BOUNDARY_CONSTANT ? cv : zero, src, dst, 1, q),
-              "1D recurrence");
-    }
-    if (mem == RB_MEMORY_HOST)
-        RB_CU(cudaMemcpyAsync(out, dst, n * sizeof(float), cudaMemcpyDeviceToHost, q), "copying the signal to the host");
-    else if (dst != out)
-        RB_CU(cudaMemcpyAsync(out, dst, n * sizeof(float), cudaMemcpyDeviceToDevice, q), "copying the signal");
-    RB_CU(cudaStreamSynchronize(q), "running the 1D recurrence");
-    return RB_OK;
-fail:
-    cudaStreamSynchronize(q);
-    return st;
-}
-
 static const rb_backend_ops rb_cuda_ops = {
     "cuda",
     rb_cuda_probe,
@@ -272,7 +225,7 @@ static const rb_backend_ops rb_cuda_ops = {
     rb_cuda_plan_fini,
     rb_cuda_execute,
     rb_cuda_sat,
-    rb_cuda_recurrence_1d,
+    rb_cuda_recurrence_1d,  /* rb_cuda_recurrence.cu */
 };
 
 extern "C" const rb_backend_ops *rb_backend_cuda(void) { return &rb_cuda_ops; }

@@ -4,6 +4,7 @@
  * channel, shuffle scans in 32-pixel chunks), and one rounding to the output
  * format (F64, or F32 rounded once). */
 #include "rb_cuda.h"
+#include "rb_cuda_alloc.h"
 #include <stdio.h>
 
 __global__ void rb_sat_load(const unsigned char *raw, size_t pitch, int fmt, int w, int h, int ch,
@@ -91,10 +92,10 @@ extern "C" rb_status rb_cuda_sat(rb_context *ctx, const rb_image *in, rb_image *
     const void *src = in->data;
     size_t src_pitch = rb_image_stride(in);
     RB_SAT_CU(cudaStreamCreateWithFlags(&q, cudaStreamNonBlocking), "cudaStreamCreate");
-    RB_SAT_CU(cudaMalloc((void **)&D, total * sizeof(double)), "cudaMalloc (sums)");
+    RB_SAT_CU(rb_cuda_malloc((void **)&D, total * sizeof(double)), "cudaMalloc (sums)");
     if (in->memory == RB_MEMORY_HOST || out->memory == RB_MEMORY_HOST) {
         size_t sz = in_row > out_row ? in_row : out_row;
-        RB_SAT_CU(cudaMalloc(&stage, sz * h), "cudaMalloc (staging)");
+        RB_SAT_CU(rb_cuda_malloc(&stage, sz * h), "cudaMalloc (staging)");
     }
     if (in->memory == RB_MEMORY_HOST) {
         RB_SAT_CU(cudaMemcpy2DAsync(stage, in_row, in->data, src_pitch, in_row, h,
@@ -124,8 +125,8 @@ extern "C" rb_status rb_cuda_sat(rb_context *ctx, const rb_image *in, rb_image *
     RB_SAT_CU(cudaStreamSynchronize(q), "computing the table");
 done:
     if (q) cudaStreamSynchronize(q);
-    cudaFree(D);
-    cudaFree(stage);
+    rb_cuda_free(D);
+    rb_cuda_free(stage);
     if (q) cudaStreamDestroy(q);
     return st;
 }

@@ -150,6 +150,9 @@ struct rb_backend_ops {
 extern const rb_backend_ops rb_backend_cpu;
 /* NULL when the CUDA back end is not compiled in. */
 const rb_backend_ops *rb_backend_cuda(void);
+/* Device bytes the CUDA back end holds now (0 without CUDA): tests check that
+ * nothing leaks after an error (cuda/rb_cuda_alloc.h). */
+size_t rb_cuda_device_bytes_in_use(void);
 
 /* ----------------------------------------------------------------- helpers */
 size_t rb_format_size(rb_format f);            /* bytes per sample */

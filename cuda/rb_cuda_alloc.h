@@ -1,0 +1,31 @@
+/* Every device allocation of the CUDA back end goes through here, so that
+ * tests can (1) simulate a GPU that runs out of memory part-way and a failing
+ * kernel launch, and (2) check that no device memory is leaked after an error.
+ *   RECBLUR_CUDA_ALLOC_LIMIT=<bytes>  allocations beyond this many bytes in use fail
+ *                                     with cudaErrorMemoryAllocation
+ *   RECBLUR_CUDA_FAIL_LAUNCH=1        rb_cuda_launch_check reports cudaErrorLaunchFailure
+ * Both are read at each call (tests set and unset them in-process). */
+#ifndef RB_CUDA_ALLOC_H
+#define RB_CUDA_ALLOC_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* cudaMalloc, counted and subject to the test limit. */
+cudaError_t rb_cuda_malloc(void **ptr, size_t bytes);
+/* cudaFreeHost-like pinned host memory, counted separately (never limited). */
+cudaError_t rb_cuda_malloc_host(void **ptr, size_t bytes);
+/* Free what rb_cuda_malloc / rb_cuda_malloc_host gave; NULL is a no-op. */
+void rb_cuda_free(void *ptr);
+void rb_cuda_free_host(void *ptr);
+/* After a launch: cudaGetLastError(), or the simulated failure. */
+cudaError_t rb_cuda_launch_check(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
