@@ -136,7 +136,35 @@ typedef struct {
     rb_boundary_mode mode;
     float ms, copy_ms;
     double check;
+    char steps[256];   /* per-step ms of one profiled run (RECBLUR_CUDA_PROFILE=1) */
+    char solver[64];
 } row_t;
+
+/* the back end's log: which solver ran, and the per-step times */
+static char last_steps[256], last_solver[64];
+static void bench_log(const char *msg, void *user)
+{
+    (void)user;
+    const char *p;
+    if ((p = strstr(msg, "cuda steps (ms): ")))
+        snprintf(last_steps, sizeof last_steps, "%s", p + 17);
+    else if ((p = strstr(msg, "cuda solver: "))) {
+        snprintf(last_solver, sizeof last_solver, "%s", p + 13);
+        char *paren = strchr(last_solver, '(');
+        if (paren && paren > last_solver) paren[-1] = 0;
+    }
+}
+
+/* one more run with per-step events (median of 5 of each step is overkill:
+ * the third of three runs, after warm-up) */
+static void profile_steps(rb_context *gctx, rb_plan *gp, rb_image *in, rb_image *out, char *dst, size_t len)
+{
+    setenv("RECBLUR_CUDA_PROFILE", "1", 1);
+    last_steps[0] = 0;
+    for (int i = 0; i < 3; ++i) RK(gctx, rb_execute(gp, in, out));
+    unsetenv("RECBLUR_CUDA_PROFILE");
+    snprintf(dst, len, "%s", last_steps[0] ? last_steps : "-");
+}
 
 static row_t rows[256];
 static int nrows;
@@ -156,6 +184,7 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     rb_boundary b = {mode, 0.25f};
     rb_plan *gp, *cp;
     fprintf(stderr, "  [%s %d^2 x%d order %d %s: plan]\n", what, n, ch, order, rb_boundary_name(mode));
+    last_solver[0] = 0;
     RK(gctx, rb_plan_create(gctx, f, b, n, n, ch, &gp));
     rb_image di, dout_im;
     memset(&di, 0, sizeof di);
@@ -204,8 +233,10 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     r->ms = median(t, RUNS);
     r->copy_ms = copy_ms;
     r->check = check;
-    fprintf(stderr, "  %-10s %5d^2 x%d order %d %-8s %9.3f ms  check %.2e\n", what, n, ch, order,
-            rb_boundary_name(mode), r->ms, check);
+    snprintf(r->solver, sizeof r->solver, "%s", last_solver);
+    profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
+    fprintf(stderr, "  %-10s %5d^2 x%d order %d %-8s %9.3f ms  check %.2e  [%s] steps: %s\n", what, n, ch, order,
+            rb_boundary_name(mode), r->ms, check, r->solver, r->steps);
     if (!(check <= 1e-4)) { fprintf(stderr, "CHECK FAILED\n"); exit(3); }
     rb_plan_destroy(gp);
     CK(cudaFree(din));
@@ -248,6 +279,7 @@ static void run_fft_gauss(rb_context *gctx, rb_context *cctx, int n, float copy_
     RK(gctx, rb_filter_gaussian(gctx, sigma, sigma, RB_GAUSSIAN_DEFAULT, &f));
     rb_boundary b = {RB_BOUNDARY_PERIODIC, 0};
     rb_plan *gp;
+    last_solver[0] = 0;
     if (rb_plan_create(gctx, f, b, n, n, 1, &gp) != RB_OK) {
         fprintf(stderr, "  gaussian sigma %.0f %d^2: not run on the GPU: %s\n", sigma, n, rb_context_error(gctx));
         printf("# gaussian sigma %.0f periodic %d^2: not run on the GPU: %s\n", sigma, n, rb_context_error(gctx));
@@ -333,6 +365,8 @@ static void run_fft_gauss(rb_context *gctx, rb_context *cctx, int n, float copy_
     r->what = "gauss-rec";
     r->n = n; r->ch = 1; r->order = -1; r->mode = RB_BOUNDARY_PERIODIC;
     r->ms = median(t1, RUNS); r->copy_ms = copy_ms; r->check = diff;
+    snprintf(r->solver, sizeof r->solver, "%s", last_solver);
+    profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
     r = &rows[nrows++];
     r->what = "gauss-cufft";
     r->n = n; r->ch = 1; r->order = -1; r->mode = RB_BOUNDARY_PERIODIC;
@@ -462,6 +496,7 @@ int main(int argc, char **argv)
     rb_context *gctx, *cctx;
     rb_context_create(&gctx);
     rb_context_create(&cctx);
+    rb_context_set_log(gctx, bench_log, NULL);
     RK(gctx, rb_context_set_backend(gctx, RB_BACKEND_CUDA));
     RK(cctx, rb_context_set_backend(cctx, RB_BACKEND_CPU));
 
@@ -494,6 +529,9 @@ int main(int argc, char **argv)
                 setenv("RECBLUR_CUDA_SOLVER", "lanes", 1);
                 run_2d(gctx, cctx, "naive-lanes", f, RB_BOUNDARY_CLAMP, n, 1, 3, copy1);
                 run_2d(gctx, cctx, "naive-lanes", f, RB_BOUNDARY_PERIODIC, n, 1, 3, copy1);
+                /* the previous block solver (five launches per axis and two transposes) */
+                setenv("RECBLUR_CUDA_SOLVER", "blocked", 1);
+                run_2d(gctx, cctx, "blocked (old)", f, RB_BOUNDARY_CLAMP, n, 1, 3, copy1);
                 unsetenv("RECBLUR_CUDA_SOLVER");
             }
             rb_filter_destroy(f);
@@ -504,17 +542,38 @@ int main(int argc, char **argv)
     /* 2^28 took 14.8 s a run with the single-thread carry chain (RESULTS.md); 2^24 here */
     run_1d(gctx, cctx, (size_t)1 << 24);
 
-    printf("\n| workload | size | ch | order | boundary | median ms | Gpx/s | copy Gpx/s | fraction of copy | check |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|\n");
+    /* bytes the tiled solver must move per pixel and channel (F32, device to device):
+     * per axis one read for the carries, one read and one write for the output (the
+     * carries themselves add about (10 r + 2) / 32 floats per axis) */
+    printf("\n| workload | size | ch | order | boundary | median ms | Gpx/s | copy Gpx/s | fraction of copy | "
+           "model B/px | achieved GB/s | check | solver |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < nrows; ++i) {
         row_t *r = &rows[i];
         double px = (double)r->n * r->n;
-        char ord[16];
+        char ord[16], bpx[32] = "-", gbs[32] = "-";
         if (r->order > 0) snprintf(ord, sizeof ord, "%d", r->order);
         else snprintf(ord, sizeof ord, "-");
-        printf("| %s | %d^2 | %d | %s | %s | %.3f | %.2f | %.2f | %.3f | %.1e |\n", r->what, r->n, r->ch,
-               ord, r->order == 0 ? "-" : rb_boundary_name(r->mode), r->ms, px / r->ms / 1e6,
-               px / r->copy_ms / 1e6, r->copy_ms / r->ms, r->check);
+        if (r->order > 0 && !strcmp(r->what, "iir-2d")) {
+            double b = r->ch * (24.0 + 2 * 4.0 * (10.0 * r->order + 2) / 32.0);
+            snprintf(bpx, sizeof bpx, "%.1f", b);
+            snprintf(gbs, sizeof gbs, "%.0f", b * px / (r->ms * 1e6));
+        } else if (r->order == 0) {
+            snprintf(bpx, sizeof bpx, "%d", 8 * r->ch);
+            snprintf(gbs, sizeof gbs, "%.0f", 8.0 * r->ch * px / (r->ms * 1e6));
+        }
+        printf("| %s | %d^2 | %d | %s | %s | %.3f | %.2f | %.2f | %.3f | %s | %s | %.1e | %s |\n", r->what, r->n,
+               r->ch, ord, r->order == 0 ? "-" : rb_boundary_name(r->mode), r->ms, px / r->ms / 1e6,
+               px / r->copy_ms / 1e6, r->copy_ms / r->ms, bpx, gbs, r->check, r->solver[0] ? r->solver : "-");
+    }
+    printf("\nPer-step times of one profiled run (ms; CUDA events between the launches, RECBLUR_CUDA_PROFILE=1):\n\n");
+    printf("| workload | size | ch | order | boundary | steps |\n|---|---|---|---|---|---|\n");
+    for (int i = 0; i < nrows; ++i) {
+        row_t *r = &rows[i];
+        if (!r->steps[0]) continue;
+        printf("| %s | %d^2 | %d | %s | %s | %s |\n", r->what, r->n, r->ch,
+               r->order > 0 ? (r->order == 1 ? "1" : r->order == 3 ? "3" : r->order == 5 ? "5" : "?") : "-",
+               rb_boundary_name(r->mode), r->steps);
     }
     rb_context_destroy(gctx);
     rb_context_destroy(cctx);
