@@ -128,11 +128,12 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
                                : "blocked with transposes (RECBLUR_CUDA_SOLVER=blocked)");
         }
     }
-    if (!s->fused && plan->cols.ax.active) {
+    /* the per-axis solvers stay ready for rb_cuda_axis_pass (the 1D recurrence uses it) */
+    if (plan->cols.ax.active) {
         size_t t = (s->naive ? (size_t)rb_cuda_axis_scratch(&plan->cols) : rb_cuda_blk_carry(&plan->cols)) * w * c;
         if (t > scratch) scratch = t;
     }
-    if (!s->fused && plan->rows.ax.active) {
+    if (plan->rows.ax.active) {
         size_t t = (s->naive ? (size_t)rb_cuda_axis_scratch(&plan->rows) : rb_cuda_blk_carry(&plan->rows)) * h * c;
         if (t > scratch) scratch = t;
     }
@@ -142,9 +143,8 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
         RB_CU(rb_cuda_malloc((void **)&s->ybuf, scratch * sizeof(float)), "cudaMalloc (solver scratch)");
     RB_CU(rb_cuda_upload_fir(&plan->cols.ax, &s->fir_y), "uploading FIR taps");
     RB_CU(rb_cuda_upload_fir(&plan->rows.ax, &s->fir_x), "uploading FIR taps");
-    if (!s->fused &&
-        ((plan->cols.ax.active && rb_cuda_blk_init(&plan->cols, s->fir_y, (int)c, NULL, &s->bcol)) ||
-         (plan->rows.ax.active && rb_cuda_blk_init(&plan->rows, s->fir_x, (int)c, NULL, &s->brow)))) {
+    if ((plan->cols.ax.active && rb_cuda_blk_init(&plan->cols, s->fir_y, (int)c, NULL, &s->bcol)) ||
+        (plan->rows.ax.active && rb_cuda_blk_init(&plan->rows, s->fir_x, (int)c, NULL, &s->brow))) {
         st = rb_error(ctx, RB_ERR_UNSUPPORTED, "cuda: singular periodic feedback matrix (I - A^n)");
         goto fail;
     }

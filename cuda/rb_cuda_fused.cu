@@ -17,7 +17,12 @@
 
 #define B RB_FZ_B
 #define RB_FZ_COL_THREADS 128
-#define RB_FZ_SM_STRIDE(c) (4 * B + (c)) /* row stride of a tile: c (mod 32) keeps banks distinct */
+/* rows: a thread block holds RB_FZ_TR(c) image rows x 32 pixels x c channels,
+ * one thread per (row, channel); a tile row's stride of 33 c floats is c (mod 32),
+ * so the 32 threads of a warp (consecutive (row, channel) pairs) hit 32 banks */
+#define RB_FZ_TR(c) (128 / (c))
+#define RB_FZ_SM_STRIDE(c) (33 * (c))
+#define RB_FZ_SM_FLOATS (128 * 33)
 
 /* whether block blk lies inside the line and needs no FIR: read x directly */
 static __device__ __forceinline__ int rb_fz_plain(const rb_cuda_fz &f, long long j0, int len)
@@ -99,32 +104,60 @@ rb_fz_final_cols(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
     }
 }
 
-/* rows: one thread block = 32 image rows x all channels (32 c threads, lane
- * y*c + k), one block of 32 samples along x */
+/* the tile of rows tile*TR .. +TR-1, samples j0 .. j0+len-1, into shared memory:
+ * warp w loads rows w, w + nwarps, ..., each row's len*c floats contiguous */
+static __device__ __forceinline__ void rb_fz_tile_load(const rb_cuda_fz &f, const float *__restrict__ in,
+                                                       float *sm, long long row0, long long h, long long j0,
+                                                       int len)
+{
+    const int c = f.c, st = RB_FZ_SM_STRIDE(c), W = len * c, TR = RB_FZ_TR(c);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = (blockDim.x + 31) >> 5;
+    for (int r_ = warp; r_ < TR; r_ += nw) {
+        long long yy = row0 + r_;
+        if (yy >= h) break;
+        const float *src = in + yy * f.ld + j0 * c;
+        for (int col = lane; col < W; col += 32) sm[r_ * st + col] = __ldg(src + col);
+    }
+}
+
+static __device__ __forceinline__ void rb_fz_tile_store(const rb_cuda_fz &f, float *__restrict__ out,
+                                                        const float *sm, long long row0, long long h,
+                                                        long long j0, int len)
+{
+    const int c = f.c, st = RB_FZ_SM_STRIDE(c), TR = RB_FZ_TR(c);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = (blockDim.x + 31) >> 5;
+    /* only the pixels inside the line */
+    long long p0 = j0 < 0 ? 0 : j0, p1 = j0 + len > f.b.ax.n ? f.b.ax.n : j0 + len;
+    const int c0 = (int)(p0 - j0) * c, c1 = (int)(p1 - j0) * c;
+    for (int r_ = warp; r_ < TR; r_ += nw) {
+        long long yy = row0 + r_;
+        if (yy >= h) break;
+        float *dst = out + yy * f.ld_out + j0 * c;
+        for (int col = c0 + lane; col < c1; col += 32) dst[col] = sm[r_ * st + col];
+    }
+}
+
+/* rows: one thread block = RB_FZ_TR(c) image rows x all channels (lane y*c + k),
+ * one block of 32 samples along x */
 template <int R, typename CT>
 __global__ void __launch_bounds__(128)
 rb_fz_s1_rows(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__ car1,
               CT *__restrict__ car2, float *__restrict__ sums, size_t lanes, unsigned ntile)
 {
-    __shared__ float sm[32 * RB_FZ_SM_STRIDE(4)];
-    const int c = f.c, st = RB_FZ_SM_STRIDE(c), nt = 32 * c, t = threadIdx.x;
+    __shared__ float sm[RB_FZ_SM_FLOATS];
+    const int c = f.c, st = RB_FZ_SM_STRIDE(c), t = threadIdx.x, TR = RB_FZ_TR(c);
     const unsigned tile = blockIdx.x % ntile;
     const int blk = (int)(blockIdx.x / ntile);
-    const long long h = (long long)(lanes / c);
-    const int ty = t / c, k = t % c;
-    const long long y = (long long)tile * 32 + ty;
+    const long long h = (long long)(lanes / c), row0 = (long long)tile * TR;
+    const int ty = t / c, k = t - (t / c) * c;
+    const long long y = row0 + ty;
     const size_t lane = (size_t)y * c + k;
     const rb_cuda_axis &a = f.b.ax;
     const int len = min(B, a.m - blk * B);
     const long long j0 = (long long)a.s0 + (long long)blk * B;
     const int plain = rb_fz_plain(f, j0, len);
     if (plain) {
-        const int W = len * c;
-        for (int idx = t; idx < 32 * W; idx += nt) {
-            int r_ = idx / W, col = idx - r_ * W;
-            long long yy = (long long)tile * 32 + r_;
-            if (yy < h) sm[r_ * st + col] = __ldg(in + yy * f.ld + j0 * c + col);
-        }
+        rb_fz_tile_load(f, in, sm, row0, h, j0, len);
         __syncthreads();
     }
     if (y >= h) return;
@@ -155,26 +188,21 @@ rb_fz_final_rows(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
                  const CT *__restrict__ car1, const CT *__restrict__ car2,
                  const float *__restrict__ mean, size_t lanes, unsigned ntile)
 {
-    __shared__ float sm[32 * RB_FZ_SM_STRIDE(4)];
-    const int c = f.c, st = RB_FZ_SM_STRIDE(c), nt = 32 * c, t = threadIdx.x;
+    __shared__ float sm[RB_FZ_SM_FLOATS];
+    const int c = f.c, st = RB_FZ_SM_STRIDE(c), t = threadIdx.x, TR = RB_FZ_TR(c);
     const unsigned tile = blockIdx.x % ntile;
     const int blk = (int)(blockIdx.x / ntile);
-    const long long h = (long long)(lanes / c);
-    const int ty = t / c, k = t % c;
-    const long long y = (long long)tile * 32 + ty;
+    const long long h = (long long)(lanes / c), row0 = (long long)tile * TR;
+    const int ty = t / c, k = t - (t / c) * c;
+    const long long y = row0 + ty;
     const size_t lane = (size_t)y * c + k;
     const rb_cuda_axis &a = f.b.ax;
     const int len = min(B, a.m - blk * B);
     const long long j0 = (long long)a.s0 + (long long)blk * B;
     if (j0 >= a.n || j0 + len <= 0) return; /* uniform over the thread block */
     const int plain = rb_fz_plain(f, j0, len);
-    const int W = len * c;
     if (plain) {
-        for (int idx = t; idx < 32 * W; idx += nt) {
-            int r_ = idx / W, col = idx - r_ * W;
-            long long yy = (long long)tile * 32 + r_;
-            if (yy < h) sm[r_ * st + col] = __ldg(in + yy * f.ld + j0 * c + col);
-        }
+        rb_fz_tile_load(f, in, sm, row0, h, j0, len);
         __syncthreads();
     }
     const int valid = y < h;
@@ -207,15 +235,11 @@ rb_fz_final_rows(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
             if (j < len) sm[ty * st + j * c + k] = (float)u[j];
     }
     __syncthreads();
-    for (int idx = t; idx < 32 * W; idx += nt) {
-        int r_ = idx / W, col = idx - r_ * W;
-        long long yy = (long long)tile * 32 + r_, px = j0 + col / c;
-        if (yy < h && px >= 0 && px < a.n) out[yy * f.ld_out + j0 * c + col] = sm[r_ * st + col];
-    }
+    rb_fz_tile_store(f, out, sm, row0, h, j0, len);
 }
 
 template <int R, typename CT>
-__global__ void __launch_bounds__(64)
+__global__ void __launch_bounds__(32)
 rb_fz_chain_k(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__ car1,
               CT *__restrict__ car2, const float *__restrict__ sums, float *__restrict__ mean,
               size_t lanes)
@@ -341,8 +365,8 @@ static cudaError_t rb_fz_launch(const rb_cuda_fz *f, const float *in, float *out
     unsigned n2;
     int bs;
     if (f->rows) {
-        n2 = (unsigned)((lanes / f->c + 31) / 32);
-        bs = 32 * f->c;
+        n2 = (unsigned)((lanes / f->c + RB_FZ_TR(f->c) - 1) / RB_FZ_TR(f->c));
+        bs = RB_FZ_TR(f->c) * f->c;
     } else {
         n2 = (unsigned)((lanes + RB_FZ_COL_THREADS - 1) / RB_FZ_COL_THREADS);
         bs = RB_FZ_COL_THREADS;
@@ -352,7 +376,7 @@ static cudaError_t rb_fz_launch(const rb_cuda_fz *f, const float *in, float *out
     if (f->rows) rb_fz_s1_rows<R, CT><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
     else rb_fz_s1_cols<R, CT><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
     if (ev) cudaEventRecord(ev[0], s);
-    rb_fz_chain_k<R, CT><<<(unsigned)((lanes + 63) / 64), 64, 0, s>>>(*f, in, car1, car2, sums, mean, lanes);
+    rb_fz_chain_k<R, CT><<<(unsigned)((lanes + 31) / 32), 32, 0, s>>>(*f, in, car1, car2, sums, mean, lanes);
     if (ev) cudaEventRecord(ev[1], s);
     if (f->rows) rb_fz_final_rows<R, CT><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);
     else rb_fz_final_cols<R, CT><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);

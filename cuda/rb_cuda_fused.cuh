@@ -297,6 +297,9 @@ RB_HD void rb_fz_chain(const rb_cuda_fz &f, const float *in, CT *car1, CT *car2,
     float mf = 0.0f;
     if (a.shift) {
         double s = 0.0;
+#ifdef __CUDA_ARCH__
+#pragma unroll 8
+#endif
         for (int blk = 0; blk < nb; ++blk) s += (double)RB_FZ_SUM(sums, blk);
         mf = (float)(s / a.n);
         mu = (double)mf * f.sumfird;
@@ -330,22 +333,41 @@ RB_UNROLL
 RB_UNROLL
         for (int k = 0; k < R; ++k) St[k] = t[k];
     }
-    for (int blk = 0; blk < nb; ++blk) {
-        const int last = blk == nb - 1;
-        const double *T1 = last ? f.T1_last : f.T1, *H1 = last ? f.H1_last : f.H1;
-        if (f.dbl) {
-            rb_fz_step_c<R>(a, St, last ? b.last_len : RB_FZ_B, t, h);
-        } else {
-            rb_fz_mv<R>(last ? f.G_last : f.G, St, h);
-            rb_fz_mv<R>(last ? b.Mc_last : b.Mc, St, t);
-        }
+    /* the carries of D blocks are loaded together before they are used: the
+     * chain is one thread per lane, so it would otherwise wait out one memory
+     * latency per block */
+    constexpr int D = R <= 2 ? 8 : 4;
+    for (int b0 = 0; b0 < nb; b0 += D) {
+        CT tl[D][R], hd[D][R];
 RB_UNROLL
-        for (int k = 0; k < R; ++k) {
-            double tail = (double)RB_FZ_CAR(car1, blk, k) - mu * T1[k];
-            double head = (double)RB_FZ_CAR(car2, blk, k) - mu * H1[k] + h[k];
-            RB_FZ_CAR(car1, blk, k) = (CT)St[k];
-            RB_FZ_CAR(car2, blk, k) = (CT)head;
-            St[k] = t[k] + tail;
+        for (int d = 0; d < D; ++d)
+            if (b0 + d < nb) {
+RB_UNROLL
+                for (int k = 0; k < R; ++k) {
+                    tl[d][k] = RB_FZ_CAR(car1, b0 + d, k);
+                    hd[d][k] = RB_FZ_CAR(car2, b0 + d, k);
+                }
+            }
+RB_UNROLL
+        for (int d = 0; d < D; ++d) {
+            const int blk = b0 + d;
+            if (blk >= nb) break;
+            const int last = blk == nb - 1;
+            const double *T1 = last ? f.T1_last : f.T1, *H1 = last ? f.H1_last : f.H1;
+            if (f.dbl) {
+                rb_fz_step_c<R>(a, St, last ? b.last_len : RB_FZ_B, t, h);
+            } else {
+                rb_fz_mv<R>(last ? f.G_last : f.G, St, h);
+                rb_fz_mv<R>(last ? b.Mc_last : b.Mc, St, t);
+            }
+RB_UNROLL
+            for (int k = 0; k < R; ++k) {
+                double tail = (double)tl[d][k] - mu * T1[k];
+                double head = (double)hd[d][k] - mu * H1[k] + h[k];
+                RB_FZ_CAR(car1, blk, k) = (CT)St[k];
+                RB_FZ_CAR(car2, blk, k) = (CT)head;
+                St[k] = t[k] + tail;
+            }
         }
     }
     /* St = e_{-1}(Y) as [y_{m-1} .. y_{m-R}]; the epilogue e(Z) = [z_m .. z_{m+R-1}] */
@@ -373,14 +395,25 @@ RB_UNROLL
 RB_UNROLL
         for (int k = 0; k < R; ++k) E[k] = t[k];
     }
-    for (int blk = nb - 1; blk >= 0; --blk) {
-        if (f.dbl) rb_fz_step_a<R>(a, E, blk == nb - 1 ? b.last_len : RB_FZ_B, t);
-        else rb_fz_mv<R>(blk == nb - 1 ? b.Ma_last : b.Ma, E, t);
+    for (int b1 = nb - 1; b1 >= 0; b1 -= D) {
+        CT hd[D][R];
 RB_UNROLL
-        for (int k = 0; k < R; ++k) {
-            double head = (double)RB_FZ_CAR(car2, blk, k);
-            RB_FZ_CAR(car2, blk, k) = (CT)E[k];
-            E[k] = t[k] + head;
+        for (int d = 0; d < D; ++d)
+            if (b1 - d >= 0) {
+RB_UNROLL
+                for (int k = 0; k < R; ++k) hd[d][k] = RB_FZ_CAR(car2, b1 - d, k);
+            }
+RB_UNROLL
+        for (int d = 0; d < D; ++d) {
+            const int blk = b1 - d;
+            if (blk < 0) break;
+            if (f.dbl) rb_fz_step_a<R>(a, E, blk == nb - 1 ? b.last_len : RB_FZ_B, t);
+            else rb_fz_mv<R>(blk == nb - 1 ? b.Ma_last : b.Ma, E, t);
+RB_UNROLL
+            for (int k = 0; k < R; ++k) {
+                RB_FZ_CAR(car2, blk, k) = (CT)E[k];
+                E[k] = t[k] + (double)hd[d][k];
+            }
         }
     }
 }
