@@ -246,6 +246,53 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     free(hcpu);
 }
 
+/* The host-pointer API: rb_execute on pageable host images (upload, filter,
+ * download), against a plain pageable cudaMemcpy up and down of the same bytes. */
+static void run_host(rb_context *gctx, const rb_filter *f, int n, int order)
+{
+    size_t count = (size_t)n * n;
+    float *hin = (float *)malloc(count * 4), *hout = (float *)malloc(count * 4), *d;
+    if (!hin || !hout) { fprintf(stderr, "out of host memory\n"); exit(2); }
+    for (size_t i = 0; i < count; ++i) hin[i] = (float)((i * 2654435761u) % 1000) / 1000.0f;
+    CK(cudaMalloc((void **)&d, count * 4));
+    rb_boundary b = {RB_BOUNDARY_CLAMP, 0};
+    rb_plan *gp;
+    RK(gctx, rb_plan_create(gctx, f, b, n, n, 1, &gp));
+    rb_image hi;
+    memset(&hi, 0, sizeof hi);
+    hi.width = hi.height = n;
+    hi.channels = 1;
+    hi.format = RB_F32;
+    hi.memory = RB_MEMORY_HOST;
+    hi.data = hin;
+    rb_image ho = hi;
+    ho.data = hout;
+    float t[RUNS], c[RUNS];
+    RK(gctx, rb_execute(gp, &hi, &ho));
+    for (int i = 0; i < RUNS; ++i) {
+        CK(cudaEventRecord(ev0, 0));
+        RK(gctx, rb_execute(gp, &hi, &ho));
+        CK(cudaEventRecord(ev1, 0));
+        CK(cudaEventSynchronize(ev1));
+        CK(cudaEventElapsedTime(&t[i], ev0, ev1));
+        CK(cudaEventRecord(ev0, 0));
+        CK(cudaMemcpy(d, hin, count * 4, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(hout, d, count * 4, cudaMemcpyDeviceToHost));
+        CK(cudaEventRecord(ev1, 0));
+        CK(cudaEventSynchronize(ev1));
+        CK(cudaEventElapsedTime(&c[i], ev0, ev1));
+    }
+    row_t *r = &rows[nrows++];
+    r->what = "iir-2d host ptrs (copy = pageable H2D+D2H)";
+    r->n = n; r->ch = 1; r->order = order; r->mode = RB_BOUNDARY_CLAMP;
+    r->ms = median(t, RUNS); r->copy_ms = median(c, RUNS); r->check = 0;
+    fprintf(stderr, "  host pointers %d^2 order %d: %.3f ms, pageable up+down copy %.3f ms\n", n, order, r->ms, r->copy_ms);
+    rb_plan_destroy(gp);
+    CK(cudaFree(d));
+    free(hin);
+    free(hout);
+}
+
 /* periodic Gaussian by cuFFT: R2C, multiply by the sampled transfer function, C2R */
 __global__ void gauss_mul(cufftComplex *F, int n, int nc, float sigma)
 {
@@ -482,7 +529,14 @@ static void run_1d(rb_context *gctx, rb_context *cctx, size_t n)
 
 int main(int argc, char **argv)
 {
-    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    /* --quick: 4096^2, clamp and periodic only; --big: 8192^2 too with every mode
+     * (Gaussian and SAT at 4096^2 only); --no-1d: skip the 1D recurrence row */
+    int quick = 0, big = 0, no1d = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--big")) big = 1;
+        else if (!strcmp(argv[i], "--no-1d")) no1d = 1;
+    }
     setvbuf(stderr, NULL, _IONBF, 0);
     cudaDeviceProp prop;
     int drv = 0, rt = 0;
@@ -502,6 +556,7 @@ int main(int argc, char **argv)
 
     int sizes[2] = {4096, 8192};
     int nsizes = quick ? 1 : 2;
+    (void)big;
     for (int si = 0; si < nsizes; ++si) {
         int n = sizes[si];
         size_t cnt = (size_t)n * n * 4;
@@ -533,14 +588,17 @@ int main(int argc, char **argv)
                 setenv("RECBLUR_CUDA_SOLVER", "blocked", 1);
                 run_2d(gctx, cctx, "blocked (old)", f, RB_BOUNDARY_CLAMP, n, 1, 3, copy1);
                 unsetenv("RECBLUR_CUDA_SOLVER");
+                if (n == 4096) run_host(gctx, f, n, 3);
             }
             rb_filter_destroy(f);
         }
-        run_sat(gctx, cctx, n, copy1);
-        run_fft_gauss(gctx, cctx, n, copy1);
+        if (!big || n == 4096) {
+            run_sat(gctx, cctx, n, copy1);
+            run_fft_gauss(gctx, cctx, n, copy1);
+        }
     }
     /* 2^28 took 14.8 s a run with the single-thread carry chain (RESULTS.md); 2^24 here */
-    run_1d(gctx, cctx, (size_t)1 << 24);
+    if (!no1d) run_1d(gctx, cctx, (size_t)1 << 24);
 
     /* bytes the tiled solver must move per pixel and channel (F32, device to device):
      * per axis one read for the carries, one read and one write for the output (the

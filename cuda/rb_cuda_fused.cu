@@ -111,7 +111,10 @@ static __device__ __forceinline__ void rb_fz_tile_load(const rb_cuda_fz &f, cons
                                                        int len)
 {
     const int c = f.c, st = RB_FZ_SM_STRIDE(c), W = len * c, TR = RB_FZ_TR(c);
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = (blockDim.x + 31) >> 5;
+    /* whole warps only: with 3 channels the last warp has 30 threads and would skip
+     * two columns of every 32 */
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    if (warp >= nw) return;
     for (int r_ = warp; r_ < TR; r_ += nw) {
         long long yy = row0 + r_;
         if (yy >= h) break;
@@ -125,10 +128,13 @@ static __device__ __forceinline__ void rb_fz_tile_store(const rb_cuda_fz &f, flo
                                                         long long j0, int len)
 {
     const int c = f.c, st = RB_FZ_SM_STRIDE(c), TR = RB_FZ_TR(c);
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = (blockDim.x + 31) >> 5;
+    /* whole warps only: with 3 channels the last warp has 30 threads and would skip
+     * two columns of every 32 */
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
     /* only the pixels inside the line */
     long long p0 = j0 < 0 ? 0 : j0, p1 = j0 + len > f.b.ax.n ? f.b.ax.n : j0 + len;
     const int c0 = (int)(p0 - j0) * c, c1 = (int)(p1 - j0) * c;
+    if (warp >= nw) return;
     for (int r_ = warp; r_ < TR; r_ += nw) {
         long long yy = row0 + r_;
         if (yy >= h) break;
