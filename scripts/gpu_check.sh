@@ -36,6 +36,6 @@ if [ $fast = 0 ]; then
 fi
 if [ $bench = 1 ]; then
   echo "== gpu_bench $quick"
-  timeout 280 $GB $quick 2>"$OUT/bench_progress.log" | tee "$OUT/bench.md"
+  timeout 280 $GB $quick ${BENCH_ARGS:-} 2>"$OUT/bench_progress.log" | tee "$OUT/bench.md"
   tail -5 "$OUT/bench_progress.log"
 fi
