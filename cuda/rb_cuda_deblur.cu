@@ -19,7 +19,7 @@ extern "C" {
 
 /* A strip gives up (and flags sync[1]) after waiting this many polls for its
  * left neighbour: a hang becomes a clear error instead of a frozen GPU. */
-#define RB_DQ_SPIN_LIMIT (1u << 27)
+#define RB_DQ_SPIN_LIMIT (1u << 24)
 
 __device__ __forceinline__ int rb_dq_load_acquire(const int *p)
 {
@@ -108,9 +108,14 @@ __global__ void __launch_bounds__(S *G) rb_dq_flexible_kernel(const rb_dq_args A
                 if (valid && j0 + t < A.Wp) Yl[(size_t)i * A.Wp + j0 + t] = y;
             }
             if ((tau + 1) % RB_DQ_PUBLISH == 0 || tau + 1 == A.nsteps) {
-                if (g == 0) __threadfence(); /* this step's y is visible before the count */
+                /* The barrier orders the block's y stores before thread 0's
+                 * fence, which (cumulative, as in cooperative groups' grid
+                 * sync) makes them visible GPU-wide before the new count. */
                 __syncthreads();
-                if (tid == 0) rb_dq_store_release(mine, tau + 1);
+                if (tid == 0) {
+                    __threadfence();
+                    rb_dq_store_release(mine, tau + 1);
+                }
             }
         }
     }
