@@ -2,10 +2,11 @@
  * RGB 8-bit image, median of R runs, plus per-pass times (the same Gaussian
  * on the columns only and on the rows only, each a full U8 -> U8 call).
  *   cpu_engine_bench [-n N] [-s sigma,...] [-b boundary] [-t threads] [-r runs]
- *                    [-i in.ppm] [-o out_prefix]
+ *                    [-i in.ppm] [-o out_prefix] [-P 0|1]
  * Without -i a random N x N RGB image (fixed seed) is used. With -o the
  * result of each sigma is written to <out_prefix><sigma>.ppm (binary P6), for
- * the error column of cpu_peers.sh. Prints one table row per sigma. */
+ * the error column of cpu_peers.sh. -P 0 skips the one-axis timings (printed
+ * as 0). Prints one table row per sigma. */
 #define _POSIX_C_SOURCE 200809L
 #include <recblur.h>
 
@@ -91,7 +92,7 @@ static double time_filter(rb_context *ctx, double sx, double sy, rb_boundary bd,
 
 int main(int argc, char **argv)
 {
-    int N = 4096, threads = 0, runs = 3;
+    int N = 4096, threads = 0, runs = 3, per_pass = 1;
     const char *sigmas = "2,10,50", *bname = "clamp", *inpath = NULL, *outpre = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "-n"))
@@ -108,6 +109,8 @@ int main(int argc, char **argv)
             inpath = argv[i + 1];
         else if (!strcmp(argv[i], "-o"))
             outpre = argv[i + 1];
+        else if (!strcmp(argv[i], "-P"))
+            per_pass = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "cpu_engine_bench: unknown option '%s'\n", argv[i]);
             return 2;
@@ -164,8 +167,8 @@ int main(int argc, char **argv)
             }
         }
         /* axis x = along rows (the row pass), axis y = down columns */
-        double tc = time_filter(ctx, 0.0, sg, bd, &in, &out, runs, NULL, 0);
-        double tr = time_filter(ctx, sg, 0.0, bd, &in, &out, runs, NULL, 0);
+        double tc = per_pass ? time_filter(ctx, 0.0, sg, bd, &in, &out, runs, NULL, 0) : 0.0;
+        double tr = per_pass ? time_filter(ctx, sg, 0.0, bd, &in, &out, runs, NULL, 0) : 0.0;
         printf("| %5s | %13.3f | %5.0f | %16.3f | %13.3f | %s |\n", tok, tb, mpx / tb, tc, tr, desc);
         fflush(stdout);
     }
