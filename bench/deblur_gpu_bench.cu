@@ -98,8 +98,10 @@ __global__ void __launch_bounds__(32 * G) fixed_step(const rb_dq_args A, const f
     float *Y = Yg + lane * plane + (size_t)Z * pitch + Z;
     float p = 0.f;
     if (valid)
-        p = rb_dq_partial(
-            A, q, g, [&](int r) { return X + (ptrdiff_t)(i - r) * (ptrdiff_t)pitch + j; },
+        p = rb_dq_partial<false>(
+            A.coef + A.aoff[q], A.ca[q], A.coef + A.boff[q], A.cb[q], A.ra[q], A.ca[q], A.rb[q],
+            A.cb[q], g, G,
+            [&](int r) { return X + (ptrdiff_t)(i - r) * (ptrdiff_t)pitch + j; },
             [&](int r) { return (const float *)Y + (ptrdiff_t)(i - r) * (ptrdiff_t)pitch + j; });
     if (G > 1) {
         part[g * S + t] = p;

@@ -21,16 +21,25 @@ extern "C" {
  * left neighbour: a hang becomes a clear error instead of a frozen GPU. */
 #define RB_DQ_SPIN_LIMIT (1u << 24)
 
-__device__ __forceinline__ int rb_dq_load_acquire(const int *p)
-{
-    int v;
-    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
 __device__ __forceinline__ void rb_dq_store_release(int *p, int v)
 {
     asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+/* Wait (thread 0) until *left shows at least `need` finished steps; polls
+ * with volatile loads (an acquire load on every poll would keep invalidating
+ * the L1 of the spinning SM) and fences once when the count is there. */
+__device__ __forceinline__ void rb_dq_wait(const int *left, int need, int *sync)
+{
+    unsigned spins = 0;
+    while (*(volatile const int *)left < need) {
+        if (++spins > RB_DQ_SPIN_LIMIT || *(volatile int *)&sync[1]) {
+            atomicExch(&sync[1], 1); /* give up: the host reports the flag */
+            return;
+        }
+        __nanosleep(32);
+    }
+    __threadfence(); /* the neighbour's y stores are visible after its count */
 }
 
 template <int S, int G>
@@ -40,51 +49,56 @@ __global__ void __launch_bounds__(S *G) rb_dq_flexible_kernel(const rb_dq_args A
 {
     extern __shared__ float sm[];
     __shared__ int s_ticket;
-    const int RW = S + A.halo, mask = A.R - 1, halo = A.halo;
-    float *xs = sm, *ys = sm + A.R * RW, *part = ys + A.R * RW;
+    const int RW = S + A.halo, mask = A.R - 1, halo = A.halo, K = RB_DQ_BATCH;
+    float *xs = sm, *ys = sm + A.R * RW, *part = ys + A.R * RW, *cs = part + G * S;
     const int tid = threadIdx.x, t = tid % S, g = tid / S;
     int *progress = sync + 2;
     const int units = A.lanes * A.nstrips;
     const size_t plane = (size_t)A.Hp * A.Wp;
     for (;;) {
-        __syncthreads(); /* everyone is done with s_ticket and the rings */
+        __syncthreads(); /* everyone is done with s_ticket, the rings, the coefficients */
         if (tid == 0) s_ticket = atomicAdd(&sync[0], 1);
-        for (int k = tid; k < 2 * A.R * RW; k += S * G) sm[k] = 0.f; /* zero state */
         __syncthreads();
         const int k = s_ticket;
         if (k >= units) return;
         const int lane = k % A.lanes, s = k / A.lanes, q = lane & 3, cc = lane >> 2;
+        const int ca = A.ca[q], cb = A.cb[q], lda = rb_dq_pad4(ca), ldb = rb_dq_pad4(cb);
+        const int na = A.ra[q] * lda, nb = A.rb[q] * ldb;
+        for (int e = tid; e < 2 * A.R * RW; e += S * G) sm[e] = 0.f; /* zero state */
+        /* the quadrant's taps, rows padded to 4 for the float4 broadcast loads */
+        for (int e = tid; e < na + nb; e += S * G) {
+            const bool isa = e < na;
+            const int f = isa ? e : e - na, ld = isa ? lda : ldb, n = isa ? ca : cb;
+            const int r = f / ld, c = f % ld;
+            cs[e] = c < n ? A.coef[(isa ? A.aoff[q] : A.boff[q]) + r * n + c] : 0.f;
+        }
         const int j0 = s * S;
         const int *left = s > 0 ? &progress[lane * A.nstrips + s - 1] : nullptr;
         int *mine = &progress[lane * A.nstrips + s];
         float *Yl = Y + lane * plane;
-        int seen = 0; /* the left neighbour's published step count, as last read */
+        /* this column's input pixel of the next step, loaded a step early */
+        float xnext = 0.f;
+        if (g == 0 && t == 0 && j0 < A.Wp) xnext = rb_dq_x(A, img, q, cc, 0, j0);
+        __syncthreads();
         for (int tau = 0; tau < A.nsteps; tau++) {
-            /* Loads: this step's input pixel of every column, and row tau of
-             * the halo (x and y of the left neighbour's last columns). */
+            /* Every K steps: rows tau .. tau + K - 1 of the halo (x and y of
+             * the left neighbour's last columns), once it has finished them. */
+            if (left && tau % K == 0 && tau < A.Hp) {
+                const int last = min(tau + K - 1, A.Hp - 1);
+                if (tid == 0) rb_dq_wait(left, last + S, sync);
+                __syncthreads();
+                const int n = (last - tau + 1) * halo;
+                for (int e = tid; e < n; e += S * G) {
+                    const int row = tau + e / halo, c = e % halo, j = j0 - halo + c;
+                    xs[(row & mask) * RW + c] = rb_dq_x(A, img, q, cc, row, j);
+                    ys[(row & mask) * RW + c] = __ldcg(&Yl[(size_t)row * A.Wp + j]);
+                }
+            }
             if (g == 0) {
                 const int i = tau - t, j = j0 + t;
-                float xv = 0.f;
-                if (i >= 0 && i < A.Hp && j < A.Wp) xv = rb_dq_x(A, img, q, cc, i, j);
-                xs[(i & mask) * RW + halo + t] = xv;
-            }
-            if (left && tid < halo && tau < A.Hp) {
-                const int need = tau + S;
-                unsigned spins = 0;
-                while (seen < need) {
-                    seen = rb_dq_load_acquire(left);
-                    if (seen < need) {
-                        if (++spins > RB_DQ_SPIN_LIMIT || *(volatile int *)&sync[1]) {
-                            atomicExch(&sync[1], 1);
-                            seen = need; /* give up: the host reports the flag */
-                            break;
-                        }
-                        __nanosleep(64);
-                    }
-                }
-                const int j = j0 - halo + tid;
-                xs[(tau & mask) * RW + tid] = rb_dq_x(A, img, q, cc, tau, j);
-                ys[(tau & mask) * RW + tid] = __ldcg(&Yl[(size_t)tau * A.Wp + j]);
+                xs[(i & mask) * RW + halo + t] = xnext;
+                const int in = i + 1;
+                xnext = (in >= 0 && in < A.Hp && j < A.Wp) ? rb_dq_x(A, img, q, cc, in, j) : 0.f;
             }
             __syncthreads();
             const int i = tau - t;
@@ -92,9 +106,10 @@ __global__ void __launch_bounds__(S *G) rb_dq_flexible_kernel(const rb_dq_args A
             float p = 0.f;
             if (valid) {
                 const int col = halo + t;
-                p = rb_dq_partial(
-                    A, q, g, [&](int r) { return xs + ((i - r) & mask) * RW + col; },
-                    [&](int r) { return ys + ((i - r) & mask) * RW + col; });
+                p = rb_dq_partial<true>(
+                    cs, lda, cs + na, ldb, A.ra[q], ca, A.rb[q], cb, g, G,
+                    [&](int r) { return (const float *)xs + ((i - r) & mask) * RW + col; },
+                    [&](int r) { return (const float *)ys + ((i - r) & mask) * RW + col; });
             }
             if (G > 1) {
                 part[g * S + t] = p;
@@ -107,7 +122,7 @@ __global__ void __launch_bounds__(S *G) rb_dq_flexible_kernel(const rb_dq_args A
                 ys[(i & mask) * RW + halo + t] = y;
                 if (valid && j0 + t < A.Wp) Yl[(size_t)i * A.Wp + j0 + t] = y;
             }
-            if ((tau + 1) % RB_DQ_PUBLISH == 0 || tau + 1 == A.nsteps) {
+            if ((tau + 1) % K == 0 || tau + 1 == A.nsteps) {
                 /* The barrier orders the block's y stores before thread 0's
                  * fence, which (cumulative, as in cooperative groups' grid
                  * sync) makes them visible GPU-wide before the new count. */
@@ -188,7 +203,7 @@ void rb_cuda_deblur_args(const rb_deblur_plan *p, const float *coef, const float
      * few enough that the two barriers per step stay cheap. */
     a->G = mm <= 4 ? 1 : mm <= 8 ? 2 : mm <= 16 ? 4 : 8;
     a->R = 1;
-    while (a->R < 2 * mm) a->R *= 2;
+    while (a->R < 2 * mm + RB_DQ_BATCH) a->R *= 2;
     a->nstrips = (a->Wp + a->S - 1) / a->S;
     a->lanes = 4 * p->channels;
     a->nsteps = a->Hp + a->S - 1;
@@ -200,13 +215,16 @@ void rb_cuda_deblur_args(const rb_deblur_plan *p, const float *coef, const float
         o += (size_t)c->ra * c->ca;
         a->boff[q] = (int)o;
         o += (size_t)c->rb * c->cb;
+        int nq = c->ra * rb_dq_pad4(c->ca) + c->rb * rb_dq_pad4(c->cb);
+        a->cmax = nq > a->cmax ? nq : a->cmax;
     }
     a->coef = coef;
 }
 
 size_t rb_cuda_deblur_smem(const rb_dq_args *a)
 {
-    return sizeof(float) * ((size_t)2 * a->R * (a->S + a->halo) + (size_t)a->G * a->S);
+    return sizeof(float) *
+           ((size_t)2 * a->R * (a->S + a->halo) + (size_t)a->G * a->S + (size_t)a->cmax);
 }
 
 size_t rb_cuda_deblur_sync_count(const rb_dq_args *a)

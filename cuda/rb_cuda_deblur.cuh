@@ -25,8 +25,9 @@ extern "C" {
 
 /* Lanes: 4 quadrants x up to 4 channels. */
 #define RB_DQ_MAX_LANES 16
-/* A strip publishes its progress every this many steps (one fence each). */
-#define RB_DQ_PUBLISH 4
+/* A strip publishes its progress, and reads its halo from the left
+ * neighbour, every this many steps (one fence and one wait each). */
+#define RB_DQ_BATCH 4
 
 typedef struct {
     int W, H, ch;              /* image */
@@ -36,10 +37,11 @@ typedef struct {
     int Hp, Wp;                /* extended canonical grid */
     int S, G;                  /* strip width (threads per group), groups per block */
     int halo;                  /* window reach: max extent - 1 (< S) */
-    int R;                     /* ring rows (power of two >= 2 (halo + 1)) */
+    int R;                     /* ring rows (power of two >= 2 (halo + 1) + RB_DQ_BATCH) */
     int nstrips, lanes, nsteps;
     int ra[4], ca[4], rb[4], cb[4];  /* used extents of a and b per quadrant */
     int aoff[4], boff[4];      /* float offsets of a_q and b_q in coef */
+    int cmax;                  /* max over q of ra pad4(ca) + rb pad4(cb) (shared-memory copy) */
     const float *coef;         /* device */
 } rb_dq_args;
 
@@ -96,30 +98,60 @@ __device__ __forceinline__ float rb_dq_x(const rb_dq_args &A, const float *img, 
     return img[((size_t)r * A.W + c) * A.ch + cc];
 }
 
-/* Group g's share of pixel (i, j): the rows r = g, g + G, ... of the FIR
- * window on x and of the recursive window on y (origin excluded). xr(r) and
- * yr(r) point at x(i - r, j) and y(i - r, j); columns go left by [-r2].
- * Two accumulators (FIR, recursive) keep two FMA chains in flight. */
-template <class XRow, class YRow>
-__device__ __forceinline__ float rb_dq_partial(const rb_dq_args &A, int q, int g, XRow xr, YRow yr)
+/* sum_c k[c] v[-c] for c = c0 .. n-1, even c into s0 and odd c into s1, in
+ * increasing c (two FMA chains in flight). VEC: k is 16-byte aligned and
+ * read four at a time (one broadcast shared-memory load for four taps);
+ * the arithmetic, and so every bit of the result, is the same either way. */
+template <bool VEC>
+__device__ __forceinline__ void rb_dq_row(const float *k, const float *v, int c0, int n, float &s0,
+                                          float &s1)
 {
-    const float *a = A.coef + A.aoff[q], *b = A.coef + A.boff[q];
-    const int ra = A.ra[q], ca = A.ca[q], rb = A.rb[q], cb = A.cb[q];
-    const int rows = ra > rb ? ra : rb;
-    float sx = 0.f, sy = 0.f;
-    for (int r = g; r < rows; r += A.G) {
-        if (r < ra) {
-            const float *ar = a + r * ca, *x = xr(r);
-#pragma unroll 4
-            for (int r2 = 0; r2 < ca; r2++) sx = fmaf(__ldg(ar + r2), x[-r2], sx);
+    int c = c0;
+    if (c & 1) {
+        if (c < n) s1 = fmaf(k[c], v[-c], s1);
+        c++;
+    }
+    if (VEC) {
+        if ((c & 2) && c + 1 < n) {
+            s0 = fmaf(k[c], v[-c], s0);
+            s1 = fmaf(k[c + 1], v[-c - 1], s1);
+            c += 2;
         }
-        if (r < rb) {
-            const float *br = b + r * cb, *y = yr(r);
-#pragma unroll 4
-            for (int k2 = r == 0 ? 1 : 0; k2 < cb; k2++) sy = fmaf(__ldg(br + k2), y[-k2], sy);
+        for (; c + 3 < n; c += 4) {
+            const float4 q = *reinterpret_cast<const float4 *>(k + c);
+            s0 = fmaf(q.x, v[-c], s0);
+            s1 = fmaf(q.y, v[-c - 1], s1);
+            s0 = fmaf(q.z, v[-c - 2], s0);
+            s1 = fmaf(q.w, v[-c - 3], s1);
         }
     }
-    return sx + sy;
+    for (; c + 1 < n; c += 2) {
+        s0 = fmaf(k[c], v[-c], s0);
+        s1 = fmaf(k[c + 1], v[-c - 1], s1);
+    }
+    if (c < n) s0 = fmaf(k[c], v[-c], s0);
 }
+
+/* Group g's share of pixel (i, j): the rows r = g, g + G, ... of the FIR
+ * window on x and of the recursive window on y (origin excluded). a, b: the
+ * quadrant's coefficients (ra x ca with row stride lda, rb x cb with ldb);
+ * xr(r) and yr(r) point at x(i - r, j) and y(i - r, j); columns go left by
+ * [-c]. VEC needs lda, ldb multiples of 4 and 16-byte aligned a, b. */
+template <bool VEC, class XRow, class YRow>
+__device__ __forceinline__ float rb_dq_partial(const float *a, int lda, const float *b, int ldb,
+                                               int ra, int ca, int rb, int cb, int g, int G,
+                                               XRow xr, YRow yr)
+{
+    const int rows = ra > rb ? ra : rb;
+    float x0 = 0.f, x1 = 0.f, y0 = 0.f, y1 = 0.f;
+    for (int r = g; r < rows; r += G) {
+        if (r < ra) rb_dq_row<VEC>(a + r * lda, xr(r), 0, ca, x0, x1);
+        if (r < rb) rb_dq_row<VEC>(b + r * ldb, yr(r), r == 0 ? 1 : 0, cb, y0, y1);
+    }
+    return (x0 + x1) + (y0 + y1);
+}
+
+/* Row stride of a coefficient window in the kernel's shared-memory copy. */
+static inline __host__ __device__ int rb_dq_pad4(int n) { return (n + 3) & ~3; }
 
 #endif
