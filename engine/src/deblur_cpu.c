@@ -1,5 +1,8 @@
-/* The quadrant deblur filter on the CPU: plan (margin, float coefficients)
- * and a wavefront-parallel execute.
+/* The quadrant deblur filter on the CPU: plan (margin, float coefficients,
+ * back-end choice) and a wavefront-parallel execute. With a usable GPU and
+ * the cuda/auto back end, execute hands the loaded image to
+ * rb_cuda_deblur_run (cuda/rb_cuda_deblur.cu); under auto a device error
+ * falls back to the CPU below, with a log line.
  *
  * Each (channel, quadrant) is run in the canonical orientation (scan from
  * the top-left) on a buffer that holds the extended input flipped for that
