@@ -86,7 +86,8 @@ int main(int argc, char **argv)
             nn++;
         }
         closedir(d);
-        qsort(names, nn, sizeof *names, cmp_str);   /* same order on every machine */
+        if (nn)   /* same order on every machine */
+            qsort(names, nn, sizeof *names, cmp_str);
         for (size_t k = 0; k < nn; k++) {
             bad += replay_file(names[k]) != 0;
             count++;
