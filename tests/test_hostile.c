@@ -148,13 +148,19 @@ static void test_tiny_and_thin(void **state)
     static const int sizes[][2] = {{1, 1}, {1, 100000}, {100000, 1}, {2, 1}, {1, 3}};
     double g1, p1[2] = {0.7, 0.4};
     rb_axis_filter iir = real_poles(p1, 2, &g1);
-    rb_filter *gauss = NULL;
-    assert_int_equal(rb_filter_gaussian(ctx, 3.0, 5.0, RB_GAUSSIAN_DEFAULT, &gauss), RB_OK);
-    rb_axis_filter gx, gy;
-    rb_filter_get_axis(gauss, 0, &gx);
-    rb_filter_get_axis(gauss, 1, &gy);
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int w = sizes[s][0], h = sizes[s][1];
+        /* The reference pads every line by the filter's reach: 100000 lines
+         * of length 1 padded for a wide Gaussian cost it ~25 s. On the thin
+         * images the Gaussian runs along the long axis only (the recursive
+         * filter still covers both). */
+        double sx = h == 1 && w > 3 ? 5.0 : w == 1 && h > 3 ? 0.0 : 3.0;
+        double sy = w == 1 && h > 3 ? 5.0 : h == 1 && w > 3 ? 0.0 : 5.0;
+        rb_filter *gauss = NULL;
+        assert_int_equal(rb_filter_gaussian(ctx, sx, sy, RB_GAUSSIAN_DEFAULT, &gauss), RB_OK);
+        rb_axis_filter gx, gy;
+        rb_filter_get_axis(gauss, 0, &gx);
+        rb_filter_get_axis(gauss, 1, &gy);
         size_t n = (size_t)w * h;
         float *in = malloc(n * sizeof(float)), *out = malloc(n * sizeof(float));
         assert_non_null(in);
@@ -163,17 +169,18 @@ static void test_tiny_and_thin(void **state)
             in[i] = (float)tu_uniform();
         for (int m = 0; m < N_MODES; m++) {
             double e1 = engine_vs_ref(&iir, &iir, all_modes[m], w, h, 1, in, out);
-            double e2 = engine_vs_ref(&gx, &gy, all_modes[m], w, h, 1, in, out);
-            printf("  %6dx%-6d %-9s poles 0.7/0.4: %.2e   gaussian 3x5: %.2e\n", w, h,
-                   rb_boundary_name(all_modes[m].mode), e1, e2);
+            double e2 = engine_vs_ref(gx.causal_order || gx.fir ? &gx : NULL,
+                                      gy.causal_order || gy.fir ? &gy : NULL, all_modes[m], w, h, 1, in, out);
+            printf("  %6dx%-6d %-9s poles 0.7/0.4: %.2e   gaussian %gx%g: %.2e\n", w, h,
+                   rb_boundary_name(all_modes[m].mode), e1, sx, sy, e2);
             if (!(e1 <= 1e-5) || !(e2 <= 1e-5))
                 fail_msg("%dx%d %s: relative RMS %.3g / %.3g above 1e-5", w, h,
                          rb_boundary_name(all_modes[m].mode), e1, e2);
         }
         free(in);
         free(out);
+        rb_filter_destroy(gauss);
     }
-    rb_filter_destroy(gauss);
 }
 
 /* The documented limits (RB_MAX_SIDE per side, RB_MAX_PIXELS in all) and
@@ -877,6 +884,8 @@ static void test_hostile_presets(void **state)
 int main(void)
 {
     tu_seed("test_hostile");
+    if (getenv("RB_TEST_FILTER")) /* e.g. RB_TEST_FILTER='test_nan*' runs those only */
+        cmocka_set_test_filter(getenv("RB_TEST_FILTER"));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiny_and_thin),
         cmocka_unit_test(test_size_limits),
