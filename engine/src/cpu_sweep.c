@@ -166,8 +166,10 @@ static inline __attribute__((always_inline)) void store8(const sw_pass *p, long 
     unsigned char *d = p->dst + (size_t)i * (size_t)p->ch * es;
     v8f f = __builtin_convertvector(v, v8f);
     if (p->dfmt == RB_F32) {
-        for (int l = 0; l < nl; l++)
-            memcpy(d + doff[l], &f[l], sizeof(float));
+        for (int l = 0; l < nl; l++) {
+            float fl = f[l]; /* a copy: clang refuses the address of a vector element */
+            memcpy(d + doff[l], &fl, sizeof fl);
+        }
         return;
     }
     const float top = p->dfmt == RB_U8 ? 255.0f : 65535.0f;
