@@ -112,8 +112,8 @@ static inline __attribute__((always_inline)) v8d cvt8(const unsigned char *s, rb
     if (f == RB_U8) {
         v16u8 b = {0};
         memcpy(&b, s, 8);
-        v16u8 w = __builtin_shuffle(b, (v16u8){0},
-                                    (v16u8){0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16});
+        v16u8 w = __builtin_shufflevector(b, (v16u8){0}, /* GCC 12 and clang both have it */
+                                          0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16);
         v8u16 h;
         memcpy(&h, &w, sizeof h);
         iv = __builtin_convertvector(h, v8i);
