@@ -11,6 +11,7 @@
  * back end's bits; `cuda` fails with RB_ERR_DEVICE and a message, leaving a
  * poisoned output untouched; and after every case (20 rounds each) the
  * device bytes in use (rb_cuda_device_bytes_in_use) are back at baseline. */
+#define _GNU_SOURCE /* setenv, unsetenv, M_PI under -std=c11 */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -4,6 +4,7 @@
  * made in one thread may run in another (not at the same time). What is
  * and is not safe is listed in docs/RELIABILITY.md. Also run under
  * ThreadSanitizer (see there). */
+#define _GNU_SOURCE /* M_PI (test_util.h) under -std=c11 */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
