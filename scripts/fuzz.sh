@@ -20,14 +20,14 @@ time_each="${FUZZ_TIME:-60}"
 rss="${FUZZ_RSS_MB:-2048}"
 cc="${CC:-clang-14}"
 command -v "$cc" >/dev/null || cc=clang
-all=(signature preset deblur_preset magick_options cli_options image_png image_pfm image_tiff)
+all=(signature preset deblur_preset magick_options cli_options psf image_png image_pfm image_tiff)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 # longest input each harness is given (bytes)
 max_len_of() {
   case "$1" in
-    image_*|deblur_preset) echo 16384 ;;
+    image_*|deblur_preset|psf) echo 16384 ;;
     *) echo 4096 ;;
   esac
 }

@@ -7,6 +7,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 c="$here/corpus"
 IM="$(command -v convert-im6.q16 || command -v convert)"
+mkdir -p "$c"/{signature,preset,deblur_preset,cli_options,magick_options,psf,image_png,image_pfm,image_tiff}
 
 # signature: byte 0 = direction + 3*axes + 9*boundary, then the text
 sig() { printf "\\x$(printf %02x "$1")%s" "$2" >"$c/signature/$3"; }
@@ -118,4 +119,14 @@ head -c 60 "$c/image_png/rgb8.png" >"$c/image_png/truncated.png"
 "$IM" -size 20x18 gradient: -depth 16 -define tiff:tile-geometry=16x16 "$c/image_tiff/gray16-tiled.tif"
 "$IM" "$tmp/rgb.ppm" -colorspace gray -alpha set -depth 8 -compress none "$c/image_tiff/gray-alpha.tif"
 head -c 100 "$c/image_tiff/rgb16-zip.tif" >"$c/image_tiff/truncated.tif"
+
+# PSF files of deblur --psf: byte 0 = extension (0 txt, 1 png, 2 pfm, 3 tif), then the file
+printf '\x00# 3x3 box\n1 1 1\n1 1 1\n1 1 1\n' >"$c/psf/box3.txt"
+printf '\x00 0, 0.25, 0\n0.25, 1, 0.25\n0 0.25 0\n' >"$c/psf/commas.txt"
+printf '\x00 1 2\n3\n' >"$c/psf/ragged.txt"
+printf '\x00nan 1e400 -1\n' >"$c/psf/nonfinite.txt"
+(printf '\x01'; cat "$c/image_png/gray16.png") >"$c/psf/gray16.png"
+(printf '\x01'; cat "$c/image_png/rgba8.png") >"$c/psf/alpha.png"
+(printf '\x02'; cat "$c/image_pfm/gray-be.pfm") >"$c/psf/gray.pfm"
+(printf '\x03'; cat "$c/image_tiff/gray-float.tif") >"$c/psf/gray.tif"
 ls -la "$c"/*/ | wc -l
