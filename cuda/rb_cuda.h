@@ -93,6 +93,7 @@ typedef struct {
     int c;                    /* channels */
     int dbl;                  /* carries in double: the states are much larger than the output
                                  (poles near 1, e.g. wide Gaussians), float would lose it all */
+    int fin;                  /* recursion inside blocks in float (else double) */
     long long ld, ld_out;     /* floats between image rows, input and output */
 } rb_cuda_fz;
 

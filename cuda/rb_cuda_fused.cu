@@ -30,7 +30,7 @@ static __device__ __forceinline__ int rb_fz_plain(const rb_cuda_fz &f, long long
     return f.b.ax.ntaps == 0 && j0 >= 0 && j0 + len <= f.b.ax.n;
 }
 
-template <int R, typename CT>
+template <int R, typename CT, typename IT>
 __global__ void __launch_bounds__(RB_FZ_COL_THREADS)
 rb_fz_s1_cols(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__ car1,
               CT *__restrict__ car2, float *__restrict__ sums, size_t lanes, unsigned nlc)
@@ -43,19 +43,20 @@ rb_fz_s1_cols(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
     const int len = min(B, a.m - blk * B);
     const long long j0 = (long long)a.s0 + (long long)blk * B, S = f.ld;
     const float *x = in + lane;
-    double u[B], bs = 0.0;
+    IT u[B];
+    double bs = 0.0;
     if (rb_fz_plain(f, j0, len)) {
 #pragma unroll
         for (int j = 0; j < B; ++j)
             if (j < len) {
-                u[j] = (double)__ldg(x + (j0 + j) * S);
+                u[j] = (IT)__ldg(x + (j0 + j) * S);
                 bs += u[j];
             }
     } else {
-        rb_fz_load_generic<R>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
+        rb_fz_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
     }
     double T[R], H[R];
-    rb_fz_stage1<R>(f, u, len, T, H);
+    rb_fz_stage1<R, IT>(f, u, len, T, H);
 #pragma unroll
     for (int k = 0; k < R; ++k) {
         RB_FZ_CAR(car1, blk, k) = (CT)T[k];
@@ -64,7 +65,7 @@ rb_fz_s1_cols(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
     if (a.shift) RB_FZ_SUM(sums, blk) = (float)bs;
 }
 
-template <int R, typename CT>
+template <int R, typename CT, typename IT>
 __global__ void __launch_bounds__(RB_FZ_COL_THREADS)
 rb_fz_final_cols(const rb_cuda_fz f, const float *__restrict__ in, float *__restrict__ out,
                  const CT *__restrict__ car1, const CT *__restrict__ car2,
@@ -79,13 +80,14 @@ rb_fz_final_cols(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
     const long long j0 = (long long)a.s0 + (long long)blk * B, S = f.ld;
     if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line */
     const float *x = in + lane;
-    double u[B], bs;
+    IT u[B];
+    double bs;
     if (rb_fz_plain(f, j0, len)) {
 #pragma unroll
         for (int j = 0; j < B; ++j)
-            if (j < len) u[j] = (double)__ldg(x + (j0 + j) * S);
+            if (j < len) u[j] = (IT)__ldg(x + (j0 + j) * S);
     } else {
-        rb_fz_load_generic<R>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
+        rb_fz_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
     }
     double P[R], E[R];
 #pragma unroll
@@ -94,13 +96,13 @@ rb_fz_final_cols(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
         E[k] = (double)RB_FZ_CAR(car2, blk, k);
     }
     const double m = a.shift ? (double)mean[lane] : 0.0;
-    rb_fz_final<R>(f, u, len, m * f.sumfird, P, E);
+    rb_fz_final<R, IT>(f, u, len, m * f.sumfird, P, E);
     const double back = a.gain * m;
     float *z = out + lane;
 #pragma unroll
     for (int j = 0; j < B; ++j) {
         long long jj = j0 + j;
-        if (j < len && jj >= 0 && jj < a.n) z[jj * f.ld_out] = (float)(u[j] + back);
+        if (j < len && jj >= 0 && jj < a.n) z[jj * f.ld_out] = (float)((double)u[j] + back);
     }
 }
 
@@ -145,7 +147,7 @@ static __device__ __forceinline__ void rb_fz_tile_store(const rb_cuda_fz &f, flo
 
 /* rows: one thread block = RB_FZ_TR(c) image rows x all channels (lane y*c + k),
  * one block of 32 samples along x */
-template <int R, typename CT>
+template <int R, typename CT, typename IT>
 __global__ void __launch_bounds__(128)
 rb_fz_s1_rows(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__ car1,
               CT *__restrict__ car2, float *__restrict__ sums, size_t lanes, unsigned ntile)
@@ -167,19 +169,20 @@ rb_fz_s1_rows(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
         __syncthreads();
     }
     if (y >= h) return;
-    double u[B], bs = 0.0;
+    IT u[B];
+    double bs = 0.0;
     if (plain) {
 #pragma unroll
         for (int j = 0; j < B; ++j)
             if (j < len) {
-                u[j] = (double)sm[ty * st + j * c + k];
+                u[j] = (IT)sm[ty * st + j * c + k];
                 bs += u[j];
             }
     } else {
-        rb_fz_load_generic<R>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+        rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
     }
     double T[R], H[R];
-    rb_fz_stage1<R>(f, u, len, T, H);
+    rb_fz_stage1<R, IT>(f, u, len, T, H);
 #pragma unroll
     for (int q = 0; q < R; ++q) {
         RB_FZ_CAR(car1, blk, q) = (CT)T[q];
@@ -188,7 +191,7 @@ rb_fz_s1_rows(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
     if (a.shift) RB_FZ_SUM(sums, blk) = (float)bs;
 }
 
-template <int R, typename CT>
+template <int R, typename CT, typename IT>
 __global__ void __launch_bounds__(128)
 rb_fz_final_rows(const rb_cuda_fz f, const float *__restrict__ in, float *__restrict__ out,
                  const CT *__restrict__ car1, const CT *__restrict__ car2,
@@ -212,14 +215,15 @@ rb_fz_final_rows(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
         __syncthreads();
     }
     const int valid = y < h;
-    double u[B], bs;
+    IT u[B];
+    double bs;
     if (valid) {
         if (plain) {
 #pragma unroll
             for (int j = 0; j < B; ++j)
-                if (j < len) u[j] = (double)sm[ty * st + j * c + k];
+                if (j < len) u[j] = (IT)sm[ty * st + j * c + k];
         } else {
-            rb_fz_load_generic<R>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+            rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
         }
         double P[R], E[R];
 #pragma unroll
@@ -228,11 +232,11 @@ rb_fz_final_rows(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
             E[q] = (double)RB_FZ_CAR(car2, blk, q);
         }
         const double m = a.shift ? (double)mean[lane] : 0.0;
-        rb_fz_final<R>(f, u, len, m * f.sumfird, P, E);
+        rb_fz_final<R, IT>(f, u, len, m * f.sumfird, P, E);
         const double back = a.gain * m;
 #pragma unroll
         for (int j = 0; j < B; ++j)
-            if (j < len) u[j] += back;
+            if (j < len) u[j] = (IT)((double)u[j] + back);
     }
     __syncthreads(); /* every thread is done reading the tile */
     if (valid) {
@@ -356,10 +360,16 @@ extern "C" int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, r
     o->rows = rows;
     o->c = channels;
     o->dbl = rb_fz_want_double(ap);
+    {
+        /* float recursion inside blocks where the carries may be float too (the states
+         * stay within 30x the output); RECBLUR_CUDA_INBLOCK=double keeps double */
+        const char *env = getenv("RECBLUR_CUDA_INBLOCK");
+        o->fin = !o->dbl && !(env && !strcmp(env, "double"));
+    }
     return 0;
 }
 
-template <int R, typename CT>
+template <int R, typename CT, typename IT>
 static cudaError_t rb_fz_launch(const rb_cuda_fz *f, const float *in, float *out, float *carry,
                                 size_t lanes, cudaStream_t s, cudaEvent_t *ev)
 {
@@ -379,13 +389,13 @@ static cudaError_t rb_fz_launch(const rb_cuda_fz *f, const float *in, float *out
     }
     grid = (unsigned long long)n2 * nb;
     if (grid > 0x7fffffffull || n2 == 0) return cudaErrorInvalidConfiguration;
-    if (f->rows) rb_fz_s1_rows<R, CT><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
-    else rb_fz_s1_cols<R, CT><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
+    if (f->rows) rb_fz_s1_rows<R, CT, IT><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
+    else rb_fz_s1_cols<R, CT, IT><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
     if (ev) cudaEventRecord(ev[0], s);
     rb_fz_chain_k<R, CT><<<(unsigned)((lanes + 31) / 32), 32, 0, s>>>(*f, in, car1, car2, sums, mean, lanes);
     if (ev) cudaEventRecord(ev[1], s);
-    if (f->rows) rb_fz_final_rows<R, CT><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);
-    else rb_fz_final_cols<R, CT><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);
+    if (f->rows) rb_fz_final_rows<R, CT, IT><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);
+    else rb_fz_final_cols<R, CT, IT><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);
     if (ev) cudaEventRecord(ev[2], s);
     return cudaGetLastError();
 }
@@ -394,8 +404,9 @@ template <int R>
 static cudaError_t rb_fz_launch_ct(const rb_cuda_fz *f, const float *in, float *out, float *carry,
                                    size_t lanes, cudaStream_t s, cudaEvent_t *ev)
 {
-    return f->dbl ? rb_fz_launch<R, double>(f, in, out, carry, lanes, s, ev)
-                  : rb_fz_launch<R, float>(f, in, out, carry, lanes, s, ev);
+    if (f->dbl) return rb_fz_launch<R, double, double>(f, in, out, carry, lanes, s, ev);
+    return f->fin ? rb_fz_launch<R, float, float>(f, in, out, carry, lanes, s, ev)
+                  : rb_fz_launch<R, float, double>(f, in, out, carry, lanes, s, ev);
 }
 
 extern "C" cudaError_t rb_cuda_solve_fused(const rb_cuda_fz *f, const float *in, float *out,

@@ -97,9 +97,9 @@ RB_HD void rb_fz_lane(const rb_cuda_fz &f, long long lane, long long *base, long
  * the line's own samples. Not unrolled (it runs on edge blocks and FIR axes
  * only): a local array takes the values, copied to u with fixed indices so u
  * itself stays in registers. */
-template <int R>
+template <int R, typename IT>
 RB_HD void rb_fz_load_generic(const rb_cuda_fz &f, const float *x, long long S, int blk, int len,
-                              float cv, double *u, double *bsum)
+                              float cv, IT *u, double *bsum)
 {
     const rb_cuda_axis &a = f.b.ax;
     long long j0 = (long long)a.s0 + (long long)blk * RB_FZ_B;
@@ -112,26 +112,26 @@ RB_NO_UNROLL
     }
 RB_UNROLL
     for (int j = 0; j < RB_FZ_B; ++j)
-        if (j < len) u[j] = tmp[j];
+        if (j < len) u[j] = (IT)tmp[j];
     *bsum = s;
 }
 
 /* stage 1 on one block: Tbar = [y_{len-1} .. y_{len-R}] of the zero-initialised
  * causal pass, Hbar = [z_0 .. z_{R-1}] of the zero-initialised anticausal pass
  * over it (both zero-padded when len < R). u is overwritten. */
-template <int R>
-RB_HD void rb_fz_stage1(const rb_cuda_fz &f, double *u, int len, double *T, double *H)
+template <int R, typename IT>
+RB_HD void rb_fz_stage1(const rb_cuda_fz &f, IT *u, int len, double *T, double *H)
 {
     const rb_cuda_axis &a = f.b.ax;
-    double p[R];
+    IT p[R];
 RB_UNROLL
-    for (int k = 0; k < R; ++k) p[k] = 0.0;
+    for (int k = 0; k < R; ++k) p[k] = (IT)0;
 RB_UNROLL
     for (int j = 0; j < RB_FZ_B; ++j) {
         if (j < len) {
-            double v = u[j];
+            IT v = u[j];
 RB_UNROLL
-            for (int k = 0; k < R; ++k) v -= a.dcd[k] * p[k];
+            for (int k = 0; k < R; ++k) v -= (IT)a.dcd[k] * p[k];
 RB_UNROLL
             for (int k = R - 1; k > 0; --k) p[k] = p[k - 1];
             p[0] = v;
@@ -139,41 +139,41 @@ RB_UNROLL
         }
     }
 RB_UNROLL
-    for (int k = 0; k < R; ++k) T[k] = p[k];
+    for (int k = 0; k < R; ++k) T[k] = (double)p[k];
 RB_UNROLL
-    for (int k = 0; k < R; ++k) p[k] = 0.0;
+    for (int k = 0; k < R; ++k) p[k] = (IT)0;
 RB_UNROLL
     for (int j = RB_FZ_B - 1; j >= 0; --j) {
         if (j < len) {
-            double v = u[j];
+            IT v = u[j];
 RB_UNROLL
-            for (int k = 0; k < R; ++k) v -= a.dad[k] * p[k];
+            for (int k = 0; k < R; ++k) v -= (IT)a.dad[k] * p[k];
 RB_UNROLL
             for (int k = R - 1; k > 0; --k) p[k] = p[k - 1];
             p[0] = v;
         }
     }
 RB_UNROLL
-    for (int k = 0; k < R; ++k) H[k] = p[k];
+    for (int k = 0; k < R; ++k) H[k] = (double)p[k];
 }
 
 /* final stage on one block: from the true causal state P (entering from the
  * left, [y_{-1} .. y_{-R}]) and anticausal state E (entering from the right,
  * [z_len .. z_{len+R-1}]), u - mu -> z in place */
-template <int R>
-RB_HD void rb_fz_final(const rb_cuda_fz &f, double *u, int len, double mu, const double *P,
+template <int R, typename IT>
+RB_HD void rb_fz_final(const rb_cuda_fz &f, IT *u, int len, double mu, const double *P,
                        const double *E)
 {
     const rb_cuda_axis &a = f.b.ax;
-    double p[R];
+    IT p[R];
 RB_UNROLL
-    for (int k = 0; k < R; ++k) p[k] = P[k];
+    for (int k = 0; k < R; ++k) p[k] = (IT)P[k];
 RB_UNROLL
     for (int j = 0; j < RB_FZ_B; ++j) {
         if (j < len) {
-            double v = u[j] - mu;
+            IT v = u[j] - (IT)mu;
 RB_UNROLL
-            for (int k = 0; k < R; ++k) v -= a.dcd[k] * p[k];
+            for (int k = 0; k < R; ++k) v -= (IT)a.dcd[k] * p[k];
 RB_UNROLL
             for (int k = R - 1; k > 0; --k) p[k] = p[k - 1];
             p[0] = v;
@@ -181,13 +181,13 @@ RB_UNROLL
         }
     }
 RB_UNROLL
-    for (int k = 0; k < R; ++k) p[k] = E[k];
+    for (int k = 0; k < R; ++k) p[k] = (IT)E[k];
 RB_UNROLL
     for (int j = RB_FZ_B - 1; j >= 0; --j) {
         if (j < len) {
-            double v = u[j];
+            IT v = u[j];
 RB_UNROLL
-            for (int k = 0; k < R; ++k) v -= a.dad[k] * p[k];
+            for (int k = 0; k < R; ++k) v -= (IT)a.dad[k] * p[k];
 RB_UNROLL
             for (int k = R - 1; k > 0; --k) p[k] = p[k - 1];
             p[0] = v;

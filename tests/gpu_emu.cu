@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-template <int R, typename CT>
+template <int R, typename CT, typename IT>
 static int rb_emu_axis(const rb_cuda_fz &f, const float *in, float *out, size_t lanes)
 {
     const rb_cuda_axis &a = f.b.ax;
@@ -25,14 +25,15 @@ static int rb_emu_axis(const rb_cuda_fz &f, const float *in, float *out, size_t 
         free(mean);
         return -1;
     }
-    double u[RB_FZ_B], T[R], H[R], bs;
+    IT u[RB_FZ_B];
+    double T[R], H[R], bs;
     for (size_t lane = 0; lane < lanes; ++lane) {
         long long base, S;
         rb_fz_lane(f, (long long)lane, &base, &S);
         for (int blk = 0; blk < nb; ++blk) {
             int len = a.m - blk * RB_FZ_B < RB_FZ_B ? a.m - blk * RB_FZ_B : RB_FZ_B;
-            rb_fz_load_generic<R>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
-            rb_fz_stage1<R>(f, u, len, T, H);
+            rb_fz_load_generic<R, IT>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
+            rb_fz_stage1<R, IT>(f, u, len, T, H);
             for (int k = 0; k < R; ++k) {
                 RB_FZ_CAR(car1, blk, k) = (CT)T[k];
                 RB_FZ_CAR(car2, blk, k) = (CT)H[k];
@@ -50,17 +51,17 @@ static int rb_emu_axis(const rb_cuda_fz &f, const float *in, float *out, size_t 
             int len = a.m - blk * RB_FZ_B < RB_FZ_B ? a.m - blk * RB_FZ_B : RB_FZ_B;
             long long j0 = (long long)a.s0 + (long long)blk * RB_FZ_B;
             if (j0 >= a.n || j0 + len <= 0) continue;
-            rb_fz_load_generic<R>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
+            rb_fz_load_generic<R, IT>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
             double P[R], E[R];
             for (int k = 0; k < R; ++k) {
                 P[k] = RB_FZ_CAR(car1, blk, k);
                 E[k] = RB_FZ_CAR(car2, blk, k);
             }
             double m = a.shift ? (double)mean[lane] : 0.0;
-            rb_fz_final<R>(f, u, len, m * f.sumfird, P, E);
+            rb_fz_final<R, IT>(f, u, len, m * f.sumfird, P, E);
             for (int j = 0; j < len; ++j) {
                 long long jj = j0 + j;
-                if (jj >= 0 && jj < a.n) out[obase + jj * So] = (float)(u[j] + a.gain * m);
+                if (jj >= 0 && jj < a.n) out[obase + jj * So] = (float)((double)u[j] + a.gain * m);
             }
         }
     }
@@ -74,11 +75,21 @@ static int rb_emu_axis(const rb_cuda_fz &f, const float *in, float *out, size_t 
 static int rb_emu_axis_any(const rb_cuda_fz &f, const float *in, float *out, size_t lanes)
 {
     switch (f.b.ax.r) {
-    case 1: return f.dbl ? rb_emu_axis<1, double>(f, in, out, lanes) : rb_emu_axis<1, float>(f, in, out, lanes);
-    case 2: return f.dbl ? rb_emu_axis<2, double>(f, in, out, lanes) : rb_emu_axis<2, float>(f, in, out, lanes);
-    case 3: return f.dbl ? rb_emu_axis<3, double>(f, in, out, lanes) : rb_emu_axis<3, float>(f, in, out, lanes);
-    case 4: return f.dbl ? rb_emu_axis<4, double>(f, in, out, lanes) : rb_emu_axis<4, float>(f, in, out, lanes);
-    case 5: return f.dbl ? rb_emu_axis<5, double>(f, in, out, lanes) : rb_emu_axis<5, float>(f, in, out, lanes);
+    case 1: return f.dbl ? rb_emu_axis<1, double, double>(f, in, out, lanes)
+                   : f.fin ? rb_emu_axis<1, float, float>(f, in, out, lanes)
+                           : rb_emu_axis<1, float, double>(f, in, out, lanes);
+    case 2: return f.dbl ? rb_emu_axis<2, double, double>(f, in, out, lanes)
+                   : f.fin ? rb_emu_axis<2, float, float>(f, in, out, lanes)
+                           : rb_emu_axis<2, float, double>(f, in, out, lanes);
+    case 3: return f.dbl ? rb_emu_axis<3, double, double>(f, in, out, lanes)
+                   : f.fin ? rb_emu_axis<3, float, float>(f, in, out, lanes)
+                           : rb_emu_axis<3, float, double>(f, in, out, lanes);
+    case 4: return f.dbl ? rb_emu_axis<4, double, double>(f, in, out, lanes)
+                   : f.fin ? rb_emu_axis<4, float, float>(f, in, out, lanes)
+                           : rb_emu_axis<4, float, double>(f, in, out, lanes);
+    case 5: return f.dbl ? rb_emu_axis<5, double, double>(f, in, out, lanes)
+                   : f.fin ? rb_emu_axis<5, float, float>(f, in, out, lanes)
+                           : rb_emu_axis<5, float, double>(f, in, out, lanes);
     default: return -2;
     }
 }
