@@ -46,6 +46,8 @@ size_t rb_cuda_sat_work_bytes(int w, int h, int ch);
 cudaError_t rb_cuda_sat_run(const void *in, size_t in_pitch, rb_format in_fmt, void *out,
                             size_t out_pitch, rb_format out_fmt, int w, int h, int ch, void *work,
                             cudaStream_t s);
+/* rb_sat through the one-pass kernel (host or device images, staged as needed). */
+rb_status rb_cuda_sat_onepass(rb_context *ctx, const rb_image *in, rb_image *out);
 
 #ifdef __cplusplus
 }
