@@ -410,6 +410,9 @@ int rb_cli_deblur(int argc, char **argv)
         rc = cli_fail(CLI_EXIT_FAIL, "%s", err);
         goto done;
     }
+    /* as run.c: the output's alpha is the input's, so straight alpha leaves the
+     * engine unpremultiplied (not as the premultiplied working values) */
+    out.alpha = in.img.alpha;
     double t2 = cli_now_ms();
     if (rb_deblur_execute(p, &in.img, &out) != RB_OK) {
         rc = cli_fail(CLI_EXIT_FAIL, "%s", cli_engine_message(ctx));

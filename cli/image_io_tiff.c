@@ -29,6 +29,7 @@ int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img, 
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <tiffio.h>
 
 /* libtiff prints to stderr by default; keep its last error for our one line. */
@@ -52,6 +53,23 @@ static void quiet_libtiff(void)
     tiff_last_error[0] = 0;
     TIFFSetErrorHandler(on_tiff_error);
     TIFFSetWarningHandler(on_tiff_warning);
+}
+
+/* Most bytes of pixels one byte of the file can decode to, per compression:
+ * a header claiming more than that is lying, and is refused before we
+ * allocate for it (a 300-byte file must not cost gigabytes). Generous bounds:
+ * PackBits 128:2, zlib about 1032:1, LZW codes of 9..12 bits for strings of
+ * at most 4096 bytes; anything else (ZSTD, LZMA, JPEG, ...) 65536:1. */
+static uint64_t max_ratio(uint16_t compression)
+{
+    switch (compression) {
+    case COMPRESSION_NONE: return 1;
+    case COMPRESSION_PACKBITS: return 64;
+    case COMPRESSION_ADOBE_DEFLATE:
+    case COMPRESSION_DEFLATE: return 1100;
+    case COMPRESSION_LZW: return 4096;
+    default: return 65536;
+    }
 }
 
 static const char *tiff_why(void)
@@ -127,6 +145,19 @@ int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen)
         TIFFClose(t);
         snprintf(err, errlen, "%s: TIFF of %lux%lu is larger than recblur accepts (%d per side)", path,
                  (unsigned long)w, (unsigned long)h, RB_MAX_SIDE);
+        return -1;
+    }
+    uint16_t compression = COMPRESSION_NONE;
+    TIFFGetFieldDefaulted(t, TIFFTAG_COMPRESSION, &compression);
+    struct stat st;
+    /* w, h <= 2^20, spp <= 4, 4-byte samples: fits in 64 bits */
+    uint64_t raw = (uint64_t)w * h * spp * cli_sample_size(format);
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+        raw / max_ratio(compression) > (uint64_t)st.st_size) {
+        TIFFClose(t);
+        snprintf(err, errlen, "%s: bad TIFF: header says %lux%lu (%llu bytes of pixels), far more than a "
+                 "%lld-byte file can hold", path, (unsigned long)w, (unsigned long)h,
+                 (unsigned long long)raw, (long long)st.st_size);
         return -1;
     }
     if (cli_image_alloc(&out->img, (int)w, (int)h, spp, format, err, errlen)) {

@@ -35,8 +35,9 @@ int cli_op_filter(rb_context *ctx, const cli_options *o, const cli_settings *s, 
     if (st == RB_OK && o->linear)
         st = rb_plan_set_linear_light(plan, 1);
     if (st == RB_OK) {
-        rep->backend = rb_plan_backend_name(plan);
         st = rb_execute(plan, in, out);
+        /* after execute: a GPU failure under --backend auto moves the plan to the cpu */
+        rep->backend = rb_plan_backend_name(plan);
     }
     double t2 = cli_now_ms();
     rep->plan_ms = t1 - t0;

@@ -8,8 +8,10 @@
 
 #include <libgimp/gimp.h>
 #include "recblur.h"
+#include "recblur_deblur.h"
 
 #define RBG_PROC   "plug-in-recblur"
+#define RBG_DEBLUR_PROC "plug-in-recblur-deblur"
 #define RBG_BINARY "recblur"
 #define RBG_SIGNATURE_MAX 512
 #define RBG_PRESET_MAX 128
@@ -75,6 +77,57 @@ gboolean rbg_filter_pixels(const RbgVals *v, const RbgLayout *layout, float *pix
 /* Full run on the drawable's selection box: read, filter, shadow, merge. */
 gboolean rbg_filter_drawable(gint32 drawable_id, const RbgVals *v, gboolean show_progress,
                              gchar **error);
+
+/* One engine run on w x h float pixels in place (rbg_filter_pixels and
+ * rbg_deblur_pixels have this shape, with their own vals). */
+typedef gboolean (*RbgPixelsFn)(const void *vals, const RbgLayout *layout, float *pixels,
+                                int w, int h, rb_progress_fn progress, void *user,
+                                gchar **backend, gchar **error);
+
+/* Read the drawable's selection box in `layout` (linear or perceptual), run fn,
+ * and only when it succeeds write the shadow buffer and merge it: a failing
+ * run leaves the drawable unchanged. */
+gboolean rbg_process_drawable(gint32 drawable_id, gboolean linear, const char *title,
+                              RbgPixelsFn fn, const void *vals, gboolean show_progress,
+                              gchar **error);
+
+/* ------------------------------------------------------------ deblur */
+/* plug-in-recblur-deblur: Filters > Enhance > Deblur (2D IIR). The engine
+ * designs the filter (rb_deblur_design) or loads a .deblur preset; defaults
+ * are those of `recblur deblur`. */
+#define RBG_DEBLUR_WINDOW 8
+#define RBG_DEBLUR_NOISE 0.005
+
+typedef struct {
+    gdouble psf_sigma;     /* Gaussian PSF standard deviation, 0.3 .. 20 */
+    gdouble noise;         /* noise standard deviation in [0,1] units, 0 .. 0.5 */
+    gint    window;        /* quadrant window side, 2 .. 64 */
+    gint    boundary;      /* rb_boundary_mode */
+    gdouble constant;
+    gint    linear;        /* FALSE (default): the stored values, as the CLI */
+    gint    backend;       /* rb_backend */
+    gchar   preset[RBG_PRESET_MAX];  /* a .deblur preset name or path; "" = design */
+    gint    preview;       /* dialog only */
+} RbgDeblurVals;
+
+void rbg_deblur_defaults(RbgDeblurVals *v);
+/* NULL when fine, else a newly allocated message naming the bad value. */
+gchar *rbg_deblur_check(const RbgDeblurVals *v);
+/* The filter: the preset's, or designed from the PSF. *boundary gets the
+ * preset's boundary when it has one (*has_boundary), for the caller to apply. */
+rb_status rbg_deblur_make_filter(rb_context *ctx, const RbgDeblurVals *v,
+                                 rb_deblur_filter **out, rb_boundary *boundary,
+                                 int *has_boundary);
+/* Load the preset into v (name, and its boundary if it has one). */
+gboolean rbg_deblur_apply_preset(const char *name, RbgDeblurVals *v, gchar **error);
+/* RbgPixelsFn for RbgDeblurVals. */
+gboolean rbg_deblur_pixels(const void *vals, const RbgLayout *layout, float *pixels, int w,
+                           int h, rb_progress_fn progress, void *user, gchar **backend,
+                           gchar **error);
+/* The .deblur presets on the preset search path, sorted; returns the count. */
+int rbg_deblur_preset_list(char names[][RBG_PRESET_MAX], int max);
+/* Interactive dialog; TRUE when the user pressed OK (v updated). */
+gboolean rbg_deblur_dialog(gint32 drawable_id, RbgDeblurVals *v);
 
 /* Interactive dialog; TRUE when the user pressed OK (v updated). */
 gboolean rbg_dialog(gint32 drawable_id, RbgVals *v);

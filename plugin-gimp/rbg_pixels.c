@@ -104,8 +104,23 @@ static int progress_cb(double fraction, void *user)
     return 0;
 }
 
+/* rbg_filter_pixels as an RbgPixelsFn. */
+static gboolean filter_fn(const void *vals, const RbgLayout *layout, float *pixels, int w, int h,
+                          rb_progress_fn progress, void *user, gchar **backend, gchar **error)
+{
+    return rbg_filter_pixels(vals, layout, pixels, w, h, progress, user, backend, error);
+}
+
 gboolean rbg_filter_drawable(gint32 drawable_id, const RbgVals *v, gboolean show_progress,
                              gchar **error)
+{
+    return rbg_process_drawable(drawable_id, v->linear, "Recursive blur", filter_fn, v,
+                                show_progress, error);
+}
+
+gboolean rbg_process_drawable(gint32 drawable_id, gboolean linear, const char *title,
+                              RbgPixelsFn fn, const void *vals, gboolean show_progress,
+                              gchar **error)
 {
     gint x, y, w, h;
     RbgLayout layout;
@@ -117,10 +132,11 @@ gboolean rbg_filter_drawable(gint32 drawable_id, const RbgVals *v, gboolean show
     if (!gimp_drawable_mask_intersect(drawable_id, &x, &y, &w, &h))
         return TRUE;  /* the selection misses this drawable: nothing to do */
 
-    rbg_layout(drawable_id, v->linear, &layout);
+    rbg_layout(drawable_id, linear, &layout);
     size_t bytes = (size_t)w * (size_t)h * (size_t)layout.channels * sizeof(float);
     /* One float buffer, filtered in place (input and output share it); with a
-     * progress callback the engine adds its own working copy: two in all. */
+     * progress callback the blur adds its own working copy: two in all. The
+     * deblur engine holds two more region-sized float buffers and two planes. */
     float *pixels = g_try_malloc(bytes);
     if (!pixels) {
         *error = g_strdup_printf("recblur: cannot allocate %.1f MiB for the %dx%d region",
@@ -134,10 +150,9 @@ gboolean rbg_filter_drawable(gint32 drawable_id, const RbgVals *v, gboolean show
     g_object_unref(src);
 
     if (show_progress)
-        gimp_progress_init("Recursive blur");
-    gboolean ok = rbg_filter_pixels(v, &layout, pixels, w, h,
-                                    show_progress ? progress_cb : NULL, &last_pct,
-                                    NULL, error);
+        gimp_progress_init(title);
+    gboolean ok = fn(vals, &layout, pixels, w, h, show_progress ? progress_cb : NULL, &last_pct,
+                     NULL, error);
     if (ok) {
         GeglBuffer *dst = gimp_drawable_get_shadow_buffer(drawable_id);
         gegl_buffer_set(dst, GEGL_RECTANGLE(x, y, w, h), 0, layout.format, pixels,

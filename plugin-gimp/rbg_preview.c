@@ -7,6 +7,12 @@
 #include <math.h>
 #include "rbg_dialog.h"
 
+static gboolean filter_fn(const void *vals, const RbgLayout *layout, float *pixels, int w, int h,
+                          rb_progress_fn progress, void *user, gchar **backend, gchar **error)
+{
+    return rbg_filter_pixels(vals, layout, pixels, w, h, progress, user, backend, error);
+}
+
 static gint preview_margin(const RbgVals *v)
 {
     if (v->operation == RBG_OP_GAUSSIAN) {
@@ -18,7 +24,14 @@ static gint preview_margin(const RbgVals *v)
 
 void rbg_preview_invalidated(GimpPreview *preview, RbgDialog *d)
 {
-    const RbgVals *v = d->vals;
+    rbg_preview_render(preview, d->drawable_id, d->vals->linear, preview_margin(d->vals),
+                       filter_fn, d->vals, d->backend_label, d->status_label);
+}
+
+void rbg_preview_render(GimpPreview *preview, gint32 drawable_id, gboolean linear, gint margin,
+                        RbgPixelsFn fn, const void *vals, GtkWidget *backend_label,
+                        GtkWidget *status_label)
+{
     gint px, py, pw, ph, rx, ry, rw, rh;
     gint cx0, cy0, cx1, cy1;
     gchar *backend = NULL, *err = NULL;
@@ -26,13 +39,13 @@ void rbg_preview_invalidated(GimpPreview *preview, RbgDialog *d)
 
     gimp_preview_get_position(preview, &px, &py);
     gimp_preview_get_size(preview, &pw, &ph);
-    if (!gimp_drawable_mask_intersect(d->drawable_id, &rx, &ry, &rw, &rh))
+    if (!gimp_drawable_mask_intersect(drawable_id, &rx, &ry, &rw, &rh))
         return;
 
     if ((gint64)rw * rh <= RBG_PREVIEW_EXACT_PIXELS) {
         cx0 = rx; cy0 = ry; cx1 = rx + rw; cy1 = ry + rh;
     } else {
-        gint m = preview_margin(v);
+        gint m = margin;
         cx0 = MAX(rx, px - m);
         cy0 = MAX(ry, py - m);
         cx1 = MIN(rx + rw, px + pw + m);
@@ -43,19 +56,19 @@ void rbg_preview_invalidated(GimpPreview *preview, RbgDialog *d)
     cx1 = MAX(cx1, px + pw); cy1 = MAX(cy1, py + ph);
     gint cw = cx1 - cx0, ch = cy1 - cy0;
 
-    rbg_layout(d->drawable_id, v->linear, &layout);
+    rbg_layout(drawable_id, linear, &layout);
     float *pixels = g_try_malloc((size_t)cw * ch * layout.channels * sizeof(float));
     if (!pixels) {
-        gtk_label_set_text(GTK_LABEL(d->status_label), "recblur: preview: out of memory");
+        gtk_label_set_text(GTK_LABEL(status_label), "recblur: preview: out of memory");
         gimp_preview_draw(preview);
         return;
     }
-    GeglBuffer *src = gimp_drawable_get_buffer(d->drawable_id);
+    GeglBuffer *src = gimp_drawable_get_buffer(drawable_id);
     gegl_buffer_get(src, GEGL_RECTANGLE(cx0, cy0, cw, ch), 1.0, layout.format, pixels,
                     GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
     g_object_unref(src);
 
-    if (rbg_filter_pixels(v, &layout, pixels, cw, ch, NULL, NULL, &backend, &err)) {
+    if (fn(vals, &layout, pixels, cw, ch, NULL, NULL, &backend, &err)) {
         int bpp = babl_format_get_bytes_per_pixel(layout.preview_u8);
         guchar *u8 = g_malloc((size_t)pw * ph * bpp);
         const Babl *fish = babl_fish(layout.format, layout.preview_u8);
@@ -66,14 +79,14 @@ void rbg_preview_invalidated(GimpPreview *preview, RbgDialog *d)
         gimp_preview_draw_buffer(preview, u8, pw * bpp);
         g_free(u8);
         gchar *text = g_strdup_printf("Back end in use: %s", backend);
-        gtk_label_set_text(GTK_LABEL(d->backend_label), text);
-        gtk_label_set_text(GTK_LABEL(d->status_label), "");
+        gtk_label_set_text(GTK_LABEL(backend_label), text);
+        gtk_label_set_text(GTK_LABEL(status_label), "");
         g_free(text);
         g_free(backend);
     } else {
         gimp_preview_draw(preview);   /* the unfiltered drawable */
-        gtk_label_set_text(GTK_LABEL(d->backend_label), "Back end in use: (none)");
-        gtk_label_set_text(GTK_LABEL(d->status_label), err);
+        gtk_label_set_text(GTK_LABEL(backend_label), "Back end in use: (none)");
+        gtk_label_set_text(GTK_LABEL(status_label), err);
         g_free(err);
     }
     g_free(pixels);

@@ -1,6 +1,7 @@
 /* Parsing of the `recblur` filter's words and -define settings; see rb_magick_options.h.
  * Order of precedence: -process words > -define recblur:KEY > preset > defaults. */
 #include "rb_magick_options.h"
+#include "recblur_deblur.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,12 +15,14 @@
 enum {
     K_SIGMA, K_SIGMA_X, K_SIGMA_Y, K_BOUNDARY, K_OP, K_SIGNATURE, K_DIRECTION, K_AXES,
     K_SIZE, K_SIZE_X, K_SIZE_Y, K_PRESET, K_BACKEND, K_LINEAR, K_ACCURATE, K_CHANNEL,
+    K_PSF_SIGMA, K_NOISE, K_WINDOW,
     K_COUNT
 };
 
 static const char *const key_names[K_COUNT] = {
     "sigma", "sigma-x", "sigma-y", "boundary", "op", "signature", "direction", "axes",
-    "size", "size-x", "size-y", "preset", "backend", "linear", "accurate", "channel"
+    "size", "size-x", "size-y", "preset", "backend", "linear", "accurate", "channel",
+    "psf-sigma", "noise", "window"
 };
 
 #define VALUE_MAX 600
@@ -33,8 +36,10 @@ const char *rb_magick_usage(void)
 {
     return "usage: -process 'recblur SIGMA [BOUNDARY]' or -process 'recblur KEY=VALUE ...' "
            "with keys sigma, sigma-x, sigma-y, boundary=zero|constant=V|clamp|periodic|mirror|none, "
-           "op=blur|bspline3|bspline5|filter|sat-box, signature=\"b0,...: a1,...\", "
+           "op=blur|bspline3|bspline5|filter|sat-box|deblur, signature=\"b0,...: a1,...\", "
            "direction=both|causal|anticausal, axes=both|x|y, size, size-x, size-y, preset=NAME, "
+           "psf-sigma=S noise=N window=M (op=deblur: Gaussian PSF sigma 0.3..20, noise 0..0.5 "
+           "default 0.005, window 2..64 default 8; or preset=NAME of a .deblur preset), "
            "backend=auto|cpu|cuda, linear=yes|no, accurate=yes|no, channel=RGBAK letters; "
            "the same keys as -define recblur:KEY=VALUE";
 }
@@ -47,6 +52,7 @@ const char *rb_magick_op_name(rb_magick_op op)
     case RB_MAGICK_OP_BSPLINE5: return "bspline5";
     case RB_MAGICK_OP_FILTER: return "filter";
     case RB_MAGICK_OP_SAT_BOX: return "sat-box";
+    case RB_MAGICK_OP_DEBLUR: return "deblur";
     }
     return "?";
 }
@@ -134,6 +140,24 @@ static int parse_bool(const char *text, int *out)
     return 0;
 }
 
+/* A noise level as `recblur deblur --noise` takes it: 0.005 or 0.5%. */
+static int parse_noise(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || errno == ERANGE || !isfinite(v))
+        return 0;
+    if (*end == '%') {
+        v /= 100.0;
+        end++;
+    }
+    if (*end != '\0' || v < 0.0 || v > 0.5)
+        return 0;
+    *out = v;
+    return 1;
+}
+
 /* Channel letters: R G B A K (C M Y are R G B of a CMYK image; "gray" = R). */
 static int parse_channels(const char *text, int *out)
 {
@@ -164,6 +188,7 @@ static int parse_op(const char *text, rb_magick_op *out)
         { "bspline3", RB_MAGICK_OP_BSPLINE3 }, { "bspline5", RB_MAGICK_OP_BSPLINE5 },
         { "filter", RB_MAGICK_OP_FILTER },
         { "sat-box", RB_MAGICK_OP_SAT_BOX }, { "box", RB_MAGICK_OP_SAT_BOX },
+        { "deblur", RB_MAGICK_OP_DEBLUR },
     };
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (strcasecmp(text, ops[i].name) == 0) { *out = ops[i].op; return 1; }
@@ -297,28 +322,62 @@ int rb_magick_options_parse(rb_context *ctx, const rb_magick_define *defines, in
     o.channels = RB_MAGICK_CH_ALL;
     int have_op = 0;
 
-    /* Preset first: everything the user sets explicitly overrides it. */
+    /* Preset first: everything the user sets explicitly overrides it. A .deblur
+     * preset (op=deblur, a name ending in .deblur, or a NAME with no .preset but a
+     * NAME.deblur) is a designed deblur filter; it is loaded here only to check it
+     * and to read its boundary, and again by the module. */
     if (s.set[K_PRESET]) {
+        const char *name = s.value[K_PRESET];
+        rb_magick_op want = RB_MAGICK_OP_BLUR;
+        int op_given = s.set[K_OP] && parse_op(s.value[K_OP], &want);
+        size_t nl = strlen(name);
+        int deblur = (op_given && want == RB_MAGICK_OP_DEBLUR) ||
+                     (!op_given && nl > 7 && strcmp(name + nl - 7, ".deblur") == 0);
         rb_preset p;
-        if (rb_preset_load(ctx, s.value[K_PRESET], &p) != RB_OK)
-            return fail_engine(err, err_len, ctx);
-        int ok;
-        o.op = op_from_preset(&p, &ok);
-        if (!ok)
-            return fail(err, err_len, "preset '%s' has op '%s', which this module cannot run",
-                        s.value[K_PRESET], p.op);
-        have_op = 1;
-        o.sigma_x = p.sigma_x;
-        o.sigma_y = p.sigma_y;
-        o.accurate = p.accurate;
-        snprintf(o.signature, sizeof o.signature, "%s", p.signature);
-        o.direction = p.direction;
-        o.axes = p.axes;
-        o.size_x = p.size_x;
-        o.size_y = p.size_y;
-        if (p.has_boundary) {
-            o.has_boundary = 1;
-            o.boundary = p.boundary;
+        char first_err[1024] = "";
+        if (!deblur && rb_preset_load(ctx, name, &p) != RB_OK) {
+            snprintf(first_err, sizeof first_err, "%s", rb_context_error(ctx));
+            if (op_given)
+                return fail_engine(err, err_len, ctx);
+            deblur = 1;   /* perhaps NAME.deblur */
+        }
+        if (deblur) {
+            rb_deblur_filter *df = NULL;
+            rb_boundary db;
+            int has_db = 0;
+            if (rb_deblur_preset_load(ctx, name, &df, &db, &has_db) != RB_OK) {
+                if (first_err[0] && err && err_len)
+                    snprintf(err, err_len, "%s; no deblur preset '%s.deblur' either; %s",
+                             first_err, name, rb_magick_usage());
+                return first_err[0] ? 1 : fail_engine(err, err_len, ctx);
+            }
+            rb_deblur_filter_destroy(df);
+            o.op = RB_MAGICK_OP_DEBLUR;
+            have_op = 1;
+            snprintf(o.deblur_preset, sizeof o.deblur_preset, "%s", name);
+            if (has_db) {
+                o.has_boundary = 1;
+                o.boundary = db;
+            }
+        } else {
+            int ok;
+            o.op = op_from_preset(&p, &ok);
+            if (!ok)
+                return fail(err, err_len, "preset '%s' has op '%s', which this module cannot run",
+                            name, p.op);
+            have_op = 1;
+            o.sigma_x = p.sigma_x;
+            o.sigma_y = p.sigma_y;
+            o.accurate = p.accurate;
+            snprintf(o.signature, sizeof o.signature, "%s", p.signature);
+            o.direction = p.direction;
+            o.axes = p.axes;
+            o.size_x = p.size_x;
+            o.size_y = p.size_y;
+            if (p.has_boundary) {
+                o.has_boundary = 1;
+                o.boundary = p.boundary;
+            }
         }
     }
 
@@ -326,12 +385,15 @@ int rb_magick_options_parse(rb_context *ctx, const rb_magick_define *defines, in
     int user_blur = s.set[K_SIGMA] || s.set[K_SIGMA_X] || s.set[K_SIGMA_Y] || s.set[K_ACCURATE];
     int user_filter = s.set[K_SIGNATURE] || s.set[K_DIRECTION] || s.set[K_AXES];
     int user_box = s.set[K_SIZE] || s.set[K_SIZE_X] || s.set[K_SIZE_Y];
+    int user_deblur = s.set[K_PSF_SIGMA] || s.set[K_NOISE] || s.set[K_WINDOW];
     if (s.set[K_OP]) {
         if (!parse_op(s.value[K_OP], &o.op))
             return fail(err, err_len, "unknown op '%s'", s.value[K_OP]);
-    } else if (user_blur + user_filter + user_box > 1) {
-        return fail(err, err_len, "sigma, signature and size belong to different operations: "
-                                  "give one of them (or op=)");
+    } else if (user_blur + user_filter + user_box + user_deblur > 1) {
+        return fail(err, err_len, "sigma, signature, size and psf-sigma belong to different "
+                                  "operations: give one of them (or op=)");
+    } else if (user_deblur) {
+        o.op = RB_MAGICK_OP_DEBLUR;
     } else if (user_filter) {
         o.op = RB_MAGICK_OP_FILTER;
     } else if (user_box) {
@@ -348,6 +410,8 @@ int rb_magick_options_parse(rb_context *ctx, const rb_magick_define *defines, in
         { K_AXES, RB_MAGICK_OP_FILTER },
         { K_SIZE, RB_MAGICK_OP_SAT_BOX }, { K_SIZE_X, RB_MAGICK_OP_SAT_BOX },
         { K_SIZE_Y, RB_MAGICK_OP_SAT_BOX },
+        { K_PSF_SIGMA, RB_MAGICK_OP_DEBLUR }, { K_NOISE, RB_MAGICK_OP_DEBLUR },
+        { K_WINDOW, RB_MAGICK_OP_DEBLUR },
     };
     for (size_t i = 0; i < sizeof belongs / sizeof belongs[0]; i++)
         if (s.set[belongs[i].key] && belongs[i].op != o.op)
@@ -424,6 +488,33 @@ int rb_magick_options_parse(rb_context *ctx, const rb_magick_define *defines, in
         if (o.size_x < 1 || o.size_y < 1)
             return fail(err, err_len, "box size %dx%d: sizes must be at least 1", o.size_x,
                         o.size_y);
+    }
+
+    /* deblur: the checks and messages of `recblur deblur`; sigma's range (0.3..20)
+     * is the designer's to name. */
+    o.psf_sigma = -1.0;
+    o.noise = RB_MAGICK_DEBLUR_NOISE;
+    o.window = RB_MAGICK_DEBLUR_WINDOW;
+    if (s.set[K_PSF_SIGMA] && (!parse_double(s.value[K_PSF_SIGMA], &o.psf_sigma) ||
+                               o.psf_sigma <= 0.0))
+        return fail(err, err_len, "psf-sigma '%s' is not a positive number", s.value[K_PSF_SIGMA]);
+    if (s.set[K_NOISE] && !parse_noise(s.value[K_NOISE], &o.noise))
+        return fail(err, err_len, "noise '%s' must be a standard deviation 0..0.5 (e.g. 0.005 "
+                                  "or 0.5%%)", s.value[K_NOISE]);
+    if (s.set[K_WINDOW] && (!parse_int(s.value[K_WINDOW], &o.window) ||
+                            o.window < RB_DEBLUR_MIN_WINDOW || o.window > RB_DEBLUR_MAX_WINDOW))
+        return fail(err, err_len, "window '%s' must be an integer %d..%d", s.value[K_WINDOW],
+                    RB_DEBLUR_MIN_WINDOW, RB_DEBLUR_MAX_WINDOW);
+    if (o.op == RB_MAGICK_OP_DEBLUR) {
+        if (o.deblur_preset[0] && user_deblur)
+            return fail(err, err_len, "psf-sigma/noise/window design a filter; preset '%s' is "
+                                      "already designed", o.deblur_preset);
+        if (!o.deblur_preset[0] && s.set[K_PRESET])
+            return fail(err, err_len, "op=deblur takes a .deblur preset; '%s' is not one",
+                        s.value[K_PRESET]);
+        if (!o.deblur_preset[0] && !s.set[K_PSF_SIGMA])
+            return fail(err, err_len, "op=deblur needs psf-sigma=S (a Gaussian PSF) or "
+                                      "preset=NAME (a .deblur preset)");
     }
 
     /* common */

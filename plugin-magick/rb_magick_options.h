@@ -11,7 +11,8 @@ typedef enum {
     RB_MAGICK_OP_BSPLINE3,
     RB_MAGICK_OP_BSPLINE5,
     RB_MAGICK_OP_FILTER,
-    RB_MAGICK_OP_SAT_BOX
+    RB_MAGICK_OP_SAT_BOX,
+    RB_MAGICK_OP_DEBLUR           /* quadrant 2D IIR inverse of a PSF (recblur_deblur.h) */
 } rb_magick_op;
 
 /* Which channels are written back (the others keep their values). */
@@ -35,7 +36,16 @@ typedef struct {
     int linear;                   /* filter sRGB-encoded colour in linear light */
     int channels;                 /* RB_MAGICK_CH_* mask */
     int has_channels;             /* channel= was given */
+    /* deblur: a Gaussian PSF designed here, or a designed .deblur preset */
+    double psf_sigma;             /* > 0 unless deblur_preset is set */
+    double noise;                 /* noise standard deviation, [0,1] units */
+    int window;                   /* quadrant window side m */
+    char deblur_preset[512];      /* NAME or path of a .deblur preset; "" = design */
 } rb_magick_options;
+
+/* The `recblur deblur` command's defaults, which op=deblur mirrors. */
+#define RB_MAGICK_DEBLUR_WINDOW 8
+#define RB_MAGICK_DEBLUR_NOISE 0.005
 
 /* One `-define recblur:KEY=VALUE`, KEY without the "recblur:" prefix. */
 typedef struct {

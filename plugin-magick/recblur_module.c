@@ -8,6 +8,7 @@
 #include "rb_magick_host.h"
 #include "rb_magick_options.h"
 #include "rb_magick_pixels.h"
+#include "recblur_deblur.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,8 @@
 typedef struct {
     Image *image;
     rb_magick_buffer buf;
-    rb_plan *plan;        /* NULL for sat-box */
+    rb_plan *plan;        /* NULL for sat-box and deblur */
+    rb_deblur_plan *dplan;  /* deblur only */
     int owns_plan;        /* plans are shared between images of equal size and layout */
 } rb_magick_job;
 
@@ -92,9 +94,24 @@ static rb_status make_filter(rb_context *ctx, const rb_magick_options *o, rb_fil
     case RB_MAGICK_OP_BSPLINE3: return rb_filter_bspline(ctx, 3, f);
     case RB_MAGICK_OP_BSPLINE5: return rb_filter_bspline(ctx, 5, f);
     case RB_MAGICK_OP_FILTER: return rb_filter_parse(ctx, o->signature, o->direction, o->axes, f);
-    case RB_MAGICK_OP_SAT_BOX: return RB_OK;
+    case RB_MAGICK_OP_SAT_BOX:
+    case RB_MAGICK_OP_DEBLUR: return RB_OK;
     }
     return RB_ERR_ARGUMENT;
+}
+
+/* op=deblur: the filter `recblur deblur` would run with the same settings. */
+static rb_status make_deblur_filter(rb_context *ctx, const rb_magick_options *o,
+                                    rb_deblur_filter **f)
+{
+    *f = NULL;
+    if (o->deblur_preset[0]) {
+        rb_boundary unused;
+        int has;
+        return rb_deblur_preset_load(ctx, o->deblur_preset, f, &unused, &has);
+    }
+    rb_deblur_psf psf = { RB_DEBLUR_PSF_GAUSSIAN, o->psf_sigma, 0, 0, NULL };
+    return rb_deblur_design(ctx, &psf, o->noise, o->window, 0, f);
 }
 
 static ExceptionType severity_of(rb_status st)
@@ -130,6 +147,8 @@ static int filter_and_write(rb_context *ctx, const rb_magick_options *o, rb_boun
         rb_status st;
         if (o->op == RB_MAGICK_OP_SAT_BOX)
             st = rb_box_filter(ctx, o->size_x, o->size_y, boundary, &img, &img);
+        else if (o->op == RB_MAGICK_OP_DEBLUR)
+            st = rb_deblur_execute(j->dplan, &img, &img);
         else
             st = rb_execute(j->plan, &img, &img);
         if (st != RB_OK) {
@@ -165,6 +184,7 @@ ModuleExport size_t recblurImage(Image **images, const int argc, const char **ar
 
     rb_context *ctx = NULL;
     rb_filter *filter = NULL;
+    rb_deblur_filter *dfilter = NULL;
     rb_magick_define *defines = NULL;
     rb_magick_job *jobs = NULL;
     size_t njobs = 0;
@@ -183,9 +203,12 @@ ModuleExport size_t recblurImage(Image **images, const int argc, const char **ar
         rb_magick_throw(exception, OptionError, err);
         goto done;
     }
-    if (o.linear && o.op == RB_MAGICK_OP_SAT_BOX) {
+    if (o.linear && (o.op == RB_MAGICK_OP_SAT_BOX || o.op == RB_MAGICK_OP_DEBLUR)) {
         rb_magick_throw(exception, OptionError,
-                        "recblur: linear=yes is not available with op=sat-box");
+                        o.op == RB_MAGICK_OP_DEBLUR
+                            ? "recblur: linear=yes is not available with op=deblur (it filters "
+                              "the stored values, as `recblur deblur` does)"
+                            : "recblur: linear=yes is not available with op=sat-box");
         goto done;
     }
     rb_status st = rb_context_set_backend(ctx, o.backend);
@@ -195,11 +218,18 @@ ModuleExport size_t recblurImage(Image **images, const int argc, const char **ar
         st = rb_context_set_threads(ctx, (int)threads);
     if (st == RB_OK)
         st = make_filter(ctx, &o, &filter);
+    if (st == RB_OK && o.op == RB_MAGICK_OP_DEBLUR)
+        st = make_deblur_filter(ctx, &o, &dfilter);
     if (st != RB_OK) {
         rb_magick_throw(exception, severity_of(st), rb_context_error(ctx));
         goto done;
     }
     rb_boundary boundary = o.has_boundary ? o.boundary : boundary_from_image(*images);
+    /* deblur without boundary= or a preset's: the CLI's mirror, unless
+     * -virtual-pixel was set explicitly. */
+    if (o.op == RB_MAGICK_OP_DEBLUR && !o.has_boundary &&
+        GetImageVirtualPixelMethod(*images) == UndefinedVirtualPixelMethod)
+        boundary.mode = RB_BOUNDARY_MIRROR;
 
     /* Phase 1: a layout and a plan for every image before any pixel is read. */
     njobs = GetImageListLength(*images);
@@ -222,6 +252,17 @@ ModuleExport size_t recblurImage(Image **images, const int argc, const char **ar
         if (prev && prev->buf.width == j->buf.width && prev->buf.height == j->buf.height &&
             prev->buf.channels == j->buf.channels) {
             j->plan = prev->plan;
+            j->dplan = prev->dplan;
+            continue;
+        }
+        if (o.op == RB_MAGICK_OP_DEBLUR) {
+            st = rb_deblur_plan_create(ctx, dfilter, boundary, j->buf.width, j->buf.height,
+                                       j->buf.channels, &j->dplan);
+            if (st != RB_OK) {
+                rb_magick_throw(exception, severity_of(st), rb_context_error(ctx));
+                goto done;
+            }
+            j->owns_plan = 1;
             continue;
         }
         st = rb_plan_create(ctx, filter, boundary, j->buf.width, j->buf.height, j->buf.channels,
@@ -239,12 +280,15 @@ ModuleExport size_t recblurImage(Image **images, const int argc, const char **ar
 done:
     for (size_t i = 0; jobs && i < njobs; i++) {
         rb_magick_buffer_free(&jobs[i].buf);
-        if (jobs[i].owns_plan)
+        if (jobs[i].owns_plan) {
             rb_plan_destroy(jobs[i].plan);
+            rb_deblur_plan_destroy(jobs[i].dplan);
+        }
     }
     free(jobs);
     free(defines);
     rb_filter_destroy(filter);
+    rb_deblur_filter_destroy(dfilter);
     rb_context_destroy(ctx);
     return MagickImageFilterSignature;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The ONE list of Debian 12 packages recblur needs to build and test (the CLI,
 # the engine tests, the ImageMagick module and its host tests, the GIMP
-# plug-in and its headless tests). Sourced by scripts/*.sh and .ci/run; run
+# plug-in and its headless tests, the fuzzers and the sanitizer build: clang-14 and
+# its libFuzzer/ASan runtimes). Sourced by scripts/*.sh and .ci/run; run
 # directly (as root) it installs whatever is missing.
 RECBLUR_DEPS=(
   build-essential cmake pkg-config
@@ -10,6 +11,7 @@ RECBLUR_DEPS=(
   gimp libgimp2.0-dev
   xvfb xauth x11-apps xdotool
   python3 python3-numpy python3-scipy
+  clang-14 libclang-rt-14-dev
 )
 
 # Installs the missing packages; skips apt entirely when all are present.

@@ -25,3 +25,8 @@ if(TARGET recblur_deblur_tool)
   add_test(NAME test_deblur_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/test_deblur_cli.sh
            $<TARGET_FILE:recblur_deblur_tool> ${CMAKE_CURRENT_LIST_DIR}/data)
 endif()
+
+# The CUDA back end of the quadrant filter against the same kind of float64
+# reference; built always: without a usable GPU its GPU cases skip with a
+# message and it checks the dispatch rules (cuda = clear error, auto = CPU).
+rb_add_test(test_deblur_gpu ${CMAKE_CURRENT_LIST_DIR}/test_deblur_gpu.c)

@@ -28,9 +28,15 @@ if(RECBLUR_CLI_HAS_TIFF)
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_gimp_batch.sh
                    $<TARGET_FILE:recblur_gimp> $<TARGET_FILE:recblur_cli>
                    ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/gimp_batch)
-  set_tests_properties(gimp_batch PROPERTIES TIMEOUT 300 LABELS gimp ENVIRONMENT "${rb_gimp_env}")
+  set_tests_properties(gimp_batch PROPERTIES TIMEOUT 420 LABELS gimp ENVIRONMENT "${rb_gimp_env}")
+  # plug-in-recblur-deblur against `recblur deblur`.
+  add_test(NAME gimp_deblur
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_gimp_deblur.sh
+                   $<TARGET_FILE:recblur_gimp> $<TARGET_FILE:recblur_cli>
+                   ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/gimp_deblur)
+  set_tests_properties(gimp_deblur PROPERTIES TIMEOUT 420 LABELS gimp ENVIRONMENT "${rb_gimp_env}")
 else()
-  message(WARNING "recblur: the CLI has no TIFF support: test gimp_batch (float TIFF checks) not registered")
+  message(WARNING "recblur: the CLI has no TIFF support: tests gimp_batch and gimp_deblur (float TIFF checks) not registered")
 endif()
 
 find_program(RB_XVFB_RUN xvfb-run)
@@ -44,6 +50,14 @@ if(RB_XVFB_RUN AND RB_XDOTOOL AND RB_IMPORT)
                    ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/gimp_dialog
                    ${PROJECT_SOURCE_DIR}/samples/texture.png)
   set_tests_properties(gimp_dialog PROPERTIES TIMEOUT 300 LABELS gimp ENVIRONMENT "${rb_gimp_env}")
+  # The deblur dialog: design from a PSF, then a preset; leaves the screenshot
+  # in <build>/tests/gimp_deblur_dialog/gimp-deblur-dialog.png.
+  add_test(NAME gimp_deblur_dialog
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_gimp_deblur_dialog.sh
+                   $<TARGET_FILE:recblur_gimp> $<TARGET_FILE:recblur_cli>
+                   ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/gimp_deblur_dialog
+                   ${PROJECT_SOURCE_DIR}/samples/texture.png)
+  set_tests_properties(gimp_deblur_dialog PROPERTIES TIMEOUT 420 LABELS gimp ENVIRONMENT "${rb_gimp_env}")
 else()
-  message(WARNING "recblur: xvfb-run, xdotool or import (ImageMagick) missing: test gimp_dialog not registered")
+  message(WARNING "recblur: xvfb-run, xdotool or import (ImageMagick) missing: tests gimp_dialog and gimp_deblur_dialog not registered")
 endif()

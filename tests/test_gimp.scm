@@ -134,3 +134,95 @@
     (rb-png img2 (string-append o "/last_vals.png"))
     (gimp-image-delete img)
     (gimp-image-delete img2)))
+
+; ------------------------------------------------------------------ deblur
+; plug-in-recblur-deblur with every argument (backend 0 = auto, as the CLI).
+(define (rb-deblur img sigma noise window boundary const linear preset)
+  (plug-in-recblur-deblur RUN-NONINTERACTIVE img (rb-drw img) sigma noise window
+                          boundary const linear 0 preset))
+
+; One case on a copy of src, saved as PNG (perceptual unless linear).
+(define (rb-dcase src out sigma noise window boundary const linear preset)
+  (let ((img (rb-dup src)))
+    (rb-deblur img sigma noise window boundary const linear preset)
+    (rb-png img out)
+    (gimp-image-delete img)))
+
+; Saves each case's input (where GIMP made it) and output for test_gimp_deblur.sh.
+(define (recblur-test-deblur d o mypreset)
+  (define (out f) (string-append o "/" f))
+  (define rgb (rb-load (string-append d "/rgb.png")))
+  (define rgba (rb-load (string-append d "/rgba.png")))
+  ; the CLI's defaults: noise 0.005, window 8, mirror (boundary 4)
+  (rb-dcase rgb (out "d_default.png") 1.5 0.005 8 4 0.0 FALSE "")
+  ; every boundary: 0 zero, 1 constant, 2 clamp, 3 periodic, 5 none
+  (rb-dcase rgb (out "d_zero.png")     2.0 0.01 5 0 0.0 FALSE "")
+  (rb-dcase rgb (out "d_constant.png") 2.0 0.01 5 1 0.3 FALSE "")
+  (rb-dcase rgb (out "d_clamp.png")    2.0 0.01 5 2 0.0 FALSE "")
+  (rb-dcase rgb (out "d_periodic.png") 2.0 0.01 5 3 0.0 FALSE "")
+  (rb-dcase rgb (out "d_none.png")     2.0 0.01 5 5 0.0 FALSE "")
+  ; presets: by name (its mirror boundary replaces clamp), and by path with a
+  ; periodic boundary of its own (psf-sigma, noise, window are ignored)
+  (rb-dcase rgb (out "d_preset.png") 9.0 0.4 2 2 0.0 FALSE "deblur-gauss-1")
+  (rb-dcase rgb (out "d_mypreset.png") 9.0 0.4 2 2 0.0 FALSE mypreset)
+  ; RGBA, straight alpha in the file (GIMP hands over premultiplied values)
+  (rb-dcase rgba (out "d_rgba.png") 1.5 0.005 6 2 0.0 FALSE "")
+  ; 8-bit in linear light
+  (rb-dcase rgb (out "d_lin8.png") 1.5 0.005 8 4 0.0 TRUE "")
+  ; gray
+  (let ((img (rb-dup rgb)))
+    (gimp-image-convert-grayscale img)
+    (rb-png img (out "d_in_gray.png"))
+    (rb-deblur img 1.5 0.005 8 4 0.0 FALSE "")
+    (rb-png img (out "d_out_gray.png"))
+    (gimp-image-delete img))
+  ; 16-bit gamma integer
+  (let ((img (rb-dup rgb)))
+    (gimp-image-convert-precision img PRECISION-U16-GAMMA)
+    (rb-png img (out "d_in16.png"))
+    (rb-deblur img 3.0 0.002 12 2 0.0 FALSE "")
+    (rb-png img (out "d_out16.png"))
+    (gimp-image-delete img))
+  ; 32-bit float, gamma: the stored values, as the CLI with float TIFF
+  (let ((img (rb-dup rgb)))
+    (gimp-image-convert-precision img PRECISION-FLOAT-GAMMA)
+    (rb-tif img (out "d_in_fg.tif"))
+    (rb-deblur img 1.5 0.005 8 3 0.0 FALSE "")
+    (rb-tif img (out "d_out_fg.tif"))
+    (gimp-image-delete img))
+  ; 32-bit float, linear, in linear light: again the stored values
+  (let ((img (rb-dup rgb)))
+    (gimp-image-convert-precision img PRECISION-FLOAT-LINEAR)
+    (rb-tif img (out "d_in_fl.tif"))
+    (rb-deblur img 1.0 0.003 4 1 0.3 TRUE "")
+    (rb-tif img (out "d_out_fl.tif"))
+    (gimp-image-delete img))
+  ; selection: only the box x 10..39, y 8..27 changes; its edges are the boundary
+  (let ((img (rb-dup rgb)))
+    (gimp-image-select-rectangle img CHANNEL-OP-REPLACE 10 8 30 20)
+    (rb-deblur img 1.5 0.005 8 2 0.0 FALSE "")
+    (rb-png img (out "d_sel.png"))
+    (gimp-image-delete img))
+  (gimp-image-delete rgb)
+  (gimp-image-delete rgba))
+
+; Deblur error cases: each its own batch command, failing through the PDB and
+; leaving its image open and unchanged for recblur-test-save-open.
+(define (recblur-test-deblur-error d sigma noise window preset)
+  (let ((img (rb-load (string-append d "/rgb.png"))))
+    (rb-deblur img sigma noise window 4 0.0 FALSE preset)))
+
+; The deblur dialog test: RUN-INTERACTIVE opens the dialog twice (the shell
+; script designs from a PSF in the first, picks a preset in the second, and
+; presses OK); RUN-WITH-LAST-VALS on a copy must repeat the second.
+(define (recblur-test-deblur-dialog in o)
+  (let* ((img (rb-load in)) (img1 (rb-dup img)) (img2 (rb-dup img)))
+    (plug-in-recblur-deblur RUN-INTERACTIVE img1 (rb-drw img1) 0.0 0.0 0 0 0.0 FALSE 0 "")
+    (rb-png img1 (string-append o "/dialog_design.png"))
+    (plug-in-recblur-deblur RUN-INTERACTIVE img (rb-drw img) 0.0 0.0 0 0 0.0 FALSE 0 "")
+    (rb-png img (string-append o "/dialog_preset.png"))
+    (plug-in-recblur-deblur RUN-WITH-LAST-VALS img2 (rb-drw img2) 0.0 0.0 0 0 0.0 FALSE 0 "")
+    (rb-png img2 (string-append o "/last_vals.png"))
+    (gimp-image-delete img)
+    (gimp-image-delete img1)
+    (gimp-image-delete img2)))

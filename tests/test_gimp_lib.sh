@@ -1,6 +1,8 @@
 # Sourced by the GIMP plug-in tests: a throwaway GIMP 2.10 profile with the
 # freshly built plug-in in it, and a headless gimp-console runner.
-# GIMP always exits 0: callers read stderr and check the pixels. timeout -k:
+# GIMP always exits 0: callers read stderr and check the pixels. The timeout
+# is generous: a loaded 2-core machine makes each plug-in start take seconds
+# (the deblur batch: 30 s of CPU, 110 s wall at load 10). timeout -k:
 # a plug-in that crashed can hang in libgimp's SIGTERM handler; KILL ends it.
 
 GIMP_CONSOLE=${GIMP_CONSOLE:-/usr/bin/gimp-console-2.10}
@@ -27,7 +29,7 @@ gimp_run() {
         XDG_RUNTIME_DIR="$GH/run" GIMP2_DIRECTORY="$GH/gimp2" \
         RECBLUR_PRESET_PATH="${RECBLUR_PRESET_PATH:-}" \
         ${DISPLAY:+DISPLAY="$DISPLAY"} ${XAUTHORITY:+XAUTHORITY="$XAUTHORITY"} \
-        timeout -k 10 "${GIMP_TIMEOUT:-120}" "$GIMP_CONSOLE" -i -d -f "$@"
+        timeout -k 10 "${GIMP_TIMEOUT:-240}" "$GIMP_CONSOLE" -i -d -f "$@"
 }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }

@@ -96,6 +96,105 @@ checks=$((checks + 1))
     bad "linear=yes gives the same pixels as linear=no"
 same rgb8 rgb8.png "sigma=2 boundary=clamp" blur --sigma 2 --boundary clamp --depth 16
 
+# op=deblur: the same engine calls as `recblur deblur`, so the same 16-bit
+# samples, bit for bit (tolerance 0). Defaults (window 8, noise 0.005, mirror)
+# must be the CLI's: the first case gives no window, noise or boundary.
+exact() {
+    name=$1 in=$2 margs=$3
+    shift 3
+    checks=$((checks + 1))
+    if ! "$CONVERT" "$in" -process "recblur $margs" -depth 16 "im_$name.png" 2>"im_$name.err"; then
+        bad "$name: convert -process 'recblur $margs' failed: $(cat "im_$name.err")"
+        return
+    fi
+    if ! "$CLI" deblur "$@" "$in" "cli_$name.png" 2>"cli_$name.err"; then
+        bad "$name: recblur deblur $* failed: $(cat "cli_$name.err")"
+        return
+    fi
+    if ! out=$("$PIXDIFF" "im_$name.png" "cli_$name.png" 0); then
+        bad "$name: module and CLI differ: $out"
+        return
+    fi
+    if ! "$PIXDIFF" "im_$name.png" "$in" 1 --differ >/dev/null; then
+        bad "$name: output equals the input (nothing was deblurred)"
+        return
+    fi
+    echo "ok $name ($out)"
+}
+exact deblur_defaults rgb16.png "op=deblur psf-sigma=1.5" --psf-sigma 1.5
+exact deblur_implied_op rgb16.png "psf-sigma=2 noise=0.01" --psf-sigma 2 --noise 0.01
+for b in zero constant=0.25 clamp periodic mirror none; do
+    exact "deblur_$b" rgb16.png "op=deblur psf-sigma=1.5 boundary=$b" --psf-sigma 1.5 --boundary "$b"
+done
+exact deblur_window3 rgb16.png "op=deblur psf-sigma=1 window=3 noise=0.5%" --psf-sigma 1 --window 3 --noise 0.5%
+exact deblur_window15 small16.png "op=deblur psf-sigma=3 window=15 noise=0.002 boundary=periodic" \
+    --psf-sigma 3 --window 15 --noise 0.002 --boundary periodic
+exact deblur_alpha rgba16.png "op=deblur psf-sigma=1.5 boundary=clamp" --psf-sigma 1.5 --boundary clamp
+exact deblur_gray gray16.png "op=deblur psf-sigma=2 window=6" --psf-sigma 2 --window 6
+npre=0
+for f in "${RECBLUR_PRESET_PATH:-/nonexistent}"/deblur-*.deblur; do
+    [ -f "$f" ] || continue
+    p=$(basename "$f" .deblur)
+    exact "deblur_preset_$p" rgb16.png "preset=$p" --preset "$p"
+    npre=$((npre + 1))
+done
+checks=$((checks + 1))
+[ $npre -ge 1 ] && echo "ok $npre deblur presets compared" || bad "no deblur-*.deblur presets in RECBLUR_PRESET_PATH"
+# A preset by path, with op=deblur and its boundary overridden.
+"$CLI" design-deblur --psf-sigma 1.2 --window 5 --noise 0.003 --out my.deblur 2>design.err ||
+    bad "design-deblur failed: $(cat design.err)"
+exact deblur_preset_path rgb16.png "op=deblur preset=$W/my.deblur boundary=zero" --preset "$W/my.deblur" --boundary zero
+# 8-bit input: ImageMagick Q16 holds it as v*257, the CLI as v; both go to the
+# same float v/255, so the 8-bit results agree to one 8-bit rounding step.
+checks=$((checks + 1))
+"$CONVERT" rgb8.png -process 'recblur op=deblur psf-sigma=1.5' im_deblur8.png 2>im_deblur8.err ||
+    bad "deblur8: convert failed: $(cat im_deblur8.err)"
+"$CLI" deblur --psf-sigma 1.5 rgb8.png cli_deblur8.png || bad "deblur8: CLI failed"
+out=$("$PIXDIFF" im_deblur8.png cli_deblur8.png 257) && echo "ok deblur8 ($out)" || bad "deblur8: differs: $out"
+# -define form, and -virtual-pixel naming the boundary when boundary= is absent.
+checks=$((checks + 1))
+"$CONVERT" rgb16.png -define recblur:op=deblur -define recblur:psf-sigma=2 -define recblur:window=4 \
+    -process recblur -depth 16 im_deblur_define.png 2>im_deblur_define.err ||
+    bad "deblur define: convert failed: $(cat im_deblur_define.err)"
+"$CLI" deblur --psf-sigma 2 --window 4 rgb16.png cli_deblur_define.png || bad "deblur define: CLI failed"
+out=$("$PIXDIFF" im_deblur_define.png cli_deblur_define.png 0) && echo "ok deblur define ($out)" ||
+    bad "deblur define: differs: $out"
+checks=$((checks + 1))
+"$CONVERT" rgb16.png -virtual-pixel tile -process 'recblur psf-sigma=1.5' -depth 16 im_deblur_vp.png 2>im_deblur_vp.err ||
+    bad "deblur virtual-pixel: convert failed: $(cat im_deblur_vp.err)"
+"$CLI" deblur --psf-sigma 1.5 --boundary periodic rgb16.png cli_deblur_vp.png || bad "deblur vp: CLI failed"
+out=$("$PIXDIFF" im_deblur_vp.png cli_deblur_vp.png 0) && echo "ok deblur virtual-pixel tile = periodic ($out)" ||
+    bad "deblur virtual-pixel: differs: $out"
+# Two images of different sizes in one list, each as the CLI does it alone.
+checks=$((checks + 1))
+if "$CONVERT" rgb16.png gray16.png small16.png -process 'recblur psf-sigma=1.5 boundary=clamp' -depth 16 \
+        dmulti_%d.png 2>dmulti.err; then
+    i=0
+    for f in rgb16.png gray16.png small16.png; do
+        "$CLI" deblur --psf-sigma 1.5 --boundary clamp "$f" "cli_dmulti_$i.png"
+        o=$("$PIXDIFF" "dmulti_$i.png" "cli_dmulti_$i.png" 0) || bad "deblur multi: image $i differs: $o"
+        i=$((i + 1))
+    done
+    echo "ok deblur multi"
+else
+    bad "deblur multi: convert failed: $(cat dmulti.err)"
+fi
+# channel=R: red deblurred like the CLI, the other channels untouched.
+checks=$((checks + 1))
+"$CONVERT" rgba16.png -process 'recblur op=deblur psf-sigma=1.5 channel=R' -depth 16 im_dch.png 2>im_dch.err ||
+    bad "deblur channel: convert failed: $(cat im_dch.err)"
+"$CLI" deblur --psf-sigma 1.5 rgba16.png cli_dch.png
+"$CONVERT" im_dch.png -channel R -separate dr_im.png
+"$CONVERT" cli_dch.png -channel R -separate dr_cli.png
+"$CONVERT" im_dch.png -channel GBA -separate dgba_im_%d.png
+"$CONVERT" rgba16.png -channel GBA -separate dgba_in_%d.png
+ok=1
+"$PIXDIFF" dr_im.png dr_cli.png 0 >/dev/null || { ok=0; bad "deblur channel: red differs from the CLI"; }
+for i in 0 1 2; do
+    "$PIXDIFF" "dgba_im_$i.png" "dgba_in_$i.png" 0 >/dev/null || { ok=0; bad "deblur channel: channel $i of GBA changed"; }
+done
+[ $ok = 1 ] && echo "ok deblur channel"
+
 # -define recblur:KEY=VALUE, and -process words overriding defines.
 checks=$((checks + 1))
 "$CONVERT" rgb16.png -define recblur:sigma=4 -define recblur:boundary=mirror -process recblur \

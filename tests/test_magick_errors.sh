@@ -67,6 +67,35 @@ refused unknown_define "unknown define 'recblur:bogus'" -define recblur:bogus=1 
 refused bad_define_value "sigma 'lots' is not a number" -define recblur:sigma=lots -process 'recblur'
 refused usage_shown "usage: -process 'recblur SIGMA [BOUNDARY]'" -process 'recblur wrong=1'
 
+# op=deblur: the messages of `recblur deblur`, the image untouched.
+printf 'recblur-deblur 1\nwindow = 2\na0 = 1 0 0 0\na1 = 0 0 0\n' >garbled.deblur
+printf 'recblur-deblur 1\nwindow = 2\na0 = 1 0 0 0\na1 = 0 0 0 0\na2 = 0 0 0 0\na3 = 0 0 0 0\nb0 = 0 1.2 0 0\nb1 = 0 0 0 0\nb2 = 0 0 0 0\nb3 = 0 0 0 0\n' >unstable.deblur
+refused deblur_small_sigma "PSF sigma 0.1 out of range" -process 'recblur op=deblur psf-sigma=0.1'
+refused deblur_large_sigma "PSF sigma 25 out of range" -process 'recblur psf-sigma=25'
+refused deblur_negative_sigma "psf-sigma '-2' is not a positive number" -process 'recblur psf-sigma=-2'
+refused deblur_nan_sigma "psf-sigma 'nan' is not a positive number" -process 'recblur psf-sigma=nan'
+refused deblur_inf_sigma "psf-sigma 'inf' is not a positive number" -process 'recblur psf-sigma=inf'
+refused deblur_nan_noise "noise 'nan' must be a standard deviation 0..0.5" -process 'recblur psf-sigma=1.5 noise=nan'
+refused deblur_big_noise "noise '0.9' must be a standard deviation 0..0.5" -process 'recblur psf-sigma=1.5 noise=0.9'
+refused deblur_small_window "window '1' must be an integer 2..64" -process 'recblur psf-sigma=1.5 window=1'
+refused deblur_large_window "window '65' must be an integer 2..64" -process 'recblur psf-sigma=1.5 window=65'
+refused deblur_frac_window "window '3.5' must be an integer 2..64" -process 'recblur psf-sigma=1.5 window=3.5'
+refused deblur_no_psf "op=deblur needs psf-sigma=S" -process 'recblur op=deblur'
+refused deblur_no_psf_noise "op=deblur needs psf-sigma=S" -process 'recblur noise=0.01'
+refused deblur_unknown_preset "deblur preset \"nosuchdeblur\" not found" -process 'recblur op=deblur preset=nosuchdeblur'
+refused deblur_unknown_preset_noop "no deblur preset 'nosuchdeblur.deblur' either" -process 'recblur preset=nosuchdeblur'
+refused deblur_preset_and_sigma "already designed" -process 'recblur preset=deblur-gauss-1.5 psf-sigma=2'
+refused deblur_blur_preset "gaussian-soft" -process 'recblur op=deblur preset=gaussian-soft'
+refused deblur_garbled_preset "garbled.deblur" -process "recblur preset=$W/garbled.deblur"
+refused deblur_unstable_preset "unstable" -process "recblur preset=$W/unstable.deblur"
+refused deblur_linear "linear=yes is not available with op=deblur" -process 'recblur psf-sigma=1.5 linear=yes'
+refused deblur_mixed "different operations" -process 'recblur sigma=3 psf-sigma=1.5'
+refused deblur_key_on_blur "window does not apply to op=blur" -process 'recblur op=blur sigma=2 window=5'
+refused deblur_sigma_on_deblur "sigma does not apply to op=deblur" -process 'recblur op=deblur psf-sigma=2 sigma=3'
+refused deblur_bad_boundary "wobbly" -process 'recblur psf-sigma=1.5 boundary=wobbly'
+refused deblur_bad_define "psf-sigma 'x' is not a positive number" -define recblur:psf-sigma=x -process 'recblur'
+refused deblur_usage "psf-sigma=S noise=N window=M" -process 'recblur op=deblur'
+
 # Two images, bad argument: neither is changed.
 checks=$((checks + 1))
 "$CONVERT" in.png in2.png -process 'recblur sigma=3 foo=1' multi_%d.png 2>err_multi.txt
@@ -76,6 +105,21 @@ elif ! "$PIXDIFF" multi_0.png in.png 0 >/dev/null || ! "$PIXDIFF" multi_1.png in
     bad "multi: an image was changed"
 else
     echo "ok multi: both images unchanged"
+fi
+
+# Deblur over a list whose third image is refused (CMYK with alpha): no image
+# of the list is changed, although the first two could be deblurred.
+checks=$((checks + 1))
+"$CONVERT" in.png -colorspace cmyk -alpha set in_cmyka.miff || exit 1
+"$CONVERT" in.png in2.png in_cmyka.miff -process 'recblur psf-sigma=1.5' dmulti_%d.miff 2>err_dmulti.txt
+if [ $? = 0 ]; then
+    bad "deblur multi: convert exited 0"
+elif ! grep -q "CMYK" err_dmulti.txt; then
+    bad "deblur multi: stderr lacks the reason: $(cat err_dmulti.txt)"
+elif ! "$PIXDIFF" dmulti_0.miff in.png 0 >/dev/null || ! "$PIXDIFF" dmulti_1.miff in2.png 0 >/dev/null; then
+    bad "deblur multi: an image was changed"
+else
+    echo "ok deblur multi: no image changed"
 fi
 
 # A module built with the opposite HDRI setting refuses instead of corrupting memory.

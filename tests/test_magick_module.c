@@ -16,6 +16,7 @@
 #include <magick/MagickCore.h>
 
 #include "recblur.h"
+#include "recblur_deblur.h"
 
 #define W 37
 #define H 23
@@ -402,6 +403,91 @@ static void test_cancel_leaves_images_unchanged(void **state)
     DestroyImageList(list);
 }
 
+/* op=deblur: what rb_deblur_design + rb_deblur_execute give on the same samples. */
+static uint16_t *deblur_engine_result(const uint16_t *in, int w, int h, int ch, double sigma,
+                                      double noise, int m, rb_boundary b)
+{
+    rb_context *ctx;
+    rb_deblur_filter *f;
+    rb_deblur_plan *plan;
+    rb_deblur_psf psf = { RB_DEBLUR_PSF_GAUSSIAN, sigma, 0, 0, NULL };
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    assert_int_equal(rb_deblur_design(ctx, &psf, noise, m, 0, &f), RB_OK);
+    assert_int_equal(rb_deblur_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
+    uint16_t *out = malloc((size_t)w * h * ch * sizeof *out);
+    memcpy(out, in, (size_t)w * h * ch * sizeof *out);
+    rb_image img = { w, h, ch, 0, RB_U16, RB_MEMORY_HOST,
+                     (ch == 2 || ch == 4) ? RB_ALPHA_STRAIGHT : RB_ALPHA_NONE, 1, out };
+    assert_int_equal(rb_deblur_execute(plan, &img, &img), RB_OK);
+    rb_deblur_plan_destroy(plan);
+    rb_deblur_filter_destroy(f);
+    rb_context_destroy(ctx);
+    return out;
+}
+
+static void check_deblur(int ch, int argc, const char **argv, void (*prepare)(Image *),
+                         double sigma, double noise, int m, rb_boundary_mode mode)
+{
+    uint16_t *in = pattern(W, H, ch, 31u + (uint32_t)ch);
+    Image *img = make_image(in, W, H, ch);
+    if (prepare)
+        prepare(img);
+    ExceptionInfo *ex = invoke(&img, argc, argv);
+    if (ex->severity != UndefinedException)
+        fail_msg("module failed: %s", ex->reason ? ex->reason : "");
+    uint16_t *got = export_image(img, ch);
+    rb_boundary b = { mode, 0.0f };
+    uint16_t *want = deblur_engine_result(in, W, H, ch, sigma, noise, m, b);
+    assert_true(differs(got, in, (size_t)W * H * ch));
+    assert_same(got, want, (size_t)W * H * ch, argv[0]);
+    free(in);
+    free(got);
+    free(want);
+    DestroyExceptionInfo(ex);
+    DestroyImage(img);
+}
+
+/* op=deblur on every layout, its defaults (noise 0.005, window 8, mirror),
+ * and -virtual-pixel tile choosing periodic when boundary= is absent. */
+static void test_deblur_matches_engine(void **state)
+{
+    (void)state;
+    const char *a1[] = { "op=deblur", "psf-sigma=1.5", "window=5", "boundary=periodic" };
+    for (int ch = 1; ch <= 4; ch++)
+        check_deblur(ch, 4, a1, NULL, 1.5, 0.005, 5, RB_BOUNDARY_PERIODIC);
+    const char *a2[] = { "psf-sigma=2" };
+    check_deblur(3, 1, a2, NULL, 2.0, 0.005, 8, RB_BOUNDARY_MIRROR);
+    check_deblur(4, 1, a2, set_tile, 2.0, 0.005, 8, RB_BOUNDARY_PERIODIC);
+    const char *a3[] = { "psf-sigma=1", "noise=1%", "window=3", "boundary=clamp" };
+    check_deblur(2, 4, a3, NULL, 1.0, 0.01, 3, RB_BOUNDARY_CLAMP);
+}
+
+/* A monitor cancelling the second image's deblur: no image of the list changes. */
+static void test_deblur_cancel_leaves_images_unchanged(void **state)
+{
+    (void)state;
+    monitor_state first = { 0, 0 }, second = { 0, 1 };
+    uint16_t *in = pattern(W, H, 3, 19);
+    Image *list = make_image(in, W, H, 3);
+    AppendImageToList(&list, make_image(in, W, H, 3));
+    SetImageProgressMonitor(list, stop_recblur, &first);
+    SetImageProgressMonitor(GetNextImageInList(list), stop_recblur, &second);
+    const char *argv[] = { "psf-sigma=1.5" };
+    ExceptionInfo *ex = invoke(&list, 1, argv);
+    assert_true(first.calls > 2);
+    if (ex->severity < ErrorException)
+        fail_msg("cancelling the deblur from the progress monitor raised no error");
+    assert_non_null(strstr(ex->reason, "cancel"));
+    for (Image *im = list; im; im = GetNextImageInList(im)) {
+        uint16_t *got = export_image(im, 3);
+        assert_same(got, in, (size_t)W * H * 3, "image of a cancelled deblur list");
+        free(got);
+    }
+    free(in);
+    DestroyExceptionInfo(ex);
+    DestroyImageList(list);
+}
+
 static void test_severity_is_option_error(void **state)
 {
     (void)state;
@@ -439,6 +525,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_arguments_leave_image_unchanged),
         cmocka_unit_test(test_severity_is_option_error),
         cmocka_unit_test(test_cancel_leaves_images_unchanged),
+        cmocka_unit_test(test_deblur_matches_engine),
+        cmocka_unit_test(test_deblur_cancel_leaves_images_unchanged),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     MagickCoreTerminus();

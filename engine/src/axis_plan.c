@@ -59,13 +59,17 @@ static void store(int r, const rb_real *m, double *dst)
  * accurate as the recurrence itself, and only costs O(r * decay) at plan time. */
 
 /* Samples until the impulse response of y_i = -sum d_k y_{i-k} is below
- * `tol` of its peak for good. */
+ * `tol` of its peak for good; -1 when it has not decayed after RB_DECAY_CAP
+ * samples (a pole on the unit circle that rounding let through the stability
+ * test, or one so near it that planning would take minutes: found by fuzzing). */
+#define RB_DECAY_CAP (1L << 25) /* 9x the decay of a sigma 1e5 Gaussian (3.6M) */
 static long decay_steps(const double *d, int r, long double tol)
 {
     long double h[RB_MAX_ORDER] = {0}, peak = 0;
     long last = 0;
-    const long cap = 200000000L;
-    for (long i = 0; i < cap; i++) {
+    for (long i = 0;; i++) {
+        if (i == RB_DECAY_CAP)
+            return -1;
         long double v = i == 0 ? 1.0L : 0.0L;
         for (int k = 0; k < r; k++)
             v -= d[k] * h[k];
@@ -251,7 +255,13 @@ rb_status rb_axis_plan_init(rb_context *ctx, const rb_axis *ax, rb_boundary_mode
 
     /* series: terms below 1e-21 of the peak; padded route: transients below
      * 1e-13 of the peak (far below float32 output resolution) */
-    long steps_c = decay_steps(ax->dc, r, 1e-21L), steps_a = decay_steps(ax->da, r, 1e-21L);
+    long steps_c = decay_steps(ax->dc, r, 1e-21L);
+    long steps_a = steps_c < 0 ? -1 : decay_steps(ax->da, r, 1e-21L);
+    if (steps_c < 0 || steps_a < 0)
+        return rb_error(ctx, RB_ERR_UNSTABLE,
+                        "exact boundary: the %s feedback's impulse response has not decayed after "
+                        "%ld samples (a pole on or too near the unit circle)",
+                        steps_c < 0 ? "causal" : "anticausal", RB_DECAY_CAP);
     long steps = steps_c > steps_a ? steps_c : steps_a;
     long pc = decay_steps(ax->dc, r, 1e-13L), pa = decay_steps(ax->da, r, 1e-13L);
     long pad_steps = pc > pa ? pc : pa;

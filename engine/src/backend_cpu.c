@@ -2,6 +2,7 @@
  * line solver on bundles of columns then bundles of rows, -> image.
  * Threads are plain pthreads created and joined inside each call (no pool,
  * no global state: ImageMagick unloads the module after every use). */
+#include "cpu_sweep.h"
 #include "line_solver.h"
 #include "pixel_convert.h"
 
@@ -261,6 +262,12 @@ static rb_status cpu_execute(rb_plan *plan, const rb_image *in, rb_image *out)
     size_t count = (size_t)W * (size_t)H * (size_t)ch;
     if (count / (size_t)W / (size_t)H != (size_t)ch || count > SIZE_MAX / sizeof(float))
         return rb_error(ctx, RB_ERR_SIZE, "image %dx%dx%d is too large for this machine", W, H, ch);
+    if (rb_cpu_sweep_ok(plan, in, out)) { /* the fast route (cpu_sweep.c) */
+        float cc[4] = {0, 0, 0, 0};
+        if (plan->boundary.mode == RB_BOUNDARY_CONSTANT)
+            rb_pixel_constant(plan->boundary.value, ch, in->alpha, plan->linear_light && in->srgb, cc);
+        return rb_cpu_sweep_execute(plan, in, out, rb_context_thread_count(ctx), cc);
+    }
     /* A packed F32 output can be the working buffer itself, unless a progress
      * callback could cancel (the output must then stay untouched). */
     int direct = out->format == RB_F32 && out->memory == RB_MEMORY_HOST && !ctx->progress &&

@@ -1,5 +1,8 @@
-/* The quadrant deblur filter on the CPU: plan (margin, float coefficients)
- * and a wavefront-parallel execute.
+/* The quadrant deblur filter on the CPU: plan (margin, float coefficients,
+ * back-end choice) and a wavefront-parallel execute. With a usable GPU and
+ * the cuda/auto back end, execute hands the loaded image to
+ * rb_cuda_deblur_run (cuda/rb_cuda_deblur.cu); under auto a device error
+ * falls back to the CPU below, with a log line.
  *
  * Each (channel, quadrant) is run in the canonical orientation (scan from
  * the top-left) on a buffer that holds the extended input flipped for that
@@ -13,6 +16,7 @@
  * threads are joined before execute returns. */
 #include "deblur_internal.h"
 #include "pixel_convert.h"
+#include "plan_build.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -49,6 +53,13 @@ static float *to_float(const double *c, int m, int rows, int cols)
     return o;
 }
 
+static void set_cpu_name(rb_deblur_plan *p)
+{
+    int n = rb_context_thread_count(p->ctx);
+    snprintf(p->backend_name, sizeof p->backend_name, "cpu (%d thread%s, wavefront)", n,
+             n == 1 ? "" : "s");
+}
+
 void rb_deblur_plan_destroy(rb_deblur_plan *p)
 {
     if (!p)
@@ -79,12 +90,14 @@ rb_status rb_deblur_plan_create(rb_context *ctx, const rb_deblur_filter *f, rb_b
                         (int)boundary.mode);
     if (boundary.mode == RB_BOUNDARY_CONSTANT && !isfinite(boundary.value))
         return rb_error(ctx, RB_ERR_NAN, "deblur plan: boundary constant is not finite");
-    if (ctx && ctx->backend == RB_BACKEND_CUDA)
-        return rb_error(ctx, RB_ERR_BACKEND,
-                        "deblur: the CUDA back end for the quadrant filter is not written yet; "
-                        "use --backend cpu");
-    if (ctx && ctx->backend == RB_BACKEND_AUTO)
-        rb_log(ctx, "deblur: running on the CPU (no CUDA quadrant kernel yet)");
+    /* Same rules and messages as the separable filter (plan.c): AUTO takes
+     * the GPU when one is usable, CUDA without a usable GPU is an error. */
+    const rb_backend_ops *ops = &rb_backend_cpu;
+    if (ctx && ctx->backend != RB_BACKEND_CPU) {
+        rb_status s = rb_choose_backend(ctx, &ops);
+        if (s != RB_OK)
+            return s;
+    }
     rb_deblur_plan *p = calloc(1, sizeof *p);
     if (!p)
         return rb_error(ctx, RB_ERR_NOMEM, "deblur plan: out of memory");
@@ -112,8 +125,11 @@ rb_status rb_deblur_plan_create(rb_context *ctx, const rb_deblur_filter *f, rb_b
             margin = reach;
     }
     p->margin = exact ? 0 : margin;
-    snprintf(p->backend_name, sizeof p->backend_name, "cpu (%d thread%s, wavefront)",
-             rb_context_thread_count(ctx), rb_context_thread_count(ctx) == 1 ? "" : "s");
+    p->use_cuda = ops != &rb_backend_cpu;
+    if (p->use_cuda)
+        snprintf(p->backend_name, sizeof p->backend_name, "cuda (flexible wavefront)");
+    else
+        set_cpu_name(p);
     *out = p;
     return RB_OK;
 }
@@ -259,8 +275,7 @@ rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out
     if (st != RB_OK)
         return st;
     if (in->memory != RB_MEMORY_HOST || out->memory != RB_MEMORY_HOST)
-        return rb_error(ctx, RB_ERR_UNSUPPORTED, "deblur: images must be in host memory (the CUDA "
-                                                 "back end for the quadrant filter is not written yet)");
+        return rb_error(ctx, RB_ERR_UNSUPPORTED, "deblur: images must be in host memory");
     if (in->format == RB_F64 || out->format == RB_F64)
         return rb_error(ctx, RB_ERR_UNSUPPORTED, "deblur: F64 images are not supported (U8, U16, F32)");
 
@@ -292,6 +307,22 @@ rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out
     if (p->boundary.mode == RB_BOUNDARY_CONSTANT)
         rb_pixel_constant(p->boundary.value, (int)ch, in->alpha, 0, cval);
 
+    if (p->use_cuda) {
+        rb_status cs = rb_cuda_deblur_run(p, work, cval, acc);
+        if (cs == RB_ERR_DEVICE && ctx && ctx->backend == RB_BACKEND_AUTO) {
+            rb_log(ctx, "recblur: the GPU failed (%s); falling back to the cpu back end", ctx->error);
+            p->use_cuda = 0;
+            set_cpu_name(p);
+            memset(acc, 0, sizeof(float) * (size_t)(W * H * ch));
+        } else {
+            if (cs == RB_OK && ctx && ctx->progress && ctx->progress(1.0, ctx->progress_user))
+                cs = rb_error(ctx, RB_ERR_CANCELLED, "deblur: cancelled");
+            if (cs == RB_OK)
+                rb_pixels_store(acc, out, 0);
+            free(work), free(acc), free(X), free(Y), free(progress), free(row_src), free(col_src);
+            return cs;
+        }
+    }
     int nt = rb_context_thread_count(ctx);
     if (nt > nstrips)
         nt = nstrips;

@@ -34,6 +34,7 @@ struct rb_deblur_plan {
     rb_boundary boundary;
     int margin;                  /* leading-side extension, see recblur_deblur.h */
     rb_deblur_quad_coef qc[4];
+    int use_cuda;                /* the CUDA back end runs it (rb_cuda_deblur_run) */
     char backend_name[64];
 };
 
@@ -46,5 +47,12 @@ static inline int rb_deblur_sj(int q) { return (q & 1) ? -1 : 1; }
  * Chebyshev radius past which the tail L1 is below RB_DEBLUR_DECAY_MARGIN of
  * the total. *outer gets the outer-half ratio. Returns 1 when stable. */
 int rb_deblur_decay_check(const double *b, int m, int *radius, double *outer);
+
+/* The CUDA back end (cuda/rb_cuda_deblur.cu; backend_cuda_stub.c without
+ * CUDA): work = the loaded input (interleaved floats, the plan's size),
+ * cval = the constant boundary's working value per channel, acc = the sum of
+ * the four quadrants (interleaved floats). RB_ERR_DEVICE with a message on
+ * any CUDA error, with every device buffer freed. */
+rb_status rb_cuda_deblur_run(rb_deblur_plan *p, const float *work, const float *cval, float *acc);
 
 #endif

@@ -129,11 +129,11 @@ rb_status rb_axis_from_public(rb_context *ctx, const rb_axis_filter *pub, rb_axi
     double pole;
     if (!rb_feedback_is_stable(ax.dc, ax.causal_order, &pole))
         return rb_error(ctx, RB_ERR_UNSTABLE,
-                        "%s: unstable causal feedback (pole of modulus %.6g on or outside the unit circle)",
+                        "%s: unstable causal feedback (pole of modulus %.9g on or outside the unit circle)",
                         what, pole);
     if (!rb_feedback_is_stable(ax.da, ax.anticausal_order, &pole))
         return rb_error(ctx, RB_ERR_UNSTABLE,
-                        "%s: unstable anticausal feedback (pole of modulus %.6g on or outside the unit circle)",
+                        "%s: unstable anticausal feedback (pole of modulus %.9g on or outside the unit circle)",
                         what, pole);
 
     double fsum = 1.0;

@@ -403,8 +403,12 @@ rb_lane *rb_line_solve_ex(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *w
             for (ptrdiff_t i = 0; i < n; i++)
                 for (ptrdiff_t l = 0; l < L; l++)
                     mean[l] += x0[i * L + l];
-        for (ptrdiff_t l = 0; l < L; l++)
+        for (ptrdiff_t l = 0; l < L; l++) {
             mean[l] /= (double)n;
+            /* a NaN/Inf sample must not reach the whole line through its mean */
+            if (!isfinite(mean[l]))
+                mean[l] = 0.0;
+        }
         if (!fold) {
             for (ptrdiff_t l = 0; l < L; l++) {
                 c0[l] -= mean[l];

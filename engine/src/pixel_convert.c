@@ -52,6 +52,10 @@ rb_status rb_image_check(rb_context *ctx, const rb_image *img, int width, int he
     if (img->stride && img->stride < row)
         return rb_error(ctx, RB_ERR_SIZE, "%s image: stride %zu bytes is less than a row (%zu bytes)",
                         what, img->stride, row);
+    /* the last row's end must be addressable: stride * (height - 1) + row must not wrap */
+    if (height > 1 && rb_image_stride(img) > ((size_t)PTRDIFF_MAX - row) / (size_t)(height - 1))
+        return rb_error(ctx, RB_ERR_SIZE, "%s image: stride %zu bytes times %d rows is beyond the "
+                        "address space", what, rb_image_stride(img), height);
     return RB_OK;
 }
 

@@ -106,6 +106,8 @@ rb_status rb_plan_build(rb_context *ctx, const rb_filter *filter, rb_boundary bo
         p->backend_name[0] = 0;
         p->backend = &rb_backend_cpu;
         s = p->backend->plan_init(p);
+        if (s == RB_OK)
+            ctx->error[0] = 0; /* the fall-back worked: no error to report */
     }
     if (s != RB_OK) {
         p->backend = NULL;
@@ -216,14 +218,17 @@ rb_status rb_execute(rb_plan *plan, const rb_image *in, rb_image *out)
     if (s == RB_ERR_DEVICE && plan->backend != &rb_backend_cpu && ctx->backend == RB_BACKEND_AUTO &&
         in->memory == RB_MEMORY_HOST && out->memory == RB_MEMORY_HOST) {
         rb_log(ctx, "recblur: the GPU failed (%s); falling back to the cpu back end", ctx->error);
+        /* the device buffers go now (nothing leaks), and the plan stays on the
+         * cpu for its later runs: a GPU that failed once is not trusted again */
         if (plan->backend->plan_fini)
             plan->backend->plan_fini(plan);
         plan->backend_state = NULL;
         plan->backend_name[0] = 0;
         plan->backend = &rb_backend_cpu;
-        rb_backend_cpu.plan_init(plan);
+        s = rb_backend_cpu.plan_init(plan);
         set_default_name(plan);
-        s = plan->backend->execute(plan, in, out);
+        if (s == RB_OK)
+            s = plan->backend->execute(plan, in, out);
     }
     if (s == RB_OK)
         ctx->error[0] = 0;

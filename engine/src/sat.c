@@ -88,7 +88,10 @@ rb_status rb_sat(rb_context *ctx, const rb_image *in, rb_image *out)
     if (ctx->backend == RB_BACKEND_CUDA) {
         const rb_backend_ops *cuda = rb_backend_cuda();
         char why[256] = "";
-        if (!cuda || !cuda->sat || cuda->probe(why, sizeof why) != RB_OK)
+        if (!cuda)
+            return rb_error(ctx, RB_ERR_BACKEND, "rb_sat: the cuda back end was requested, but recblur "
+                                                 "was built without CUDA");
+        if (!cuda->sat || cuda->probe(why, sizeof why) != RB_OK)
             return rb_error(ctx, RB_ERR_BACKEND, "rb_sat: the cuda back end is not available%s%s",
                             why[0] ? ": " : "", why);
         return cuda->sat(ctx, in, out);

@@ -1,0 +1,178 @@
+/* Options of the deblur procedure -> engine calls. No math here: the engine
+ * designs the quadrant filter (rb_deblur_design), loads presets
+ * (rb_deblur_preset_load) and runs it (rb_deblur_execute). Checks and messages
+ * follow `recblur deblur` (cli/cmd_deblur.c). */
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rbg.h"
+/* The engine's one preset search order, so the menu lists what
+ * rb_deblur_preset_load finds (engine/src, linked in statically). */
+#include "preset_path.h"
+
+void rbg_deblur_defaults(RbgDeblurVals *v)
+{
+    memset(v, 0, sizeof *v);
+    v->psf_sigma = 1.5;
+    v->noise = RBG_DEBLUR_NOISE;
+    v->window = RBG_DEBLUR_WINDOW;
+    v->boundary = RB_BOUNDARY_MIRROR;     /* the CLI's default */
+    v->constant = 0.0;
+    v->linear = FALSE;                    /* the stored values, as the CLI */
+    v->backend = RB_BACKEND_AUTO;
+    v->preview = TRUE;
+}
+
+gchar *rbg_deblur_check(const RbgDeblurVals *v)
+{
+    if (!v->preset[0] && !(isfinite(v->psf_sigma) && v->psf_sigma > 0.0))
+        return g_strdup_printf("recblur: deblur: psf-sigma %g is not a positive number",
+                               v->psf_sigma);
+    if (!v->preset[0] && !(isfinite(v->noise) && v->noise >= 0.0 && v->noise <= 0.5))
+        return g_strdup_printf("recblur: deblur: noise %g must be a standard deviation 0..0.5 "
+                               "(e.g. 0.005 for 0.5%%)", v->noise);
+    if (!v->preset[0] && (v->window < RB_DEBLUR_MIN_WINDOW || v->window > RB_DEBLUR_MAX_WINDOW))
+        return g_strdup_printf("recblur: deblur: window %d must be an integer %d..%d", v->window,
+                               RB_DEBLUR_MIN_WINDOW, RB_DEBLUR_MAX_WINDOW);
+    if (v->boundary < RB_BOUNDARY_ZERO || v->boundary > RB_BOUNDARY_NONE)
+        return g_strdup_printf("recblur: deblur: boundary %d: must be 0 (zero), 1 (constant), "
+                               "2 (clamp), 3 (periodic/tileable), 4 (mirror) or 5 (none)",
+                               v->boundary);
+    if (!isfinite(v->constant))
+        return g_strdup_printf("recblur: deblur: constant %g is not a number", v->constant);
+    if (v->backend < RB_BACKEND_AUTO || v->backend > RB_BACKEND_CUDA)
+        return g_strdup_printf("recblur: deblur: backend %d: must be 0 (auto), 1 (cpu) or "
+                               "2 (gpu/cuda)", v->backend);
+    return NULL;
+}
+
+rb_status rbg_deblur_make_filter(rb_context *ctx, const RbgDeblurVals *v, rb_deblur_filter **out,
+                                 rb_boundary *boundary, int *has_boundary)
+{
+    *has_boundary = 0;
+    if (v->preset[0])
+        return rb_deblur_preset_load(ctx, v->preset, out, boundary, has_boundary);
+    rb_deblur_psf psf = { RB_DEBLUR_PSF_GAUSSIAN, v->psf_sigma, 0, 0, NULL };
+    return rb_deblur_design(ctx, &psf, v->noise, v->window, 0, out);
+}
+
+gboolean rbg_deblur_apply_preset(const char *name, RbgDeblurVals *v, gchar **error)
+{
+    rb_context *ctx = NULL;
+    rb_deblur_filter *f = NULL;
+    rb_boundary b;
+    int has_b = 0;
+
+    if (rb_context_create(&ctx) != RB_OK) {
+        *error = g_strdup("recblur: out of memory creating the engine context");
+        return FALSE;
+    }
+    rb_status st = rb_deblur_preset_load(ctx, name, &f, &b, &has_b);
+    if (st != RB_OK) {
+        const char *msg = rb_context_error(ctx);
+        *error = msg && *msg ? g_strdup(msg)
+                             : g_strdup_printf("recblur: deblur preset \"%s\": %s", name,
+                                               rb_status_string(st));
+        rb_context_destroy(ctx);
+        return FALSE;
+    }
+    g_strlcpy(v->preset, name, sizeof v->preset);
+    v->window = rb_deblur_filter_window(f);
+    if (has_b) {
+        v->boundary = b.mode;
+        v->constant = b.value;
+    }
+    rb_deblur_filter_destroy(f);
+    rb_context_destroy(ctx);
+    return TRUE;
+}
+
+gboolean rbg_deblur_pixels(const void *vals, const RbgLayout *layout, float *pixels, int w,
+                           int h, rb_progress_fn progress, void *user, gchar **backend,
+                           gchar **error)
+{
+    const RbgDeblurVals *v = vals;
+    rb_context *ctx = NULL;
+    rb_deblur_filter *filter = NULL;
+    rb_deblur_plan *plan = NULL;
+    gboolean ok = FALSE;
+    gchar *bad = rbg_deblur_check(v);
+
+    if (bad) {
+        *error = bad;
+        return FALSE;
+    }
+    if (rb_context_create(&ctx) != RB_OK) {
+        *error = g_strdup("recblur: out of memory creating the engine context");
+        return FALSE;
+    }
+    if (progress)
+        rb_context_set_progress(ctx, progress, user);
+
+    /* v->boundary already holds a preset's boundary (rbg_deblur_apply_preset,
+     * called by the PDB and the dialog when a preset is chosen). */
+    rb_boundary boundary = { (rb_boundary_mode)v->boundary, (float)v->constant };
+    rb_boundary preset_boundary;
+    int has_preset_boundary;
+    rb_image img = { 0 };
+    img.width = w;
+    img.height = h;
+    img.channels = layout->channels;
+    img.format = RB_F32;
+    img.memory = RB_MEMORY_HOST;
+    img.alpha = layout->alpha;
+    img.srgb = 0;              /* babl already delivered the encoding we filter in */
+    img.data = pixels;
+
+    if (rb_context_set_backend(ctx, (rb_backend)v->backend) != RB_OK ||
+        rbg_deblur_make_filter(ctx, v, &filter, &preset_boundary, &has_preset_boundary) != RB_OK ||
+        rb_deblur_plan_create(ctx, filter, boundary, w, h, layout->channels, &plan) != RB_OK ||
+        rb_deblur_execute(plan, &img, &img) != RB_OK) {
+        const char *msg = rb_context_error(ctx);
+        *error = g_strdup(msg && *msg ? msg : "recblur: the engine failed without a message");
+        goto done;
+    }
+    if (backend)
+        *backend = g_strdup(rb_deblur_plan_backend_name(plan));
+    ok = TRUE;
+done:
+    rb_deblur_plan_destroy(plan);
+    rb_deblur_filter_destroy(filter);
+    rb_context_destroy(ctx);
+    return ok;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+int rbg_deblur_preset_list(char names[][RBG_PRESET_MAX], int max)
+{
+    static char dirs[RB_PRESET_MAX_DIRS][RB_PRESET_DIR_LEN];
+    int nd = rb_preset_search_dirs(dirs, RB_PRESET_MAX_DIRS), count = 0;
+    for (int i = 0; i < nd && count < max; i++) {
+        DIR *d = opendir(dirs[i]);
+        if (!d)
+            continue;
+        struct dirent *de;
+        while ((de = readdir(d)) && count < max) {
+            size_t l = strlen(de->d_name);
+            if (l <= 7 || strcmp(de->d_name + l - 7, ".deblur") || l - 7 >= RBG_PRESET_MAX ||
+                de->d_name[0] == '.')
+                continue;
+            char nm[RBG_PRESET_MAX];
+            memcpy(nm, de->d_name, l - 7);
+            nm[l - 7] = '\0';
+            int dup = 0;
+            for (int k = 0; k < count && !dup; k++)
+                dup = !strcmp(names[k], nm);
+            if (!dup)
+                memcpy(names[count++], nm, l - 6);
+        }
+        closedir(d);
+    }
+    qsort(names, (size_t)count, sizeof names[0], cmp_names);
+    return count;
+}

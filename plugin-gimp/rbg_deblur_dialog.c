@@ -1,0 +1,257 @@
+/* The "Deblur (2D IIR)" dialog (gimpui-2.0, GTK 2): preview on the left; on the
+ * right a menu of the designed .deblur presets, or the PSF (Gaussian sigma),
+ * the noise level and the window the engine designs a filter from, and the
+ * boundary. Widgets write into RbgDeblurVals; the engine does the rest. */
+#include <string.h>
+#include "rbg_dialog.h"
+
+#define RBG_MAX_DEBLUR_PRESETS 128
+
+typedef struct {
+    gint32         drawable_id;
+    RbgDeblurVals *vals;
+    GtkWidget     *preview;
+    GtkObject     *sigma_adj, *noise_adj, *window_adj, *constant_adj;
+    GtkWidget     *preset_combo, *boundary_combo, *linear_toggle;
+    GtkWidget     *backend_label, *status_label;
+    gboolean       updating;
+} RbgDeblurDialog;
+
+static void update_sensitivity(RbgDeblurDialog *d)
+{
+    gboolean design = d->vals->preset[0] == '\0';
+    gimp_scale_entry_set_sensitive(d->sigma_adj, design);
+    gimp_scale_entry_set_sensitive(d->noise_adj, design);
+    gimp_scale_entry_set_sensitive(d->window_adj, design);
+    gimp_scale_entry_set_sensitive(d->constant_adj, d->vals->boundary == RB_BOUNDARY_CONSTANT);
+}
+
+static void set_widgets(RbgDeblurDialog *d)
+{
+    const RbgDeblurVals *v = d->vals;
+    d->updating = TRUE;
+    gtk_adjustment_set_value(GTK_ADJUSTMENT(d->sigma_adj), v->psf_sigma);
+    gtk_adjustment_set_value(GTK_ADJUSTMENT(d->noise_adj), v->noise);
+    gtk_adjustment_set_value(GTK_ADJUSTMENT(d->window_adj), v->window);
+    gtk_adjustment_set_value(GTK_ADJUSTMENT(d->constant_adj), v->constant);
+    gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d->boundary_combo), v->boundary);
+    gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(d->linear_toggle), v->linear);
+    d->updating = FALSE;
+    update_sensitivity(d);
+}
+
+static void invalidate(RbgDeblurDialog *d)
+{
+    update_sensitivity(d);
+    if (!d->updating)
+        gimp_preview_invalidate(GIMP_PREVIEW(d->preview));
+}
+
+static void preview_invalidated(GimpPreview *preview, RbgDeblurDialog *d)
+{
+    /* Past 1 megapixel only the visible area is filtered: the window plus a
+     * generous decay length keeps the crop's own edges out of sight. */
+    rbg_preview_render(preview, d->drawable_id, d->vals->linear, 64 + 2 * d->vals->window,
+                       rbg_deblur_pixels, d->vals, d->backend_label, d->status_label);
+}
+
+static void adj_changed(GtkAdjustment *adj, RbgDeblurDialog *d)
+{
+    if (d->updating)
+        return;
+    gdouble value = gtk_adjustment_get_value(adj);
+    if ((GtkObject *)adj == d->sigma_adj)
+        d->vals->psf_sigma = value;
+    else if ((GtkObject *)adj == d->noise_adj)
+        d->vals->noise = value;
+    else if ((GtkObject *)adj == d->window_adj)
+        d->vals->window = (gint)(value + 0.5);
+    else
+        d->vals->constant = value;
+    invalidate(d);
+}
+
+static void boundary_changed(GtkWidget *combo, RbgDeblurDialog *d)
+{
+    gint value;
+    if (d->updating || !gimp_int_combo_box_get_active(GIMP_INT_COMBO_BOX(combo), &value))
+        return;
+    d->vals->boundary = value;
+    invalidate(d);
+}
+
+static void linear_toggled(GtkToggleButton *toggle, RbgDeblurDialog *d)
+{
+    if (d->updating)
+        return;
+    d->vals->linear = gtk_toggle_button_get_active(toggle);
+    invalidate(d);
+}
+
+/* Entry 0 designs from the PSF; the others load a preset (its window and
+ * boundary show in the widgets). */
+static void preset_changed(GtkComboBox *combo, RbgDeblurDialog *d)
+{
+    if (d->updating)
+        return;
+    gint index = gtk_combo_box_get_active(combo);
+    if (index <= 0) {
+        d->vals->preset[0] = '\0';
+        gtk_label_set_text(GTK_LABEL(d->status_label), "");
+        invalidate(d);
+        return;
+    }
+    gchar *name = gtk_combo_box_text_get_active_text(GTK_COMBO_BOX_TEXT(combo));
+    gchar *err = NULL;
+    RbgDeblurVals v = *d->vals;
+    if (rbg_deblur_apply_preset(name, &v, &err)) {
+        *d->vals = v;
+        set_widgets(d);
+        gtk_label_set_text(GTK_LABEL(d->status_label), "");
+        gimp_preview_invalidate(GIMP_PREVIEW(d->preview));
+    } else {
+        gtk_label_set_text(GTK_LABEL(d->status_label), err);
+        g_free(err);
+    }
+    g_free(name);
+}
+
+static GtkWidget *presets_menu_new(RbgDeblurDialog *d)
+{
+    static char names[RBG_MAX_DEBLUR_PRESETS][RBG_PRESET_MAX];
+    GtkWidget *combo = gtk_combo_box_text_new();
+    int n = rbg_deblur_preset_list(names, RBG_MAX_DEBLUR_PRESETS);
+    int active = 0;
+
+    gtk_combo_box_text_append_text(GTK_COMBO_BOX_TEXT(combo), "(design from the PSF below)");
+    for (int i = 0; i < n; i++) {
+        gtk_combo_box_text_append_text(GTK_COMBO_BOX_TEXT(combo), names[i]);
+        if (d->vals->preset[0] && strcmp(d->vals->preset, names[i]) == 0)
+            active = i + 1;
+    }
+    if (d->vals->preset[0] && !active)
+        d->vals->preset[0] = '\0';   /* last run's preset is gone (or was a path) */
+    gtk_combo_box_set_active(GTK_COMBO_BOX(combo), active);
+    gimp_help_set_help_data(combo,
+        "Designed filters (NAME.deblur) from $RECBLUR_PRESET_PATH and the installed "
+        "presets directory, e.g. deblur-gauss-1.5 for a Gaussian blur of sigma 1.5 px; "
+        "make your own with `recblur design-deblur`", NULL);
+    g_signal_connect(combo, "changed", G_CALLBACK(preset_changed), d);
+    return combo;
+}
+
+gboolean rbg_deblur_dialog(gint32 drawable_id, RbgDeblurVals *v)
+{
+    RbgDeblurDialog d;
+    memset(&d, 0, sizeof d);
+    d.drawable_id = drawable_id;
+    d.vals = v;
+
+    gimp_ui_init(RBG_BINARY, TRUE);
+    GtkWidget *dialog = gimp_dialog_new("Deblur (2D IIR)", RBG_BINARY, NULL, 0,
+                                        gimp_standard_help_func, RBG_DEBLUR_PROC,
+                                        "_Cancel", GTK_RESPONSE_CANCEL,
+                                        "_OK", GTK_RESPONSE_OK,
+                                        NULL);
+    gtk_dialog_set_alternative_button_order(GTK_DIALOG(dialog), GTK_RESPONSE_OK,
+                                            GTK_RESPONSE_CANCEL, -1);
+    gimp_window_set_transient(GTK_WINDOW(dialog));
+
+    GtkWidget *hbox = gtk_hbox_new(FALSE, 12);
+    gtk_container_set_border_width(GTK_CONTAINER(hbox), 12);
+    gtk_box_pack_start(GTK_BOX(gtk_dialog_get_content_area(GTK_DIALOG(dialog))), hbox,
+                       TRUE, TRUE, 0);
+
+    d.preview = gimp_drawable_preview_new_from_drawable_id(drawable_id);
+    gtk_widget_set_size_request(d.preview, 300, -1);
+    gimp_preview_set_update(GIMP_PREVIEW(d.preview), v->preview);
+    gtk_box_pack_start(GTK_BOX(hbox), d.preview, TRUE, TRUE, 0);
+    g_signal_connect(d.preview, "invalidated", G_CALLBACK(preview_invalidated), &d);
+
+    GtkWidget *table = gtk_table_new(9, 3, FALSE);
+    gtk_table_set_col_spacings(GTK_TABLE(table), 6);
+    gtk_table_set_row_spacings(GTK_TABLE(table), 4);
+    gtk_box_pack_start(GTK_BOX(hbox), table, FALSE, FALSE, 0);
+    int row = 0;
+
+    d.preset_combo = presets_menu_new(&d);
+    /* Mnemonics: alt+p is the preview's toggle and alt+c Cancel. */
+    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "P_reset:", 0.0, 0.5,
+                              d.preset_combo, 2, FALSE);
+
+    d.sigma_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "PSF _sigma:", 160, 7,
+                                       v->psf_sigma, 0.3, 5.0, 0.1, 0.5, 2, FALSE, 0.3, 20.0,
+                                       "Standard deviation in pixels of the Gaussian blur to "
+                                       "undo (0.3 .. 20)", NULL);
+    d.noise_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "_Noise:", 160, 7,
+                                       v->noise, 0.0, 0.05, 0.001, 0.005, 4, FALSE, 0.0, 0.5,
+                                       "Noise standard deviation of the image, 0..1 units "
+                                       "(0.005 = 0.5%): larger is smoother, with fewer "
+                                       "artefacts", NULL);
+    d.window_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "_Window:", 160, 7,
+                                        v->window, RB_DEBLUR_MIN_WINDOW, 31,
+                                        1.0, 4.0, 0, FALSE, RB_DEBLUR_MIN_WINDOW,
+                                        RB_DEBLUR_MAX_WINDOW,
+                                        "Side m of each quadrant filter's m x m window "
+                                        "(2 .. 64): larger fits the inverse better and runs "
+                                        "slower", NULL);
+    g_signal_connect(d.sigma_adj, "value-changed", G_CALLBACK(adj_changed), &d);
+    g_signal_connect(d.noise_adj, "value-changed", G_CALLBACK(adj_changed), &d);
+    g_signal_connect(d.window_adj, "value-changed", G_CALLBACK(adj_changed), &d);
+
+    GtkListStore *store = gimp_int_store_new();
+    static const struct { const char *label; gint value; } bounds[] = {
+        { "Mirror", RB_BOUNDARY_MIRROR }, { "Clamp (repeat edge)", RB_BOUNDARY_CLAMP },
+        { "Tileable (periodic)", RB_BOUNDARY_PERIODIC }, { "Zero", RB_BOUNDARY_ZERO },
+        { "Constant value", RB_BOUNDARY_CONSTANT }, { "None (zero start)", RB_BOUNDARY_NONE },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(bounds); i++) {
+        GtkTreeIter iter;
+        gtk_list_store_append(store, &iter);
+        gtk_list_store_set(store, &iter, GIMP_INT_STORE_VALUE, bounds[i].value,
+                           GIMP_INT_STORE_LABEL, bounds[i].label, -1);
+    }
+    d.boundary_combo = g_object_new(GIMP_TYPE_INT_COMBO_BOX, "model", store, NULL);
+    g_object_unref(store);
+    gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d.boundary_combo), v->boundary);
+    gimp_help_set_help_data(d.boundary_combo,
+        "What lies outside the image (or the selection's bounding box)", NULL);
+    g_signal_connect(d.boundary_combo, "changed", G_CALLBACK(boundary_changed), &d);
+    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "_Boundary:", 0.0, 0.5,
+                              d.boundary_combo, 2, FALSE);
+    d.constant_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "Cons_tant:", 160, 7,
+                                          v->constant, 0.0, 1.0, 0.01, 0.1, 3, TRUE, 0.0, 1.0,
+                                          "Value outside the image for the Constant boundary",
+                                          NULL);
+    g_signal_connect(d.constant_adj, "value-changed", G_CALLBACK(adj_changed), &d);
+
+    d.linear_toggle = gtk_check_button_new_with_mnemonic("_Linear light");
+    gimp_help_set_help_data(d.linear_toggle,
+        "Deblur linear-light values (where optical blur happens); off deblurs the stored "
+        "gamma-encoded values, as `recblur deblur` does", NULL);
+    g_signal_connect(d.linear_toggle, "toggled", G_CALLBACK(linear_toggled), &d);
+    gtk_table_attach(GTK_TABLE(table), d.linear_toggle, 1, 3, row, row + 1, GTK_FILL, GTK_FILL,
+                     0, 0);
+    row++;
+
+    d.backend_label = gtk_label_new("Back end in use: (not run yet)");
+    gtk_misc_set_alignment(GTK_MISC(d.backend_label), 0.0, 0.5);
+    gtk_table_attach(GTK_TABLE(table), d.backend_label, 0, 3, row, row + 1, GTK_FILL, GTK_FILL,
+                     0, 0);
+    row++;
+    d.status_label = gtk_label_new("");
+    gtk_label_set_line_wrap(GTK_LABEL(d.status_label), TRUE);
+    gtk_widget_set_size_request(d.status_label, 360, -1);
+    gtk_misc_set_alignment(GTK_MISC(d.status_label), 0.0, 0.0);
+    gtk_table_attach(GTK_TABLE(table), d.status_label, 0, 3, row, row + 1, GTK_FILL, GTK_FILL,
+                     0, 0);
+    row++;
+
+    set_widgets(&d);
+    gtk_widget_show_all(dialog);
+
+    gboolean ok = gimp_dialog_run(GIMP_DIALOG(dialog)) == GTK_RESPONSE_OK;
+    v->preview = gimp_preview_get_update(GIMP_PREVIEW(d.preview));
+    gtk_widget_destroy(dialog);
+    return ok;
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Sanitizer stage: builds the whole tree with AddressSanitizer + UndefinedBehavior-
+# Sanitizer (-fno-sanitize-recover=all: any report fails the test) in build-asan
+# (or $RECBLUR_ASAN_BUILD_DIR), CUDA off, the plug-ins as found (AUTO, as CI builds
+# them), and runs the whole ctest suite:
+#   1. every test of our own code (engine, CLI, fuzz replays, the in-process
+#      ImageMagick module test, ...) with leak detection on;
+#   2. the tests that drive real hosts: `convert` (ImageMagick 6) loads our
+#      sanitized module, so the ASan runtime is preloaded into it (LD_PRELOAD;
+#      an instrumented .so cannot be dlopen'ed into an uninstrumented process
+#      otherwise); the GIMP plug-in is our own executable, sanitized itself,
+#      started by an uninstrumented GIMP. Leak checking is off in this pass only:
+#      it would report the hosts' own allocations (ImageMagick, GLib/GTK) that
+#      they never free at exit, not ours.
+# Extra arguments go to ctest (e.g. -R engine).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${RECBLUR_ASAN_BUILD_DIR:-$root/build-asan}"
+cc="${CC:-gcc}"
+san="-fsanitize=address,undefined -fno-sanitize-recover=all"
+cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_FLAGS="-O1 -g -fno-omit-frame-pointer $san" \
+  -DCMAKE_EXE_LINKER_FLAGS="$san" -DCMAKE_SHARED_LINKER_FLAGS="$san" \
+  -DCMAKE_MODULE_LINKER_FLAGS="$san" -DRECBLUR_CUDA=OFF >/dev/null
+cmake --build "$build" -j "$(nproc)"
+
+cd "$build"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+asan_common="abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1"
+# Host tests: ImageMagick's `convert` loading our module (test_magick_* but the
+# in-process test_magick_module) and the GIMP tests (label gimp).
+count() { ctest -N "$@" | grep -c 'Test *#' || true; }
+
+echo "sanitize: pass 1: our own code, ASan+UBSan, leak checking on"
+ASAN_OPTIONS="$asan_common:strict_string_checks=1:detect_leaks=1" \
+  ctest -j "$(nproc)" --output-on-failure -LE gimp -E '^test_magick_' "$@"
+if [ "$(count -R '^test_magick_module$')" -gt 0 ]; then
+  ASAN_OPTIONS="$asan_common:strict_string_checks=1:detect_leaks=1" \
+    ctest --output-on-failure -R '^test_magick_module$' "$@"
+fi
+
+if [ "$(count -R '^test_magick_' -E '^test_magick_module$')" -gt 0 ]; then
+  libasan="$("$cc" -print-file-name=libasan.so)"
+  [ -f "$libasan" ] || { echo "sanitize: no libasan.so for $cc" >&2; exit 1; }
+  echo "sanitize: pass 2: ImageMagick host tests, $libasan preloaded into convert, leak checking off"
+  LD_PRELOAD="$libasan" ASAN_OPTIONS="$asan_common:detect_leaks=0" \
+    ctest --output-on-failure -R '^test_magick_' -E '^test_magick_module$' "$@"
+fi
+if [ "$(count -L gimp)" -gt 0 ]; then
+  echo "sanitize: pass 3: GIMP host tests (the plug-in executable is sanitized), leak checking off"
+  ASAN_OPTIONS="$asan_common:detect_leaks=0" ctest --output-on-failure -L gimp "$@"
+fi
+echo "sanitize: all tests passed under AddressSanitizer + UndefinedBehaviorSanitizer"

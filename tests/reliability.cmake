@@ -1,0 +1,18 @@
+# Reliability tests (issue 7): hostile inputs through the engine API and the
+# CLI, thread safety, GPU faults (no-GPU part always; the GPU part skips
+# with a message when no device is usable). docs/RELIABILITY.md maps each
+# guarantee to these tests.
+rb_add_test(test_hostile ${CMAKE_CURRENT_LIST_DIR}/test_hostile.c ${CMAKE_CURRENT_LIST_DIR}/reference.c)
+set_tests_properties(test_hostile PROPERTIES SKIP_RETURN_CODE 77)
+
+rb_add_test(test_threads ${CMAKE_CURRENT_LIST_DIR}/test_threads.c)
+
+rb_add_test(test_gpu_faults ${CMAKE_CURRENT_LIST_DIR}/test_gpu_faults.c)
+if(RECBLUR_HAVE_CUDA)
+  target_compile_definitions(test_gpu_faults PRIVATE RB_TEST_HAVE_CUDA=1)
+endif()
+
+add_test(NAME cli_hostile COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_hostile_cli.sh)
+set_tests_properties(cli_hostile PROPERTIES
+  SKIP_RETURN_CODE 77
+  ENVIRONMENT "RECBLUR=$<TARGET_FILE:recblur_cli>;CLI_REF=$<TARGET_FILE:test_cli_ref>;SRC=${PROJECT_SOURCE_DIR};RECBLUR_PRESET_PATH=${PROJECT_SOURCE_DIR}/presets")

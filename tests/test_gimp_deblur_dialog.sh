@@ -1,0 +1,87 @@
+#!/bin/bash
+# The deblur dialog, for real: GIMP under Xvfb runs plug-in-recblur-deblur
+# RUN-INTERACTIVE twice. First we design from a PSF: PSF sigma 2.5, window 6
+# typed into the dialog (through the label mnemonics), screenshot
+# (WORK_DIR/gimp-deblur-dialog.png), OK. Then we pick the preset
+# deblur-gauss-2 from the preset menu and press OK. Checks: both results equal
+# `recblur deblur` with those settings (within one 8-bit step), and a
+# RUN-WITH-LAST-VALS call afterwards repeats the second exactly.
+# Keys go through XTEST to the window under the pointer (no window manager).
+# usage: test_gimp_deblur_dialog.sh PLUGIN CLI TESTS_SRC_DIR WORK_DIR IMAGE
+set -u
+if [ -z "${RB_IN_XVFB:-}" ]; then
+    exec env RB_IN_XVFB=1 timeout 400 xvfb-run -a -s "-screen 0 1024x768x24" bash "$0" "$@"
+fi
+PLUGIN=$1 CLI=$2 T=$3 W=$4 IN=$5
+. "$T/test_gimp_lib.sh"
+O=$W/out
+CHECK="$PY $T/gimp_check.py"
+gimp_profile "$W/profile" "$PLUGIN"
+rm -rf "$O" "$W/gimp-deblur-dialog.png" && mkdir -p "$O"
+
+# Position of deblur-gauss-2 in the menu: entry 0 designs, then the presets sorted.
+N=$(ls "${RECBLUR_PRESET_PATH:-$T/../presets}" | sed -n 's/\.deblur$//p' | LC_ALL=C sort |
+    awk '$1 == "deblur-gauss-2" { print NR; exit }')
+[ -n "$N" ] || fail "preset deblur-gauss-2.deblur not found in ${RECBLUR_PRESET_PATH:-$T/../presets}"
+
+gimp_run -b "(begin (load \"$T/test_gimp.scm\") (recblur-test-deblur-dialog \"$IN\" \"$O\"))" \
+         -b '(gimp-quit 0)' >"$W/gimp.log" 2>&1 &
+GIMP_PID=$!
+
+# wait_dialog: the id of a newly mapped "Deblur (2D IIR)" window.
+wait_dialog() {
+    local wid
+    wid=$(timeout 120 xdotool search --sync --onlyvisible --name '^Deblur \(2D IIR\)$' 2>/dev/null | head -1)
+    if [ -z "$wid" ]; then
+        kill "$GIMP_PID" 2>/dev/null
+        cat "$W/gimp.log" >&2
+        fail "no 'Deblur (2D IIR)' window within 120 s"
+    fi
+    echo "$wid"
+}
+# press_ok WID: alt+o (the "_OK" mnemonic) until the window is gone.
+press_ok() {
+    for try in 1 2 3 4 5; do
+        xdotool mousemove --window "$1" 100 100 key alt+o 2>/dev/null
+        sleep 2
+        xdotool search --onlyvisible --name '^Deblur \(2D IIR\)$' 2>/dev/null | grep -qx "$1" || return 0
+    done
+    fail "the dialog did not close on alt+o"
+}
+# type_field WID KEY TEXT: focus a field by its label's mnemonic, replace its text.
+type_field() {
+    xdotool mousemove --window "$1" 100 100 key "$2" sleep 0.3 key ctrl+a sleep 0.2 type "$3"
+    xdotool key Tab
+    sleep 0.5
+}
+
+WID=$(wait_dialog)
+sleep 2
+type_field "$WID" alt+s 2.5
+type_field "$WID" alt+w 6
+sleep 3    # the preview updates after the last change, then filters
+import -window "$WID" -define png:color-type=2 "$W/gimp-deblur-dialog.png" || fail "screenshot failed"
+echo "screenshot: $W/gimp-deblur-dialog.png ($(identify -format '%wx%h' "$W/gimp-deblur-dialog.png"))"
+press_ok "$WID"
+
+WID=$(wait_dialog)
+sleep 2
+xdotool mousemove --window "$WID" 100 100 key alt+r
+sleep 0.5
+for i in $(seq "$N"); do xdotool key Down; sleep 0.2; done
+sleep 2
+press_ok "$WID"
+
+wait "$GIMP_PID"
+grep -E "^batch command|recblur" "$W/gimp.log"
+grep -q "^batch command executed successfully" "$W/gimp.log" || fail "the interactive batch did not succeed"
+
+rc=0
+"$CLI" deblur --psf-sigma 2.5 --window 6 "$IN" "$O/ref_design.png" || rc=1
+"$CLI" deblur --preset deblur-gauss-2 "$IN" "$O/ref_preset.png" || rc=1
+$CHECK changed "$O/dialog_design.png" "$IN" 1.0 || rc=1
+$CHECK close8 "$O/dialog_design.png" "$O/ref_design.png" || rc=1
+$CHECK close8 "$O/dialog_preset.png" "$O/ref_preset.png" || rc=1
+$CHECK same "$O/last_vals.png" "$O/dialog_preset.png" || rc=1
+[ $rc = 0 ] && echo "test_gimp_deblur_dialog: all checks passed"
+exit $rc
