@@ -136,7 +136,35 @@ typedef struct {
     rb_boundary_mode mode;
     float ms, copy_ms;
     double check;
+    char steps[256];   /* per-step ms of one profiled run (RECBLUR_CUDA_PROFILE=1) */
+    char solver[64];
 } row_t;
+
+/* the back end's log: which solver ran, and the per-step times */
+static char last_steps[256], last_solver[64];
+static void bench_log(const char *msg, void *user)
+{
+    (void)user;
+    const char *p;
+    if ((p = strstr(msg, "cuda steps (ms): ")))
+        snprintf(last_steps, sizeof last_steps, "%s", p + 17);
+    else if ((p = strstr(msg, "cuda solver: "))) {
+        snprintf(last_solver, sizeof last_solver, "%s", p + 13);
+        char *paren = strchr(last_solver, '(');
+        if (paren && paren > last_solver) paren[-1] = 0;
+    }
+}
+
+/* one more run with per-step events (median of 5 of each step is overkill:
+ * the third of three runs, after warm-up) */
+static void profile_steps(rb_context *gctx, rb_plan *gp, rb_image *in, rb_image *out, char *dst, size_t len)
+{
+    setenv("RECBLUR_CUDA_PROFILE", "1", 1);
+    last_steps[0] = 0;
+    for (int i = 0; i < 3; ++i) RK(gctx, rb_execute(gp, in, out));
+    unsetenv("RECBLUR_CUDA_PROFILE");
+    snprintf(dst, len, "%s", last_steps[0] ? last_steps : "-");
+}
 
 static row_t rows[256];
 static int nrows;
@@ -156,6 +184,7 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     rb_boundary b = {mode, 0.25f};
     rb_plan *gp, *cp;
     fprintf(stderr, "  [%s %d^2 x%d order %d %s: plan]\n", what, n, ch, order, rb_boundary_name(mode));
+    last_solver[0] = 0;
     RK(gctx, rb_plan_create(gctx, f, b, n, n, ch, &gp));
     rb_image di, dout_im;
     memset(&di, 0, sizeof di);
@@ -204,8 +233,10 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     r->ms = median(t, RUNS);
     r->copy_ms = copy_ms;
     r->check = check;
-    fprintf(stderr, "  %-10s %5d^2 x%d order %d %-8s %9.3f ms  check %.2e\n", what, n, ch, order,
-            rb_boundary_name(mode), r->ms, check);
+    snprintf(r->solver, sizeof r->solver, "%s", last_solver);
+    profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
+    fprintf(stderr, "  %-10s %5d^2 x%d order %d %-8s %9.3f ms  check %.2e  [%s] steps: %s\n", what, n, ch, order,
+            rb_boundary_name(mode), r->ms, check, r->solver, r->steps);
     if (!(check <= 1e-4)) { fprintf(stderr, "CHECK FAILED\n"); exit(3); }
     rb_plan_destroy(gp);
     CK(cudaFree(din));
@@ -213,6 +244,53 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     free(hin);
     free(hgpu);
     free(hcpu);
+}
+
+/* The host-pointer API: rb_execute on pageable host images (upload, filter,
+ * download), against a plain pageable cudaMemcpy up and down of the same bytes. */
+static void run_host(rb_context *gctx, const rb_filter *f, int n, int order)
+{
+    size_t count = (size_t)n * n;
+    float *hin = (float *)malloc(count * 4), *hout = (float *)malloc(count * 4), *d;
+    if (!hin || !hout) { fprintf(stderr, "out of host memory\n"); exit(2); }
+    for (size_t i = 0; i < count; ++i) hin[i] = (float)((i * 2654435761u) % 1000) / 1000.0f;
+    CK(cudaMalloc((void **)&d, count * 4));
+    rb_boundary b = {RB_BOUNDARY_CLAMP, 0};
+    rb_plan *gp;
+    RK(gctx, rb_plan_create(gctx, f, b, n, n, 1, &gp));
+    rb_image hi;
+    memset(&hi, 0, sizeof hi);
+    hi.width = hi.height = n;
+    hi.channels = 1;
+    hi.format = RB_F32;
+    hi.memory = RB_MEMORY_HOST;
+    hi.data = hin;
+    rb_image ho = hi;
+    ho.data = hout;
+    float t[RUNS], c[RUNS];
+    RK(gctx, rb_execute(gp, &hi, &ho));
+    for (int i = 0; i < RUNS; ++i) {
+        CK(cudaEventRecord(ev0, 0));
+        RK(gctx, rb_execute(gp, &hi, &ho));
+        CK(cudaEventRecord(ev1, 0));
+        CK(cudaEventSynchronize(ev1));
+        CK(cudaEventElapsedTime(&t[i], ev0, ev1));
+        CK(cudaEventRecord(ev0, 0));
+        CK(cudaMemcpy(d, hin, count * 4, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(hout, d, count * 4, cudaMemcpyDeviceToHost));
+        CK(cudaEventRecord(ev1, 0));
+        CK(cudaEventSynchronize(ev1));
+        CK(cudaEventElapsedTime(&c[i], ev0, ev1));
+    }
+    row_t *r = &rows[nrows++];
+    r->what = "iir-2d host ptrs (copy = pageable H2D+D2H)";
+    r->n = n; r->ch = 1; r->order = order; r->mode = RB_BOUNDARY_CLAMP;
+    r->ms = median(t, RUNS); r->copy_ms = median(c, RUNS); r->check = 0;
+    fprintf(stderr, "  host pointers %d^2 order %d: %.3f ms, pageable up+down copy %.3f ms\n", n, order, r->ms, r->copy_ms);
+    rb_plan_destroy(gp);
+    CK(cudaFree(d));
+    free(hin);
+    free(hout);
 }
 
 /* periodic Gaussian by cuFFT: R2C, multiply by the sampled transfer function, C2R */
@@ -248,6 +326,7 @@ static void run_fft_gauss(rb_context *gctx, rb_context *cctx, int n, float copy_
     RK(gctx, rb_filter_gaussian(gctx, sigma, sigma, RB_GAUSSIAN_DEFAULT, &f));
     rb_boundary b = {RB_BOUNDARY_PERIODIC, 0};
     rb_plan *gp;
+    last_solver[0] = 0;
     if (rb_plan_create(gctx, f, b, n, n, 1, &gp) != RB_OK) {
         fprintf(stderr, "  gaussian sigma %.0f %d^2: not run on the GPU: %s\n", sigma, n, rb_context_error(gctx));
         printf("# gaussian sigma %.0f periodic %d^2: not run on the GPU: %s\n", sigma, n, rb_context_error(gctx));
@@ -333,6 +412,8 @@ static void run_fft_gauss(rb_context *gctx, rb_context *cctx, int n, float copy_
     r->what = "gauss-rec";
     r->n = n; r->ch = 1; r->order = -1; r->mode = RB_BOUNDARY_PERIODIC;
     r->ms = median(t1, RUNS); r->copy_ms = copy_ms; r->check = diff;
+    snprintf(r->solver, sizeof r->solver, "%s", last_solver);
+    profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
     r = &rows[nrows++];
     r->what = "gauss-cufft";
     r->n = n; r->ch = 1; r->order = -1; r->mode = RB_BOUNDARY_PERIODIC;
@@ -448,7 +529,14 @@ static void run_1d(rb_context *gctx, rb_context *cctx, size_t n)
 
 int main(int argc, char **argv)
 {
-    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    /* --quick: 4096^2, clamp and periodic only; --big: 8192^2 too with every mode
+     * (Gaussian and SAT at 4096^2 only); --no-1d: skip the 1D recurrence row */
+    int quick = 0, big = 0, no1d = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--big")) big = 1;
+        else if (!strcmp(argv[i], "--no-1d")) no1d = 1;
+    }
     setvbuf(stderr, NULL, _IONBF, 0);
     cudaDeviceProp prop;
     int drv = 0, rt = 0;
@@ -462,11 +550,13 @@ int main(int argc, char **argv)
     rb_context *gctx, *cctx;
     rb_context_create(&gctx);
     rb_context_create(&cctx);
+    rb_context_set_log(gctx, bench_log, NULL);
     RK(gctx, rb_context_set_backend(gctx, RB_BACKEND_CUDA));
     RK(cctx, rb_context_set_backend(cctx, RB_BACKEND_CPU));
 
     int sizes[2] = {4096, 8192};
     int nsizes = quick ? 1 : 2;
+    (void)big;
     for (int si = 0; si < nsizes; ++si) {
         int n = sizes[si];
         size_t cnt = (size_t)n * n * 4;
@@ -494,27 +584,54 @@ int main(int argc, char **argv)
                 setenv("RECBLUR_CUDA_SOLVER", "lanes", 1);
                 run_2d(gctx, cctx, "naive-lanes", f, RB_BOUNDARY_CLAMP, n, 1, 3, copy1);
                 run_2d(gctx, cctx, "naive-lanes", f, RB_BOUNDARY_PERIODIC, n, 1, 3, copy1);
+                /* the previous block solver (five launches per axis and two transposes) */
+                setenv("RECBLUR_CUDA_SOLVER", "blocked", 1);
+                run_2d(gctx, cctx, "blocked (old)", f, RB_BOUNDARY_CLAMP, n, 1, 3, copy1);
                 unsetenv("RECBLUR_CUDA_SOLVER");
+                if (n == 4096) run_host(gctx, f, n, 3);
             }
             rb_filter_destroy(f);
         }
-        run_sat(gctx, cctx, n, copy1);
-        run_fft_gauss(gctx, cctx, n, copy1);
+        if (!big || n == 4096) {
+            run_sat(gctx, cctx, n, copy1);
+            run_fft_gauss(gctx, cctx, n, copy1);
+        }
     }
     /* 2^28 took 14.8 s a run with the single-thread carry chain (RESULTS.md); 2^24 here */
-    run_1d(gctx, cctx, (size_t)1 << 24);
+    if (!no1d) run_1d(gctx, cctx, (size_t)1 << 24);
 
-    printf("\n| workload | size | ch | order | boundary | median ms | Gpx/s | copy Gpx/s | fraction of copy | check |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|\n");
+    /* bytes the tiled solver must move per pixel and channel (F32, device to device):
+     * per axis one read for the carries, one read and one write for the output (the
+     * carries themselves add about (10 r + 2) / 32 floats per axis) */
+    printf("\n| workload | size | ch | order | boundary | median ms | Gpx/s | copy Gpx/s | fraction of copy | "
+           "model B/px | achieved GB/s | check | solver |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < nrows; ++i) {
         row_t *r = &rows[i];
         double px = (double)r->n * r->n;
-        char ord[16];
+        char ord[16], bpx[32] = "-", gbs[32] = "-";
         if (r->order > 0) snprintf(ord, sizeof ord, "%d", r->order);
         else snprintf(ord, sizeof ord, "-");
-        printf("| %s | %d^2 | %d | %s | %s | %.3f | %.2f | %.2f | %.3f | %.1e |\n", r->what, r->n, r->ch,
-               ord, r->order == 0 ? "-" : rb_boundary_name(r->mode), r->ms, px / r->ms / 1e6,
-               px / r->copy_ms / 1e6, r->copy_ms / r->ms, r->check);
+        if (r->order > 0 && !strcmp(r->what, "iir-2d")) {
+            double b = r->ch * (24.0 + 2 * 4.0 * (10.0 * r->order + 2) / 32.0);
+            snprintf(bpx, sizeof bpx, "%.1f", b);
+            snprintf(gbs, sizeof gbs, "%.0f", b * px / (r->ms * 1e6));
+        } else if (r->order == 0) {
+            snprintf(bpx, sizeof bpx, "%d", 8 * r->ch);
+            snprintf(gbs, sizeof gbs, "%.0f", 8.0 * r->ch * px / (r->ms * 1e6));
+        }
+        printf("| %s | %d^2 | %d | %s | %s | %.3f | %.2f | %.2f | %.3f | %s | %s | %.1e | %s |\n", r->what, r->n,
+               r->ch, ord, r->order == 0 ? "-" : rb_boundary_name(r->mode), r->ms, px / r->ms / 1e6,
+               px / r->copy_ms / 1e6, r->copy_ms / r->ms, bpx, gbs, r->check, r->solver[0] ? r->solver : "-");
+    }
+    printf("\nPer-step times of one profiled run (ms; CUDA events between the launches, RECBLUR_CUDA_PROFILE=1):\n\n");
+    printf("| workload | size | ch | order | boundary | steps |\n|---|---|---|---|---|---|\n");
+    for (int i = 0; i < nrows; ++i) {
+        row_t *r = &rows[i];
+        if (!r->steps[0]) continue;
+        printf("| %s | %d^2 | %d | %s | %s | %s |\n", r->what, r->n, r->ch,
+               r->order > 0 ? (r->order == 1 ? "1" : r->order == 3 ? "3" : r->order == 5 ? "5" : "?") : "-",
+               rb_boundary_name(r->mode), r->steps);
     }
     rb_context_destroy(gctx);
     rb_context_destroy(cctx);

@@ -60,7 +60,7 @@ cudaError_t rb_cuda_solve_lanes(const rb_cuda_axis *ax, const float *in, float *
 typedef struct {
     rb_cuda_axis ax;
     int nb, last_len;         /* blocks per line, samples in the last block */
-    int periodic_like;        /* periodic, and mirror (always its 2n-periodic route here) */
+    int periodic_like;        /* periodic (mirror always goes by padding in this solver) */
     double Mc[RB_MAX_ORDER * RB_MAX_ORDER], Mc_last[RB_MAX_ORDER * RB_MAX_ORDER];
     double Ma[RB_MAX_ORDER * RB_MAX_ORDER], Ma_last[RB_MAX_ORDER * RB_MAX_ORDER];
     double Qc[RB_MAX_ORDER * RB_MAX_ORDER], Qa[RB_MAX_ORDER * RB_MAX_ORDER];
@@ -75,6 +75,37 @@ size_t rb_cuda_blk_carry(const rb_axis_plan *ap);
 cudaError_t rb_cuda_solve_blocked(const rb_cuda_blk *b, const float *in, float *out, float *carry,
                                   size_t lanes, cudaStream_t s);
 
+/* Tiled solver (rb_cuda_fused.cu, math in rb_cuda_fused.cuh): per axis one
+ * read of the input for the block carries, one per-lane chain over the small
+ * carry arrays, one read + one write for the output; both axes run on the
+ * row-major image (rows through 32-row shared-memory tiles, columns directly,
+ * coalesced), so no transposes and no deinterleaving of channels. */
+#define RB_FZ_TAPS 64
+#define RB_FZ_MAX_ORDER 5      /* the 2D orders; 6..8 take the blocked solver */
+typedef struct {
+    rb_cuda_blk b;            /* axis, blocks, A^len powers, periodic (I - A^m)^-1 */
+    double G[RB_MAX_ORDER * RB_MAX_ORDER], G_last[RB_MAX_ORDER * RB_MAX_ORDER];
+    double T1[RB_MAX_ORDER], T1_last[RB_MAX_ORDER], H1[RB_MAX_ORDER], H1_last[RB_MAX_ORDER];
+    double fird[RB_FZ_TAPS];  /* FIR taps in double */
+    double sumfird;           /* their sum (1 without a FIR) */
+    int rows;                 /* 0: lanes are columns (lane = x*c + k, sample = row);
+                                 1: lanes are rows (lane = y*c + k, sample = x) */
+    int c;                    /* channels */
+    int dbl;                  /* carries in double: the states are much larger than the output
+                                 (poles near 1, e.g. wide Gaussians), float would lose it all */
+    long long ld, ld_out;     /* floats between image rows, input and output */
+} rb_cuda_fz;
+
+/* 0 on success, -1 singular periodic matrix, -2 not covered (order 0 or above
+ * RB_FZ_MAX_ORDER, more than RB_FZ_TAPS taps): use the blocked solver. */
+int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, rb_cuda_fz *out);
+/* Carry floats per lane. */
+size_t rb_cuda_fz_carry(const rb_axis_plan *ap);
+/* One axis: in -> out (distinct), lanes = w*c (columns) or h*c (rows);
+ * ev: NULL or 3 events recorded after stage 1, the chain and the final stage. */
+cudaError_t rb_cuda_solve_fused(const rb_cuda_fz *f, const float *in, float *out, float *carry,
+                                size_t lanes, cudaStream_t s, cudaEvent_t *ev);
+
 /* The back end's per-plan state (rb_cuda_backend.cu makes it at plan time). */
 typedef struct {
     int device;
@@ -85,6 +116,10 @@ typedef struct {
     float *fir_x, *fir_y;
     rb_cuda_blk bcol, brow;    /* per-axis solver parameters (constants set per execute) */
     size_t floats;             /* w * h * channels */
+    int fused;                 /* 1: the tiled solver (rb_cuda_fused.cu) runs both axes */
+    rb_cuda_fz *fcol, *frow;   /* its per-axis parameters (host memory) */
+    cudaEvent_t ev[10];        /* RECBLUR_CUDA_PROFILE=1: per-step times in the log */
+    int nev;
 } rb_cuda_state;
 
 /* One axis over `lanes` interleaved lines: in -> out (distinct buffers), with

@@ -1,7 +1,10 @@
 /* The CUDA back end: rb_backend_ops for the engine. Device buffers are made
- * at plan time (FFTW/cuFFT style); execute moves pixels in, runs the column
- * solver, transposes, runs the row solver on the transposed image (so row
- * accesses stay coalesced), transposes back and stores. */
+ * at plan time (FFTW/cuFFT style). Execute runs the tiled solver
+ * (rb_cuda_fused.cu) on both axes of the row-major image: float32 data needing
+ * no conversion is read from the caller's buffer and written to it directly;
+ * other formats go through one load / store pass. Filters the tiled solver
+ * does not cover (order 0, long FIRs) take the older route: load, the blocked
+ * column solver, transpose, the row solver, transpose back, store. */
 #include "rb_cuda.h"
 #include "rb_cuda_alloc.h"
 extern "C" {
@@ -48,6 +51,9 @@ static void rb_cuda_state_free(rb_cuda_state *s)
     rb_cuda_free(s->ybuf);
     rb_cuda_free(s->fir_x);
     rb_cuda_free(s->fir_y);
+    free(s->fcol);
+    free(s->frow);
+    for (int i = 0; i < s->nev; ++i) cudaEventDestroy(s->ev[i]);
     if (s->stream) cudaStreamDestroy(s->stream);
     free(s);
 }
@@ -81,6 +87,48 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
         const char *env = getenv("RECBLUR_CUDA_SOLVER");
         s->naive = env && !strcmp(env, "lanes");
     }
+    /* the tiled solver, where it covers both axes */
+    {
+        const char *env = getenv("RECBLUR_CUDA_SOLVER");
+        int want = !s->naive && !(env && !strcmp(env, "blocked"));
+        int fc = 0, fr = 0;
+        if (want) {
+            s->fcol = (rb_cuda_fz *)calloc(1, sizeof *s->fcol);
+            s->frow = (rb_cuda_fz *)calloc(1, sizeof *s->frow);
+            if (!s->fcol || !s->frow) {
+                st = rb_error(ctx, RB_ERR_NOMEM, "cuda: out of host memory for the plan");
+                goto fail;
+            }
+            fc = plan->cols.ax.active ? rb_cuda_fz_init(&plan->cols, (int)c, 0, s->fcol) : 0;
+            fr = plan->rows.ax.active ? rb_cuda_fz_init(&plan->rows, (int)c, 1, s->frow) : 0;
+            if (fc == -1 || fr == -1) {
+                st = rb_error(ctx, RB_ERR_UNSUPPORTED, "cuda: singular periodic feedback matrix (I - A^n)");
+                goto fail;
+            }
+        }
+        s->fused = want && fc == 0 && fr == 0;
+        if (s->fused) {
+            if (plan->cols.ax.active) {
+                size_t t = rb_cuda_fz_carry(&plan->cols) * w * c;
+                if (t > scratch) scratch = t;
+            }
+            if (plan->rows.ax.active) {
+                size_t t = rb_cuda_fz_carry(&plan->rows) * h * c;
+                if (t > scratch) scratch = t;
+            }
+            rb_log(ctx, "recblur: cuda solver: tiled (carries in one read, one chain per line, "
+                        "one read + one write per axis)");
+        } else {
+            free(s->fcol);
+            free(s->frow);
+            s->fcol = s->frow = NULL;
+            rb_log(ctx, "recblur: cuda solver: %s", s->naive ? "one thread per line (RECBLUR_CUDA_SOLVER=lanes)"
+                        : want ? "blocked with transposes (filter not covered by the tiled solver: "
+                                 "order 0, above 5, or more than 64 FIR taps)"
+                               : "blocked with transposes (RECBLUR_CUDA_SOLVER=blocked)");
+        }
+    }
+    /* the per-axis solvers stay ready for rb_cuda_axis_pass (the 1D recurrence uses it) */
     if (plan->cols.ax.active) {
         size_t t = (s->naive ? (size_t)rb_cuda_axis_scratch(&plan->cols) : rb_cuda_blk_carry(&plan->cols)) * w * c;
         if (t > scratch) scratch = t;
@@ -142,7 +190,7 @@ static void rb_cuda_pixels_of(const rb_plan *plan, const rb_image *img, size_t p
     p->linear = plan->linear_light && img->srgb;
 }
 
-static rb_status rb_cuda_execute(rb_plan *plan, const rb_image *in, rb_image *out)
+static rb_status rb_cuda_execute_blocked(rb_plan *plan, const rb_image *in, rb_image *out)
 {
     rb_context *ctx = plan->ctx;
     rb_status st = RB_OK;
@@ -216,6 +264,160 @@ static rb_status rb_cuda_execute(rb_plan *plan, const rb_image *in, rb_image *ou
 fail:
     cudaStreamSynchronize(q);
     return st;
+}
+
+/* Float32 samples that need no decoding (no sRGB, no straight alpha) and a
+ * float-aligned stride: the solver reads or writes them in place. */
+static int rb_cuda_plain_f32(const rb_plan *plan, const rb_image *img)
+{
+    return img->format == RB_F32 && img->alpha != RB_ALPHA_STRAIGHT &&
+           !(plan->linear_light && img->srgb) && rb_image_stride(img) % sizeof(float) == 0;
+}
+
+/* RECBLUR_CUDA_PROFILE=1: events between the steps, times sent to the log */
+static int rb_cuda_profile_on(rb_cuda_state *s)
+{
+    const char *env = getenv("RECBLUR_CUDA_PROFILE");
+    if (!env || strcmp(env, "1")) return 0;
+    while (s->nev < 10) {
+        if (cudaEventCreate(&s->ev[s->nev]) != cudaSuccess) {
+            cudaGetLastError();
+            return 0;
+        }
+        s->nev++;
+    }
+    return 1;
+}
+
+static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_image *out)
+{
+    rb_context *ctx = plan->ctx;
+    rb_status st = RB_OK;
+    rb_cuda_state *s = (rb_cuda_state *)plan->backend_state;
+    const int w = plan->width, h = plan->height, c = plan->channels;
+    const long long packed = (long long)w * c;
+    const size_t row = (size_t)w * c * sizeof(float);
+    cudaStream_t q = s->stream;
+    rb_cuda_pixels pin, pout;
+    const float *cur;
+    long long cur_ld = packed;
+    int done = 0;
+    float ccol[4] = {0, 0, 0, 0}, crow[4] = {0, 0, 0, 0};
+    const int prof = rb_cuda_profile_on(s);
+    cudaEvent_t *ev = s->ev;
+    RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
+    if (prof) cudaEventRecord(ev[0], q);
+
+    /* 1. samples in */
+    if (in->memory == RB_MEMORY_HOST) {
+        size_t stride = rb_image_stride(in), rawrow = (size_t)w * c * rb_format_size(in->format);
+        if (rb_cuda_plain_f32(plan, in)) {
+            RB_CU(cudaMemcpy2DAsync(s->A, row, in->data, stride, row, (size_t)h, cudaMemcpyHostToDevice, q),
+                  "copying the input to the device");
+        } else {
+            RB_CU(cudaMemcpy2DAsync(s->B, rawrow, in->data, stride, rawrow, (size_t)h,
+                                    cudaMemcpyHostToDevice, q), "copying the input to the device");
+            rb_cuda_pixels_of(plan, in, rawrow, &pin);
+            RB_CU(rb_cuda_load(&pin, s->B, s->A, q), "loading samples");
+        }
+        cur = s->A;
+    } else if (rb_cuda_plain_f32(plan, in)) {
+        cur = (const float *)in->data;
+        cur_ld = (long long)(rb_image_stride(in) / sizeof(float));
+    } else {
+        rb_cuda_pixels_of(plan, in, rb_image_stride(in), &pin);
+        RB_CU(rb_cuda_load(&pin, in->data, s->A, q), "loading samples");
+        cur = s->A;
+    }
+    if (prof) cudaEventRecord(ev[1], q);
+    if (plan->boundary.mode == RB_BOUNDARY_CONSTANT) {
+        rb_pixel_constant(plan->boundary.value, c, in->alpha, plan->linear_light && in->srgb, ccol);
+        float g = plan->cols.ax.active ? (float)plan->cols.ax.dc_gain : 1.0f;
+        for (int k = 0; k < c; ++k) crow[k] = ccol[k] * g;
+    }
+
+    /* 2. columns: cur -> a scratch image */
+    if (plan->cols.ax.active) {
+        float *dst = cur == s->A ? s->B : s->A;
+        rb_cuda_fz *f = s->fcol;
+        for (int k = 0; k < c; ++k) f->b.ax.cval[k] = ccol[k];
+        f->ld = cur_ld;
+        f->ld_out = packed;
+        RB_CU(rb_cuda_solve_fused(f, cur, dst, s->ybuf, (size_t)w * c, q, prof ? ev + 2 : NULL), "column pass");
+        RB_CU(rb_cuda_launch_check(), "column pass");
+        cur = dst;
+        cur_ld = packed;
+    } else if (prof) {
+        for (int i = 2; i < 5; ++i) cudaEventRecord(ev[i], q);
+    }
+    /* 3. rows: cur -> the caller's buffer when it takes float32 as is */
+    if (plan->rows.ax.active) {
+        rb_cuda_fz *f = s->frow;
+        float *dst;
+        long long dst_ld = packed;
+        if (out->memory == RB_MEMORY_DEVICE && rb_cuda_plain_f32(plan, out) && out->data != (const void *)cur) {
+            dst = (float *)out->data;
+            dst_ld = (long long)(rb_image_stride(out) / sizeof(float));
+            done = 1;
+        } else {
+            dst = cur == s->A ? s->B : s->A;
+        }
+        for (int k = 0; k < c; ++k) f->b.ax.cval[k] = crow[k];
+        f->ld = cur_ld;
+        f->ld_out = dst_ld;
+        RB_CU(rb_cuda_solve_fused(f, cur, dst, s->ybuf, (size_t)h * c, q, prof ? ev + 5 : NULL), "row pass");
+        RB_CU(rb_cuda_launch_check(), "row pass");
+        cur = dst;
+        cur_ld = dst_ld;
+    } else if (prof) {
+        for (int i = 5; i < 8; ++i) cudaEventRecord(ev[i], q);
+    }
+
+    /* 4. samples out */
+    if (!done) {
+        if (cur_ld != packed) { /* no axis ran: the caller's pitched input, packed first */
+            RB_CU(cudaMemcpy2DAsync(s->A, row, cur, (size_t)cur_ld * sizeof(float), row, (size_t)h,
+                                    cudaMemcpyDeviceToDevice, q), "copying samples");
+            cur = s->A;
+        }
+        size_t stride = rb_image_stride(out), rawrow = (size_t)w * c * rb_format_size(out->format);
+        if (out->memory == RB_MEMORY_HOST) {
+            const void *src = cur;
+            if (!rb_cuda_plain_f32(plan, out)) {
+                float *other = cur == s->A ? s->B : s->A;
+                rb_cuda_pixels_of(plan, out, rawrow, &pout);
+                RB_CU(rb_cuda_store(&pout, cur, other, q), "storing samples");
+                src = other;
+            }
+            RB_CU(cudaMemcpy2DAsync(out->data, stride, src, rawrow, rawrow, (size_t)h,
+                                    cudaMemcpyDeviceToHost, q), "copying the output to the host");
+        } else {
+            rb_cuda_pixels_of(plan, out, stride, &pout);
+            RB_CU(rb_cuda_store(&pout, cur, out->data, q), "storing samples");
+        }
+    }
+    if (prof) cudaEventRecord(ev[8], q);
+    RB_CU(cudaStreamSynchronize(q), "running the filter");
+    if (prof) {
+        float t[8];
+        for (int i = 0; i < 8; ++i) {
+            t[i] = 0.0f;
+            cudaEventElapsedTime(&t[i], ev[i], ev[i + 1]);
+        }
+        rb_log(ctx, "recblur: cuda steps (ms): in %.4f | columns: stage1 %.4f chain %.4f final %.4f | "
+                    "rows: stage1 %.4f chain %.4f final %.4f | out %.4f",
+               t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]);
+    }
+    return RB_OK;
+fail:
+    cudaStreamSynchronize(q);
+    return st;
+}
+
+static rb_status rb_cuda_execute(rb_plan *plan, const rb_image *in, rb_image *out)
+{
+    rb_cuda_state *s = (rb_cuda_state *)plan->backend_state;
+    return s->fused ? rb_cuda_execute_fused(plan, in, out) : rb_cuda_execute_blocked(plan, in, out);
 }
 
 static const rb_backend_ops rb_cuda_ops = {

@@ -1,7 +1,13 @@
 # CUDA back end tests: built whenever the back end is; each GPU test skips
-# with a message when no device is usable (CI has nvcc but no GPU).
+# with a message when no device is usable (CI has nvcc but no GPU). The host
+# emulation of the tiled solver (gpu_emu.cu) runs everywhere.
 if(RECBLUR_HAVE_CUDA)
   find_package(CUDAToolkit REQUIRED)
+  add_library(rb_gpu_emu STATIC ${CMAKE_CURRENT_LIST_DIR}/gpu_emu.cu)
+  target_include_directories(rb_gpu_emu PRIVATE ${PROJECT_SOURCE_DIR}/cuda
+    ${PROJECT_SOURCE_DIR}/engine/src ${PROJECT_SOURCE_DIR}/engine/include)
+  set_target_properties(rb_gpu_emu PROPERTIES CUDA_STANDARD 17 POSITION_INDEPENDENT_CODE ON)
+  target_link_libraries(rb_gpu_emu PRIVATE recblur_cuda)
   rb_add_test(test_gpu test_gpu.c reference.c)
-  target_link_libraries(test_gpu PRIVATE CUDA::cudart_static)
+  target_link_libraries(test_gpu PRIVATE rb_gpu_emu recblur_cuda recblur CUDA::cudart_static)
 endif()

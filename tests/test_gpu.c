@@ -24,6 +24,9 @@
 #include "recblur.h"
 #include "reference.h"
 
+/* tests/gpu_emu.cu: the tiled solver's per-lane code run on the host */
+int rb_gpu_emulate_2d(const rb_plan *plan, const float *in, float *out, float bval);
+
 static int gpu_present(void)
 {
     static int cached = -1;
@@ -45,7 +48,8 @@ static int gpu_present(void)
     } while (0)
 
 /* ------------------------------------------------------------ random filters */
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
+#define RNG_SEED 0x9E3779B97F4A7C15ull
+static uint64_t rng = RNG_SEED;
 static double urand(void) /* [0,1) */
 {
     rng ^= rng << 13;
@@ -592,6 +596,150 @@ static void test_gpu_recurrence_1d(void **state)
     rb_context_destroy(g);
 }
 
+/* Wide Gaussians take the plan's padded route (closed forms ill-conditioned):
+ * the GPU runs it too, and matches the CPU back end. */
+static void test_gpu_wide_gaussian(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    rb_context *ctx;
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    const int w = 301, h = 203, ch = 2;
+    const double sigmas[2] = {40.0, 200.0};
+    int bad = 0;
+    for (int si = 0; si < 2; ++si)
+        for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode) {
+            rb_filter *f;
+            assert_int_equal(rb_filter_gaussian(ctx, sigmas[si], sigmas[si] * 0.5, RB_GAUSSIAN_DEFAULT, &f), RB_OK);
+            rb_boundary b = {(rb_boundary_mode)mode, 0.3f};
+            size_t count = (size_t)w * h * ch;
+            float *in = malloc(count * sizeof(float));
+            fill_random(in, RB_F32, count);
+            rb_image im = image(w, h, ch, RB_F32, in);
+            char name[160];
+            float *g = run_backend(RB_BACKEND_CUDA, f, b, &im, RB_F32, name, sizeof name);
+            float *c = run_backend(RB_BACKEND_CPU, f, b, &im, RB_F32, NULL, 0);
+            assert_non_null(strstr(name, "cuda"));
+            double mx, rel = compare(g, c, RB_F32, count, &mx);
+            if (!(rel <= 1e-5)) {
+                bad++;
+                fprintf(stderr, "test_gpu: gaussian sigma %g, %s: GPU vs CPU rel RMS %.3g\n", sigmas[si],
+                        rb_boundary_name((rb_boundary_mode)mode), rel);
+            }
+            free(in);
+            free(g);
+            free(c);
+            rb_filter_destroy(f);
+        }
+    assert_int_equal(bad, 0);
+    rb_context_destroy(ctx);
+}
+
+/* The tiled solver's arithmetic on the host (no GPU needed): the same
+ * mode x order x size x filter cases as test_gpu_matches_cpu_all_modes (same
+ * random filters and data), plus wide Gaussians (padded route), against the
+ * CPU back end and the float64 reference, same tolerances. */
+static void test_fused_solver_emulated(void **state)
+{
+    (void)state;
+    uint64_t saved = rng;
+    rb_context *ctx;
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    assert_int_equal(rb_context_set_backend(ctx, RB_BACKEND_CPU), RB_OK);
+    rng = RNG_SEED;
+    {
+        test_filter tf; /* the draws of test_cuda_backend_request */
+        rb_filter_destroy(make_filter(ctx, 2, 1, 0.8, &tf));
+    }
+    int cases = 0, bad = 0;
+    double worst = 0, worst_ref = 0;
+    for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE + 1; ++mode)
+        for (int order = 1; order <= 5; ++order)
+            for (int si = 0; si < NSIZES; ++si) {
+                const int gauss = mode == RB_BOUNDARY_NONE + 1; /* wide Gaussians, all modes */
+                if (gauss && si >= 2) continue;
+                int w = gauss ? 97 : sizes[si][0], h = gauss ? 61 : sizes[si][1];
+                int ch = gauss ? 1 + order % 3 : 1 + (order + si + mode) % 4;
+                int kind = (order + si) % 3;
+                double pmax = (si % 2) ? 0.99 : 0.9;
+                rb_boundary_mode bm = gauss ? (rb_boundary_mode)(order - 1 + 5 * si) : (rb_boundary_mode)mode;
+                if (gauss && bm > RB_BOUNDARY_NONE) continue;
+                test_filter tf;
+                rb_filter *f;
+                if (gauss) {
+                    assert_int_equal(rb_filter_gaussian(ctx, 150.0 + 20 * order, 30.0 * order,
+                                                        RB_GAUSSIAN_DEFAULT, &f), RB_OK);
+                    pmax = 0.9;
+                    /* its public form, for the float64 reference */
+                    memset(&tf, 0, sizeof tf);
+                    for (int a = 0; a < 2; ++a) {
+                        const rb_axis *ax = &f->axis[a];
+                        rb_axis_filter *pf = &tf.ax[a];
+                        pf->causal_order = ax->causal_order;
+                        pf->anticausal_order = ax->anticausal_order;
+                        for (int k = 0; k < ax->r; ++k) {
+                            pf->causal[k] = -ax->dc[k];
+                            pf->anticausal[k] = -ax->da[k];
+                        }
+                        pf->fir = ax->fir;
+                        pf->fir_lo = ax->fir_lo;
+                        pf->fir_hi = ax->fir_hi;
+                    }
+                } else {
+                    f = make_filter(ctx, order, kind, pmax, &tf);
+                }
+                rb_boundary b = {bm, bm == RB_BOUNDARY_CONSTANT ? 0.3f : 0.0f};
+                size_t count = (size_t)w * h * ch;
+                float *in = malloc(count * sizeof(float)), *e = malloc(count * sizeof(float));
+                assert_non_null(in);
+                assert_non_null(e);
+                fill_random(in, RB_F32, count);
+                rb_image im = image(w, h, ch, RB_F32, in);
+                float *c = run_backend(RB_BACKEND_CPU, f, b, &im, RB_F32, NULL, 0);
+                rb_plan *plan;
+                assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
+                int rc = rb_gpu_emulate_2d(plan, in, e, b.value);
+                assert_int_equal(rc, 0);
+                double mx, rel = compare(e, c, RB_F32, count, &mx), rref = 0;
+                double tol = pmax <= 0.9 ? 1e-5 : 1e-4;
+                {
+                    double *din = malloc(count * sizeof(double)), *dref = malloc(count * sizeof(double));
+                    float *fref = malloc(count * sizeof(float));
+                    assert_non_null(din);
+                    assert_non_null(dref);
+                    assert_non_null(fref);
+                    for (size_t i = 0; i < count; ++i) din[i] = in[i];
+                    assert_int_equal(ref_filter_image(&tf.ax[0], &tf.ax[1], b, din, dref, w, h, ch), 0);
+                    for (size_t i = 0; i < count; ++i) fref[i] = (float)dref[i];
+                    rref = compare(e, fref, RB_F32, count, &mx);
+                    free(din);
+                    free(dref);
+                    free(fref);
+                }
+                if (!(rref <= tol) || !(rel <= tol)) {
+                    bad++;
+                    fprintf(stderr, "test_gpu: emulated tiled solver: %s%s order %d kind %d %dx%dx%d pmax %.2f "
+                            "(cols %s, rows %s): rel RMS %.3g vs CPU, %.3g vs reference (tol %.0e)\n",
+                            gauss ? "gaussian " : "", rb_boundary_name(bm), order, kind, w, h, ch, pmax,
+                            plan->cols.padded ? "padded" : "closed form", plan->rows.padded ? "padded" : "closed form",
+                            rel, rref, tol);
+                }
+                if (rel > worst) worst = rel;
+                if (rref > worst_ref) worst_ref = rref;
+                cases++;
+                rb_plan_destroy(plan);
+                free(in);
+                free(e);
+                free(c);
+                rb_filter_destroy(f);
+            }
+    fprintf(stderr, "test_gpu: emulated tiled solver: %d cases, worst rel RMS %.3g vs CPU, %.3g vs "
+            "reference; %d failures\n", cases, worst, worst_ref, bad);
+    assert_int_equal(bad, 0);
+    rb_context_destroy(ctx);
+    rng = saved;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -601,6 +749,8 @@ int main(void)
         cmocka_unit_test(test_gpu_device_memory_and_inplace),
         cmocka_unit_test(test_gpu_sat),
         cmocka_unit_test(test_gpu_recurrence_1d),
+        cmocka_unit_test(test_gpu_wide_gaussian),
+        cmocka_unit_test(test_fused_solver_emulated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -85,20 +85,8 @@ rb_status rb_plan_build(rb_context *ctx, const rb_filter *filter, rb_boundary bo
     else if ((s = rb_choose_backend(ctx, &p->backend)) != RB_OK)
         goto fail;
     /* The padded route (wide filters whose closed forms are ill-conditioned,
-     * rb_axis_plan.padded) exists on the CPU only. */
-    if (p->backend != &rb_backend_cpu && (p->cols.padded || p->rows.padded)) {
-        if (ctx->backend == RB_BACKEND_AUTO && !force) {
-            rb_log(ctx, "recblur: filter too wide for the GPU's closed-form boundaries here; "
-                        "using the cpu back end");
-            p->backend = &rb_backend_cpu;
-        } else {
-            s = rb_error(ctx, RB_ERR_UNSUPPORTED,
-                         "filter too wide for exact %s boundaries on the %s back end (the closed "
-                         "forms are ill-conditioned here); use the cpu back end",
-                         rb_boundary_name(boundary.mode), p->backend->name);
-            goto fail;
-        }
-    }
+     * rb_axis_plan.padded) runs on every back end: the CUDA solvers filter the
+     * explicit extension from zero states as the CPU does. */
     s = p->backend->plan_init(p);
     if (s != RB_OK && p->backend != &rb_backend_cpu && ctx->backend == RB_BACKEND_AUTO && !force) {
         rb_log(ctx, "recblur: cuda plan failed (%s), falling back to the cpu back end", ctx->error);

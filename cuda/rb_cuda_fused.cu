@@ -1,0 +1,412 @@
+/* Tiled exact solver, one axis in three launches (see rb_cuda_fused.cuh):
+ *   stage 1: read the input once, write Tbar, Hbar (R floats each) and the
+ *            block sum per (lane, block of 32 samples);
+ *   chain:   one thread per lane walks the small carry arrays (mean, boundary
+ *            feedbacks of the 2016 paper, true states entering every block);
+ *   final:   read the input again, write the output once.
+ * Columns (lanes = consecutive floats of a row) read and write global memory
+ * directly, coalesced. Rows go through 32-row tiles in shared memory, so a
+ * warp's loads and stores stay contiguous and no transpose is needed; the
+ * tile is 32 pixels by all channels, so interleaved channels need no passes
+ * of their own. */
+#include "rb_cuda.h"
+#include "rb_cuda_fused.cuh"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define B RB_FZ_B
+#define RB_FZ_COL_THREADS 128
+/* rows: a thread block holds RB_FZ_TR(c) image rows x 32 pixels x c channels,
+ * one thread per (row, channel); a tile row's stride of 33 c floats is c (mod 32),
+ * so the 32 threads of a warp (consecutive (row, channel) pairs) hit 32 banks */
+#define RB_FZ_TR(c) (128 / (c))
+#define RB_FZ_SM_STRIDE(c) (33 * (c))
+#define RB_FZ_SM_FLOATS (128 * 33)
+
+/* whether block blk lies inside the line and needs no FIR: read x directly */
+static __device__ __forceinline__ int rb_fz_plain(const rb_cuda_fz &f, long long j0, int len)
+{
+    return f.b.ax.ntaps == 0 && j0 >= 0 && j0 + len <= f.b.ax.n;
+}
+
+template <int R, typename CT>
+__global__ void __launch_bounds__(RB_FZ_COL_THREADS)
+rb_fz_s1_cols(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__ car1,
+              CT *__restrict__ car2, float *__restrict__ sums, size_t lanes, unsigned nlc)
+{
+    const unsigned lc = blockIdx.x % nlc;
+    const int blk = (int)(blockIdx.x / nlc);
+    const size_t lane = (size_t)lc * RB_FZ_COL_THREADS + threadIdx.x;
+    if (lane >= lanes) return;
+    const rb_cuda_axis &a = f.b.ax;
+    const int len = min(B, a.m - blk * B);
+    const long long j0 = (long long)a.s0 + (long long)blk * B, S = f.ld;
+    const float *x = in + lane;
+    double u[B], bs = 0.0;
+    if (rb_fz_plain(f, j0, len)) {
+#pragma unroll
+        for (int j = 0; j < B; ++j)
+            if (j < len) {
+                u[j] = (double)__ldg(x + (j0 + j) * S);
+                bs += u[j];
+            }
+    } else {
+        rb_fz_load_generic<R>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
+    }
+    double T[R], H[R];
+    rb_fz_stage1<R>(f, u, len, T, H);
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+        RB_FZ_CAR(car1, blk, k) = (CT)T[k];
+        RB_FZ_CAR(car2, blk, k) = (CT)H[k];
+    }
+    if (a.shift) RB_FZ_SUM(sums, blk) = (float)bs;
+}
+
+template <int R, typename CT>
+__global__ void __launch_bounds__(RB_FZ_COL_THREADS)
+rb_fz_final_cols(const rb_cuda_fz f, const float *__restrict__ in, float *__restrict__ out,
+                 const CT *__restrict__ car1, const CT *__restrict__ car2,
+                 const float *__restrict__ mean, size_t lanes, unsigned nlc)
+{
+    const unsigned lc = blockIdx.x % nlc;
+    const int blk = (int)(blockIdx.x / nlc);
+    const size_t lane = (size_t)lc * RB_FZ_COL_THREADS + threadIdx.x;
+    if (lane >= lanes) return;
+    const rb_cuda_axis &a = f.b.ax;
+    const int len = min(B, a.m - blk * B);
+    const long long j0 = (long long)a.s0 + (long long)blk * B, S = f.ld;
+    if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line */
+    const float *x = in + lane;
+    double u[B], bs;
+    if (rb_fz_plain(f, j0, len)) {
+#pragma unroll
+        for (int j = 0; j < B; ++j)
+            if (j < len) u[j] = (double)__ldg(x + (j0 + j) * S);
+    } else {
+        rb_fz_load_generic<R>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
+    }
+    double P[R], E[R];
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+        P[k] = (double)RB_FZ_CAR(car1, blk, k);
+        E[k] = (double)RB_FZ_CAR(car2, blk, k);
+    }
+    const double m = a.shift ? (double)mean[lane] : 0.0;
+    rb_fz_final<R>(f, u, len, m * f.sumfird, P, E);
+    const double back = a.gain * m;
+    float *z = out + lane;
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+        long long jj = j0 + j;
+        if (j < len && jj >= 0 && jj < a.n) z[jj * f.ld_out] = (float)(u[j] + back);
+    }
+}
+
+/* the tile of rows tile*TR .. +TR-1, samples j0 .. j0+len-1, into shared memory:
+ * warp w loads rows w, w + nwarps, ..., each row's len*c floats contiguous */
+static __device__ __forceinline__ void rb_fz_tile_load(const rb_cuda_fz &f, const float *__restrict__ in,
+                                                       float *sm, long long row0, long long h, long long j0,
+                                                       int len)
+{
+    const int c = f.c, st = RB_FZ_SM_STRIDE(c), W = len * c, TR = RB_FZ_TR(c);
+    /* whole warps only: with 3 channels the last warp has 30 threads and would skip
+     * two columns of every 32 */
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    if (warp >= nw) return;
+    for (int r_ = warp; r_ < TR; r_ += nw) {
+        long long yy = row0 + r_;
+        if (yy >= h) break;
+        const float *src = in + yy * f.ld + j0 * c;
+        for (int col = lane; col < W; col += 32) sm[r_ * st + col] = __ldg(src + col);
+    }
+}
+
+static __device__ __forceinline__ void rb_fz_tile_store(const rb_cuda_fz &f, float *__restrict__ out,
+                                                        const float *sm, long long row0, long long h,
+                                                        long long j0, int len)
+{
+    const int c = f.c, st = RB_FZ_SM_STRIDE(c), TR = RB_FZ_TR(c);
+    /* whole warps only: with 3 channels the last warp has 30 threads and would skip
+     * two columns of every 32 */
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    /* only the pixels inside the line */
+    long long p0 = j0 < 0 ? 0 : j0, p1 = j0 + len > f.b.ax.n ? f.b.ax.n : j0 + len;
+    const int c0 = (int)(p0 - j0) * c, c1 = (int)(p1 - j0) * c;
+    if (warp >= nw) return;
+    for (int r_ = warp; r_ < TR; r_ += nw) {
+        long long yy = row0 + r_;
+        if (yy >= h) break;
+        float *dst = out + yy * f.ld_out + j0 * c;
+        for (int col = c0 + lane; col < c1; col += 32) dst[col] = sm[r_ * st + col];
+    }
+}
+
+/* rows: one thread block = RB_FZ_TR(c) image rows x all channels (lane y*c + k),
+ * one block of 32 samples along x */
+template <int R, typename CT>
+__global__ void __launch_bounds__(128)
+rb_fz_s1_rows(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__ car1,
+              CT *__restrict__ car2, float *__restrict__ sums, size_t lanes, unsigned ntile)
+{
+    __shared__ float sm[RB_FZ_SM_FLOATS];
+    const int c = f.c, st = RB_FZ_SM_STRIDE(c), t = threadIdx.x, TR = RB_FZ_TR(c);
+    const unsigned tile = blockIdx.x % ntile;
+    const int blk = (int)(blockIdx.x / ntile);
+    const long long h = (long long)(lanes / c), row0 = (long long)tile * TR;
+    const int ty = t / c, k = t - (t / c) * c;
+    const long long y = row0 + ty;
+    const size_t lane = (size_t)y * c + k;
+    const rb_cuda_axis &a = f.b.ax;
+    const int len = min(B, a.m - blk * B);
+    const long long j0 = (long long)a.s0 + (long long)blk * B;
+    const int plain = rb_fz_plain(f, j0, len);
+    if (plain) {
+        rb_fz_tile_load(f, in, sm, row0, h, j0, len);
+        __syncthreads();
+    }
+    if (y >= h) return;
+    double u[B], bs = 0.0;
+    if (plain) {
+#pragma unroll
+        for (int j = 0; j < B; ++j)
+            if (j < len) {
+                u[j] = (double)sm[ty * st + j * c + k];
+                bs += u[j];
+            }
+    } else {
+        rb_fz_load_generic<R>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+    }
+    double T[R], H[R];
+    rb_fz_stage1<R>(f, u, len, T, H);
+#pragma unroll
+    for (int q = 0; q < R; ++q) {
+        RB_FZ_CAR(car1, blk, q) = (CT)T[q];
+        RB_FZ_CAR(car2, blk, q) = (CT)H[q];
+    }
+    if (a.shift) RB_FZ_SUM(sums, blk) = (float)bs;
+}
+
+template <int R, typename CT>
+__global__ void __launch_bounds__(128)
+rb_fz_final_rows(const rb_cuda_fz f, const float *__restrict__ in, float *__restrict__ out,
+                 const CT *__restrict__ car1, const CT *__restrict__ car2,
+                 const float *__restrict__ mean, size_t lanes, unsigned ntile)
+{
+    __shared__ float sm[RB_FZ_SM_FLOATS];
+    const int c = f.c, st = RB_FZ_SM_STRIDE(c), t = threadIdx.x, TR = RB_FZ_TR(c);
+    const unsigned tile = blockIdx.x % ntile;
+    const int blk = (int)(blockIdx.x / ntile);
+    const long long h = (long long)(lanes / c), row0 = (long long)tile * TR;
+    const int ty = t / c, k = t - (t / c) * c;
+    const long long y = row0 + ty;
+    const size_t lane = (size_t)y * c + k;
+    const rb_cuda_axis &a = f.b.ax;
+    const int len = min(B, a.m - blk * B);
+    const long long j0 = (long long)a.s0 + (long long)blk * B;
+    if (j0 >= a.n || j0 + len <= 0) return; /* uniform over the thread block */
+    const int plain = rb_fz_plain(f, j0, len);
+    if (plain) {
+        rb_fz_tile_load(f, in, sm, row0, h, j0, len);
+        __syncthreads();
+    }
+    const int valid = y < h;
+    double u[B], bs;
+    if (valid) {
+        if (plain) {
+#pragma unroll
+            for (int j = 0; j < B; ++j)
+                if (j < len) u[j] = (double)sm[ty * st + j * c + k];
+        } else {
+            rb_fz_load_generic<R>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+        }
+        double P[R], E[R];
+#pragma unroll
+        for (int q = 0; q < R; ++q) {
+            P[q] = (double)RB_FZ_CAR(car1, blk, q);
+            E[q] = (double)RB_FZ_CAR(car2, blk, q);
+        }
+        const double m = a.shift ? (double)mean[lane] : 0.0;
+        rb_fz_final<R>(f, u, len, m * f.sumfird, P, E);
+        const double back = a.gain * m;
+#pragma unroll
+        for (int j = 0; j < B; ++j)
+            if (j < len) u[j] += back;
+    }
+    __syncthreads(); /* every thread is done reading the tile */
+    if (valid) {
+#pragma unroll
+        for (int j = 0; j < B; ++j)
+            if (j < len) sm[ty * st + j * c + k] = (float)u[j];
+    }
+    __syncthreads();
+    rb_fz_tile_store(f, out, sm, row0, h, j0, len);
+}
+
+template <int R, typename CT>
+__global__ void __launch_bounds__(32)
+rb_fz_chain_k(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__ car1,
+              CT *__restrict__ car2, const float *__restrict__ sums, float *__restrict__ mean,
+              size_t lanes)
+{
+    size_t lane = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (lane >= lanes) return;
+    rb_fz_chain<R, CT>(f, in, car1, car2, sums, mean, lanes, lane);
+}
+
+/* ------------------------------------------------------------------ host */
+/* Host copies of the per-block recursions (same loops as rb_fz_stage1). */
+static void rb_fz_host_tail_head(const double *dc, const double *da, int r, const double *u, int len,
+                                 const double *p0, double *T, double *H)
+{
+    double y[B], p[RB_MAX_ORDER];
+    for (int k = 0; k < r; ++k) p[k] = p0 ? p0[k] : 0.0;
+    for (int j = 0; j < len; ++j) {
+        double v = u ? u[j] : 0.0;
+        for (int k = 0; k < r; ++k) v -= dc[k] * p[k];
+        for (int k = r - 1; k > 0; --k) p[k] = p[k - 1];
+        p[0] = v;
+        y[j] = v;
+    }
+    if (T)
+        for (int k = 0; k < r; ++k) T[k] = p[k];
+    for (int k = 0; k < r; ++k) p[k] = 0.0;
+    for (int j = len - 1; j >= 0; --j) {
+        double v = y[j];
+        for (int k = 0; k < r; ++k) v -= da[k] * p[k];
+        for (int k = r - 1; k > 0; --k) p[k] = p[k - 1];
+        p[0] = v;
+    }
+    for (int k = 0; k < r; ++k) H[k] = p[k];
+}
+
+/* T1, H1 and G for blocks of `len` samples */
+static void rb_fz_block_consts(const rb_axis_plan *ap, int len, double *T1, double *H1, double *G)
+{
+    const int r = ap->ax.r;
+    double ones[B], e[RB_MAX_ORDER], h[RB_MAX_ORDER];
+    for (int j = 0; j < B; ++j) ones[j] = 1.0;
+    rb_fz_host_tail_head(ap->ax.dc, ap->ax.da, r, ones, len, NULL, T1, H1);
+    for (int i = 0; i < r; ++i) {
+        for (int k = 0; k < r; ++k) e[k] = k == i;
+        rb_fz_host_tail_head(ap->ax.dc, ap->ax.da, r, NULL, len, e, NULL, h);
+        for (int k = 0; k < r; ++k) G[k * r + i] = h[k];
+    }
+}
+
+/* l1 norm of the impulse response of 1 / (1 + sum d_k z^-k) */
+static double rb_fz_l1(const double *d, int r)
+{
+    double p[RB_MAX_ORDER] = {0}, l1 = 0.0, peak = 0.0;
+    long last = 0;
+    for (long i = 0; i < 4000000L; ++i) {
+        double v = i == 0 ? 1.0 : 0.0;
+        for (int k = 0; k < r; ++k) v -= d[k] * p[k];
+        for (int k = r - 1; k > 0; --k) p[k] = p[k - 1];
+        if (r > 0) p[0] = v;
+        double a = fabs(v);
+        l1 += a;
+        if (a > peak) peak = a;
+        if (a > 1e-12 * peak) last = i;
+        if (i - last > 256 && i - last > last / 4) break;
+    }
+    return l1;
+}
+
+/* Carries in double (and the chain's homogeneous responses step by step) when
+ * float states would lose the output: a relative error e in a stored state
+ * comes back as about e * l1(impulse response) against an output of dc_gain
+ * times the input, so above a ratio of 30 float (6e-8) would reach 2e-6 (poles
+ * near -1 with a tiny DC gain; wide Gaussians, whose l1 is 1e4..1e8).
+ * RECBLUR_CUDA_CARRY=float or double overrides (tests, benchmarks). */
+static int rb_fz_want_double(const rb_axis_plan *ap)
+{
+    const char *env = getenv("RECBLUR_CUDA_CARRY");
+    if (env && !strcmp(env, "double")) return 1;
+    if (env && !strcmp(env, "float")) return 0;
+    const int r = ap->ax.r;
+    double lc = rb_fz_l1(ap->ax.dc, r), la = rb_fz_l1(ap->ax.da, r);
+    double l1 = lc > la ? lc : la, g = fabs(ap->ax.dc_gain);
+    return l1 > 30.0 * (g < 1.0 ? g : 1.0);
+}
+
+extern "C" size_t rb_cuda_fz_carry(const rb_axis_plan *ap)
+{
+    rb_cuda_blk b;
+    rb_cuda_blk_init(ap, NULL, 1, NULL, &b);
+    return (size_t)(rb_fz_want_double(ap) ? 4 : 2) * ap->ax.r * (size_t)b.nb + (size_t)b.nb + 1;
+}
+
+extern "C" int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, rb_cuda_fz *o)
+{
+    memset(o, 0, sizeof *o);
+    const int r = ap->ax.r;
+    const int ntaps = ap->ax.fir ? ap->ax.fir_hi - ap->ax.fir_lo + 1 : 0;
+    if (r < 1 || r > RB_FZ_MAX_ORDER || ntaps > RB_FZ_TAPS || RB_CUDA_BLOCK != B) return -2;
+    if (rb_cuda_blk_init(ap, NULL, channels, NULL, &o->b)) return -1;
+    double s = 0.0;
+    for (int t = 0; t < ntaps; ++t) {
+        o->fird[t] = ap->ax.fir[t];
+        s += ap->ax.fir[t];
+    }
+    o->sumfird = ntaps ? s : 1.0;
+    rb_fz_block_consts(ap, B, o->T1, o->H1, o->G);
+    rb_fz_block_consts(ap, o->b.last_len, o->T1_last, o->H1_last, o->G_last);
+    o->rows = rows;
+    o->c = channels;
+    o->dbl = rb_fz_want_double(ap);
+    return 0;
+}
+
+template <int R, typename CT>
+static cudaError_t rb_fz_launch(const rb_cuda_fz *f, const float *in, float *out, float *carry,
+                                size_t lanes, cudaStream_t s, cudaEvent_t *ev)
+{
+    const int nb = f->b.nb;
+    CT *car1 = (CT *)carry, *car2 = car1 + (size_t)nb * R * lanes;
+    float *sums = (float *)(car2 + (size_t)nb * R * lanes);
+    float *mean = sums + (size_t)nb * lanes;
+    unsigned long long grid;
+    unsigned n2;
+    int bs;
+    if (f->rows) {
+        n2 = (unsigned)((lanes / f->c + RB_FZ_TR(f->c) - 1) / RB_FZ_TR(f->c));
+        bs = RB_FZ_TR(f->c) * f->c;
+    } else {
+        n2 = (unsigned)((lanes + RB_FZ_COL_THREADS - 1) / RB_FZ_COL_THREADS);
+        bs = RB_FZ_COL_THREADS;
+    }
+    grid = (unsigned long long)n2 * nb;
+    if (grid > 0x7fffffffull || n2 == 0) return cudaErrorInvalidConfiguration;
+    if (f->rows) rb_fz_s1_rows<R, CT><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
+    else rb_fz_s1_cols<R, CT><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
+    if (ev) cudaEventRecord(ev[0], s);
+    rb_fz_chain_k<R, CT><<<(unsigned)((lanes + 31) / 32), 32, 0, s>>>(*f, in, car1, car2, sums, mean, lanes);
+    if (ev) cudaEventRecord(ev[1], s);
+    if (f->rows) rb_fz_final_rows<R, CT><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);
+    else rb_fz_final_cols<R, CT><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);
+    if (ev) cudaEventRecord(ev[2], s);
+    return cudaGetLastError();
+}
+
+template <int R>
+static cudaError_t rb_fz_launch_ct(const rb_cuda_fz *f, const float *in, float *out, float *carry,
+                                   size_t lanes, cudaStream_t s, cudaEvent_t *ev)
+{
+    return f->dbl ? rb_fz_launch<R, double>(f, in, out, carry, lanes, s, ev)
+                  : rb_fz_launch<R, float>(f, in, out, carry, lanes, s, ev);
+}
+
+extern "C" cudaError_t rb_cuda_solve_fused(const rb_cuda_fz *f, const float *in, float *out,
+                                           float *carry, size_t lanes, cudaStream_t s, cudaEvent_t *ev)
+{
+    switch (f->b.ax.r) {
+    case 1: return rb_fz_launch_ct<1>(f, in, out, carry, lanes, s, ev);
+    case 2: return rb_fz_launch_ct<2>(f, in, out, carry, lanes, s, ev);
+    case 3: return rb_fz_launch_ct<3>(f, in, out, carry, lanes, s, ev);
+    case 4: return rb_fz_launch_ct<4>(f, in, out, carry, lanes, s, ev);
+    case 5: return rb_fz_launch_ct<5>(f, in, out, carry, lanes, s, ev);
+    default: return cudaErrorInvalidValue;
+    }
+}

@@ -1,0 +1,119 @@
+/* Host emulation of the CUDA back end's tiled solver: the per-lane functions
+ * of cuda/rb_cuda_fused.cuh (the very code the kernels run) called in plain
+ * loops over lanes and blocks, on the CPU. It checks the solver's arithmetic
+ * (carries, chains, boundary feedbacks, mean shift, FIR, extension) where no
+ * GPU is present; the kernels add only the memory staging and the launch
+ * geometry, which test_gpu's device tests check on a GPU. */
+#include "rb_cuda.h"
+#include "rb_cuda_fused.cuh"
+#include <stdlib.h>
+#include <string.h>
+
+template <int R, typename CT>
+static int rb_emu_axis(const rb_cuda_fz &f, const float *in, float *out, size_t lanes)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    const int nb = f.b.nb;
+    CT *car1 = (CT *)calloc((size_t)nb * R * lanes, sizeof(CT));
+    CT *car2 = (CT *)calloc((size_t)nb * R * lanes, sizeof(CT));
+    float *sums = (float *)calloc((size_t)nb * lanes, sizeof(float));
+    float *mean = (float *)calloc(lanes, sizeof(float));
+    if (!car1 || !car2 || !sums || !mean) {
+        free(car1);
+        free(car2);
+        free(sums);
+        free(mean);
+        return -1;
+    }
+    double u[RB_FZ_B], T[R], H[R], bs;
+    for (size_t lane = 0; lane < lanes; ++lane) {
+        long long base, S;
+        rb_fz_lane(f, (long long)lane, &base, &S);
+        for (int blk = 0; blk < nb; ++blk) {
+            int len = a.m - blk * RB_FZ_B < RB_FZ_B ? a.m - blk * RB_FZ_B : RB_FZ_B;
+            rb_fz_load_generic<R>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
+            rb_fz_stage1<R>(f, u, len, T, H);
+            for (int k = 0; k < R; ++k) {
+                RB_FZ_CAR(car1, blk, k) = (CT)T[k];
+                RB_FZ_CAR(car2, blk, k) = (CT)H[k];
+            }
+            if (a.shift) RB_FZ_SUM(sums, blk) = (float)bs;
+        }
+    }
+    for (size_t lane = 0; lane < lanes; ++lane) rb_fz_chain<R, CT>(f, in, car1, car2, sums, mean, lanes, lane);
+    for (size_t lane = 0; lane < lanes; ++lane) {
+        long long base, S, obase;
+        rb_fz_lane(f, (long long)lane, &base, &S);
+        obase = f.rows ? (long long)(lane / f.c) * f.ld_out + (long long)(lane % f.c) : (long long)lane;
+        const long long So = f.rows ? f.c : f.ld_out;
+        for (int blk = 0; blk < nb; ++blk) {
+            int len = a.m - blk * RB_FZ_B < RB_FZ_B ? a.m - blk * RB_FZ_B : RB_FZ_B;
+            long long j0 = (long long)a.s0 + (long long)blk * RB_FZ_B;
+            if (j0 >= a.n || j0 + len <= 0) continue;
+            rb_fz_load_generic<R>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
+            double P[R], E[R];
+            for (int k = 0; k < R; ++k) {
+                P[k] = RB_FZ_CAR(car1, blk, k);
+                E[k] = RB_FZ_CAR(car2, blk, k);
+            }
+            double m = a.shift ? (double)mean[lane] : 0.0;
+            rb_fz_final<R>(f, u, len, m * f.sumfird, P, E);
+            for (int j = 0; j < len; ++j) {
+                long long jj = j0 + j;
+                if (jj >= 0 && jj < a.n) out[obase + jj * So] = (float)(u[j] + a.gain * m);
+            }
+        }
+    }
+    free(car1);
+    free(car2);
+    free(sums);
+    free(mean);
+    return 0;
+}
+
+static int rb_emu_axis_any(const rb_cuda_fz &f, const float *in, float *out, size_t lanes)
+{
+    switch (f.b.ax.r) {
+    case 1: return f.dbl ? rb_emu_axis<1, double>(f, in, out, lanes) : rb_emu_axis<1, float>(f, in, out, lanes);
+    case 2: return f.dbl ? rb_emu_axis<2, double>(f, in, out, lanes) : rb_emu_axis<2, float>(f, in, out, lanes);
+    case 3: return f.dbl ? rb_emu_axis<3, double>(f, in, out, lanes) : rb_emu_axis<3, float>(f, in, out, lanes);
+    case 4: return f.dbl ? rb_emu_axis<4, double>(f, in, out, lanes) : rb_emu_axis<4, float>(f, in, out, lanes);
+    case 5: return f.dbl ? rb_emu_axis<5, double>(f, in, out, lanes) : rb_emu_axis<5, float>(f, in, out, lanes);
+    default: return -2;
+    }
+}
+
+/* The 2D filter of `plan` on a packed float32 image without alpha (constant
+ * boundary `bval`), columns then rows, as rb_cuda_execute_fused runs it.
+ * 0 on success, -2 when the tiled solver does not cover the filter. */
+extern "C" int rb_gpu_emulate_2d(const rb_plan *plan, const float *in, float *out, float bval)
+{
+    const int w = plan->width, h = plan->height, c = plan->channels;
+    const size_t count = (size_t)w * h * c;
+    rb_cuda_fz *f = (rb_cuda_fz *)calloc(1, sizeof *f);
+    float *tmp = (float *)malloc(count * sizeof(float));
+    int rc = 0;
+    if (!f || !tmp) {
+        rc = -1;
+        goto done;
+    }
+    memcpy(tmp, in, count * sizeof(float));
+    if (plan->cols.ax.active) {
+        if ((rc = rb_cuda_fz_init(&plan->cols, c, 0, f)) != 0) goto done;
+        for (int k = 0; k < c; ++k) f->b.ax.cval[k] = bval;
+        f->ld = f->ld_out = (long long)w * c;
+        if ((rc = rb_emu_axis_any(*f, in, tmp, (size_t)w * c)) != 0) goto done;
+    }
+    memcpy(out, tmp, count * sizeof(float));
+    if (plan->rows.ax.active) {
+        double g = plan->cols.ax.active ? plan->cols.ax.dc_gain : 1.0;
+        if ((rc = rb_cuda_fz_init(&plan->rows, c, 1, f)) != 0) goto done;
+        for (int k = 0; k < c; ++k) f->b.ax.cval[k] = (float)bval * (float)g;
+        f->ld = f->ld_out = (long long)w * c;
+        rc = rb_emu_axis_any(*f, tmp, out, (size_t)h * c);
+    }
+done:
+    free(f);
+    free(tmp);
+    return rc;
+}
