@@ -2,7 +2,7 @@
  * RGB 8-bit image, median of R runs, plus per-pass times (the same Gaussian
  * on the columns only and on the rows only, each a full U8 -> U8 call).
  *   cpu_engine_bench [-n N] [-s sigma,...] [-b boundary] [-t threads] [-r runs]
- *                    [-i in.ppm] [-o out_prefix] [-P 0|1]
+ *                    [-i in.ppm] [-o out_prefix] [-P 0|1] [-f u8|u16|f32]
  * Without -i a random N x N RGB image (fixed seed) is used. With -o the
  * result of each sigma is written to <out_prefix><sigma>.ppm (binary P6), for
  * the error column of cpu_peers.sh. -P 0 skips the one-axis timings (printed
@@ -107,7 +107,7 @@ static double time_filter(rb_context *ctx, double sx, double sy, rb_boundary bd,
 int main(int argc, char **argv)
 {
     int N = 4096, threads = 0, runs = 3, per_pass = 1;
-    const char *sigmas = "2,10,50", *bname = "clamp", *inpath = NULL, *outpre = NULL;
+    const char *sigmas = "2,10,50", *bname = "clamp", *inpath = NULL, *outpre = NULL, *fname = "u8";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "-n"))
             N = atoi(argv[i + 1]);
@@ -125,6 +125,8 @@ int main(int argc, char **argv)
             outpre = argv[i + 1];
         else if (!strcmp(argv[i], "-P"))
             per_pass = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-f"))
+            fname = argv[i + 1];
         else {
             fprintf(stderr, "cpu_engine_bench: unknown option '%s'\n", argv[i]);
             return 2;
@@ -157,13 +159,27 @@ int main(int argc, char **argv)
             src[i] = (unsigned char)(s >> 24);
         }
     }
-    unsigned char *dst = malloc((size_t)W * (size_t)H * 3);
-    rb_image in = {W, H, 3, 0, RB_U8, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, src};
+    /* -f u16 / f32: the same 8-bit samples widened (in and out in that format) */
+    rb_format fmt = !strcmp(fname, "u16") ? RB_U16 : !strcmp(fname, "f32") ? RB_F32 : RB_U8;
+    size_t es = fmt == RB_U8 ? 1 : fmt == RB_U16 ? 2 : 4, ns = (size_t)W * (size_t)H * 3;
+    if (fmt != RB_U8) {
+        unsigned char *wide = malloc(ns * es);
+        for (size_t i = 0; i < ns; i++) {
+            if (fmt == RB_U16)
+                ((uint16_t *)wide)[i] = (uint16_t)(src[i] * 257);
+            else
+                ((float *)wide)[i] = src[i] / 255.0f;
+        }
+        free(src);
+        src = wide;
+    }
+    unsigned char *dst = malloc(ns * es);
+    rb_image in = {W, H, 3, 0, fmt, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, src};
     rb_image out = in;
     out.data = dst;
     double mpx = (double)W * (double)H * 1e-6;
-    printf("# recblur engine in-process, %dx%d RGB U8 -> U8, boundary %s, %d runs (median)\n", W, H,
-           bname, runs);
+    printf("# recblur engine in-process, %dx%d RGB %s -> %s, boundary %s, %d runs (median)\n", W, H,
+           fname, fname, bname, runs);
     printf("| sigma | both axes (s) | Mpx/s | CPU s (all threads) | columns only (s) | rows only (s) | filter |\n");
     printf("|------:|--------------:|------:|--------------------:|-----------------:|--------------:|--------|\n");
     char buf[256];
@@ -173,7 +189,7 @@ int main(int argc, char **argv)
         char desc[256];
         double tb = time_filter(ctx, sg, sg, bd, &in, &out, runs, desc, sizeof desc);
         double cb = last_cpu;
-        if (outpre) {
+        if (outpre && fmt == RB_U8) {
             char path[1024];
             snprintf(path, sizeof path, "%s%s.ppm", outpre, tok);
             if (write_ppm(path, dst, W, H)) {

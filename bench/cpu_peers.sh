@@ -27,6 +27,9 @@ with open(path, "wb") as f:
 PYEOF
 "$ENG" -i "$T/in.ppm" -s "$SIGMAS" -b clamp -t "$(nproc)" -r 3 -o "$T/recblur_" | tee "$T/engine.txt"
 "$ENG" -i "$T/in.ppm" -s 10 -b periodic -t "$(nproc)" -r 3 | sed -n '4p' | sed 's/^/# periodic: /'
+# the general bundle route (line_solver.c) on the same image, for before/after
+RECBLUR_CPU_NO_SWEEP=1 "$ENG" -i "$T/in.ppm" -s "$SIGMAS" -b clamp -t "$(nproc)" -r 3 -P 0 |
+  grep '^| *[0-9]' | sed 's/^/# bundle route (RECBLUR_CPU_NO_SWEEP=1): /'
 
 med3() { # median wall time of 3 runs of "$@"
   local a=() t0 t1

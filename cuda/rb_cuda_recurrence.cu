@@ -1,28 +1,31 @@
-/* 1D recurrences on the device: rb_backend_ops.recurrence_1d. */
+/* 1D recurrences on the device: rb_backend_ops.recurrence_1d, through the
+ * single-pass decoupled look-back scan of rb_cuda_scan.cu (one pass over the
+ * signal per direction). Host signals are staged through the plan's buffers. */
 #include "rb_cuda.h"
 #include "rb_cuda_alloc.h"
+#include "rb_cuda_scan.cuh"
 
 #define RB_CU(call, what)                                                               \
     do {                                                                                \
         cudaError_t e_ = (call);                                                        \
         if (e_ != cudaSuccess) {                                                        \
-            st = rb_error(ctx, RB_ERR_DEVICE, "cuda: %s: %s", what,                     \
+            st = rb_error(ctx, RB_ERR_DEVICE, "cuda 1D recurrence: %s: %s", what,       \
                           cudaGetErrorString(e_));                                      \
             goto fail;                                                                  \
         }                                                                               \
     } while (0)
 
-/* 1D recurrence: one lane of n samples through the block-parallel solver
- * (n / 32 blocks in parallel; the carry chain walks the blocks in one thread). */
 rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size_t n,
-                                       rb_memory mem)
+                                rb_memory mem)
 {
     rb_context *ctx = plan->ctx;
     rb_status st = RB_OK;
     rb_cuda_state *s = (rb_cuda_state *)plan->backend_state;
     cudaStream_t q = s->stream;
-    float zero[4] = {0, 0, 0, 0};
-    float *src = s->A, *dst = s->B;
+    rb_cuda_rec1d *rec = NULL;
+    void *work = NULL;
+    const float *src = in;
+    float *dst = out;
     RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
     if (!plan->rows.ax.active) {
         if (in != out)
@@ -30,25 +33,29 @@ rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size
         RB_CU(cudaStreamSynchronize(q), "copying the signal");
         return RB_OK;
     }
-    if (mem == RB_MEMORY_HOST)
-        RB_CU(cudaMemcpyAsync(src, in, n * sizeof(float), cudaMemcpyHostToDevice, q), "copying the signal to the device");
-    else
-        src = (float *)in;
-    if (mem == RB_MEMORY_DEVICE && in != out) dst = out;
-    {
-        float cv[4] = {plan->boundary.value, 0, 0, 0};
-        RB_CU(rb_cuda_axis_pass(s, &s->brow, &plan->rows, s->fir_x, 1,
-                                plan->boundary.mode == RB_BOUNDARY_CONSTANT ? cv : zero, src, dst, 1, q),
-              "1D recurrence");
+    RB_CU(rb_cuda_rec1d_create(&plan->rows, plan->boundary.value, &rec), "preparing the recurrence");
+    if (mem == RB_MEMORY_HOST) {
+        /* the plan's two image buffers hold n floats each */
+        RB_CU(cudaMemcpyAsync(s->A, in, n * sizeof(float), cudaMemcpyHostToDevice, q),
+              "copying the signal to the device");
+        src = s->A;
+        dst = s->B;
     }
+    {
+        size_t bytes = rb_cuda_rec1d_work_bytes(rec, src == dst);
+        RB_CU(rb_cuda_malloc(&work, bytes), "cudaMalloc (scan scratch)");
+    }
+    RB_CU(rb_cuda_rec1d_run(rec, src, dst, work, q), "1D recurrence");
     if (mem == RB_MEMORY_HOST)
-        RB_CU(cudaMemcpyAsync(out, dst, n * sizeof(float), cudaMemcpyDeviceToHost, q), "copying the signal to the host");
-    else if (dst != out)
-        RB_CU(cudaMemcpyAsync(out, dst, n * sizeof(float), cudaMemcpyDeviceToDevice, q), "copying the signal");
+        RB_CU(cudaMemcpyAsync(out, dst, n * sizeof(float), cudaMemcpyDeviceToHost, q),
+              "copying the signal to the host");
     RB_CU(cudaStreamSynchronize(q), "running the 1D recurrence");
+    rb_cuda_free(work);
+    rb_cuda_rec1d_destroy(rec);
     return RB_OK;
 fail:
     cudaStreamSynchronize(q);
+    rb_cuda_free(work);
+    rb_cuda_rec1d_destroy(rec);
     return st;
 }
-

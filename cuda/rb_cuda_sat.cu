@@ -1,11 +1,18 @@
-/* Summed-area tables on the GPU (rb_sat through ops->sat): samples to double
+/* Summed-area tables on the GPU (rb_sat through ops->sat). Default: the
+ * verified multi-pass path below. RECBLUR_CUDA_SAT=onepass selects the one-pass
+ * look-back kernel (rb_cuda_scan_sat.cu), which becomes the default once a GPU
+ * run has passed test_gpu_1d_sat with it (its first run found a carry bug, fixed
+ * since, not yet re-run). Multi-pass path: samples to double
  * (U8/U16 in integer units, so sums of up to 2^53 are exact), a column scan
  * (one thread per column lane, coalesced), a row scan (one warp per row and
  * channel, shuffle scans in 32-pixel chunks), and one rounding to the output
  * format (F64, or F32 rounded once). */
 #include "rb_cuda.h"
 #include "rb_cuda_alloc.h"
+#include "rb_cuda_scan.cuh"
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 __global__ void rb_sat_load(const unsigned char *raw, size_t pitch, int fmt, int w, int h, int ch,
                             double *D)
@@ -78,7 +85,16 @@ __global__ void rb_sat_store(const double *D, int w, int h, int ch, int fmt, uns
         }                                                                                \
     } while (0)
 
+static rb_status rb_cuda_sat_multipass(rb_context *ctx, const rb_image *in, rb_image *out);
+
 extern "C" rb_status rb_cuda_sat(rb_context *ctx, const rb_image *in, rb_image *out)
+{
+    const char *env = getenv("RECBLUR_CUDA_SAT");
+    if (env && !strcmp(env, "onepass")) return rb_cuda_sat_onepass(ctx, in, out);
+    return rb_cuda_sat_multipass(ctx, in, out);
+}
+
+static rb_status rb_cuda_sat_multipass(rb_context *ctx, const rb_image *in, rb_image *out)
 {
     rb_status st = RB_OK;
     const int w = in->width, h = in->height, ch = in->channels;
@@ -104,23 +120,23 @@ extern "C" rb_status rb_cuda_sat(rb_context *ctx, const rb_image *in, rb_image *
         src_pitch = in_row;
     }
     rb_sat_load<<<gb, bs, 0, q>>>((const unsigned char *)src, src_pitch, in->format, w, h, ch, D);
-    RB_SAT_CU(cudaGetLastError(), "load kernel");
+    RB_SAT_CU(rb_cuda_launch_check(), "load kernel");
     rb_sat_cols<<<(unsigned)((n + 127) / 128), 128, 0, q>>>(D, n, h);
-    RB_SAT_CU(cudaGetLastError(), "column scan");
+    RB_SAT_CU(rb_cuda_launch_check(), "column scan");
     {
         size_t warps = (size_t)h * ch;
         rb_sat_rows<<<(unsigned)((warps * 32 + 255) / 256), 256, 0, q>>>(D, w, h, ch);
-        RB_SAT_CU(cudaGetLastError(), "row scan");
+        RB_SAT_CU(rb_cuda_launch_check(), "row scan");
     }
     if (out->memory == RB_MEMORY_HOST) {
         rb_sat_store<<<gb, bs, 0, q>>>(D, w, h, ch, out->format, (unsigned char *)stage, out_row);
-        RB_SAT_CU(cudaGetLastError(), "store kernel");
+        RB_SAT_CU(rb_cuda_launch_check(), "store kernel");
         RB_SAT_CU(cudaMemcpy2DAsync(out->data, rb_image_stride(out), stage, out_row, out_row, h,
                                     cudaMemcpyDeviceToHost, q), "copying the table to the host");
     } else {
         rb_sat_store<<<gb, bs, 0, q>>>(D, w, h, ch, out->format, (unsigned char *)out->data,
                                        rb_image_stride(out));
-        RB_SAT_CU(cudaGetLastError(), "store kernel");
+        RB_SAT_CU(rb_cuda_launch_check(), "store kernel");
     }
     RB_SAT_CU(cudaStreamSynchronize(q), "computing the table");
 done:

@@ -29,6 +29,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,10 +166,13 @@ static inline __attribute__((always_inline)) void store8(const sw_pass *p, long 
     const size_t es = fmt_size(p->dfmt);
     unsigned char *d = p->dst + (size_t)i * (size_t)p->ch * es;
     v8f f = __builtin_convertvector(v, v8f);
+    /* The empty asm keeps this loop scalar: GCC makes an AVX-512 scatter of
+     * it, which is microcoded and slow (Zen 4: 40 % of a band's samples). */
     if (p->dfmt == RB_F32) {
         for (int l = 0; l < nl; l++) {
             float fl = f[l]; /* a copy: clang refuses the address of a vector element */
             memcpy(d + doff[l], &fl, sizeof fl);
+            __asm__("" ::: "memory");
         }
         return;
     }
@@ -408,11 +412,9 @@ typedef struct {
 } sw_cols;
 
 /* Column sums of rows [i0, i1) for the mean shift, read row by row (the
- * sequential reads the prefetchers follow). */
+ * sequential reads the prefetchers follow), added to acc. */
 SW_CLONES static void col_sums(const sw_pass *p, long i0, long i1, v8d *acc, long nblocks)
 {
-    for (long k = 0; k < nblocks; k++)
-        acc[k] = (v8d){0};
     for (long i = i0; i < i1; i++)
         for (long k = 0; k < nblocks; k++) {
             long nl = p->lanes - k * 8 < 8 ? p->lanes - k * 8 : 8;
@@ -536,6 +538,10 @@ typedef struct {
     sw_barrier bar;
     int nt;
     double *tphase;              /* thread 0's phase times, or NULL */
+    /* work is claimed in chunks from these counters (one per phase and band):
+     * on a loaded machine a thread that lost its core does not hold up the
+     * other at every band's barrier */
+    atomic_long *ctr;
     /* in place: the first nhead input rows of every band (the FIR reach of
      * the band above), saved before any output row is written */
     unsigned char *heads;
@@ -554,30 +560,35 @@ static void *sweep_main(void *arg)
     sw_thread *th = arg;
     sw_shared *sh = th->sh;
     barrier_wait(&sh->bar); /* every party known */
-    const int nt = sh->nt, t = th->t;
+    const int t = th->t;
     const sw_cols *cs = &sh->cs;
     double t0 = th->t == 0 && sh->tphase ? sw_cpu() : 0.0, trow = 0.0;
 
-    /* column sums (mean shift), rows split over the threads */
+    /* column sums (mean shift): chunks of rows, each thread into its array */
     const sw_pass *p1 = sh->p1;
+    atomic_long *ctr = sh->ctr;
+    long k, c0;
     if (p1->ax->shift) {
-        col_sums(p1, p1->ax->n * t / nt, p1->ax->n * (t + 1) / nt,
-                 cs->sums + (size_t)t * (size_t)cs->nblocks, cs->nblocks);
+        const long n = p1->ax->n, CH = 32;
+        while ((c0 = atomic_fetch_add(&ctr[0], CH)) < n)
+            col_sums(p1, c0, c0 + CH < n ? c0 + CH : n, cs->sums + (size_t)t * (size_t)cs->nblocks,
+                     cs->nblocks);
         barrier_wait(&sh->bar);
     }
-    /* phase A: strips of 64 bytes of input, split over the threads */
+    /* phase A: strips of 64 bytes of input */
     const long strip = 64 / (long)fmt_size(p1->sfmt);
     const long nstrips = (p1->lanes + strip - 1) / strip;
-    for (long s = nstrips * t / nt; s < nstrips * (t + 1) / nt; s++) {
-        long g0 = s * strip;
+    while ((k = atomic_fetch_add(&ctr[1], 1)) < nstrips) {
+        long g0 = k * strip;
         cols_phase_a(p1, cs, g0, p1->lanes - g0 < strip ? p1->lanes - g0 : strip);
     }
     barrier_wait(&sh->bar);
     double t1 = th->t == 0 && sh->tphase ? sw_cpu() : 0.0;
 
     /* bands, bottom-up; the row pass of band b overlaps the column pass of
-     * band b - 1 (the other band buffer) */
-    const long k0 = cs->nblocks * t / nt, k1 = cs->nblocks * (t + 1) / nt;
+     * band b - 1 (the other band buffer). Any thread may take any block: the
+     * carried anticausal states live in cs->z, and the barrier orders bands. */
+    const long CB = 32; /* column blocks per claim */
     for (long b = cs->nbands - 1; b >= -1; b--) {
         if (b + 1 < cs->nbands) { /* rows of band b + 1 */
             double tr = th->t == 0 && sh->tphase ? sw_cpu() : 0.0;
@@ -589,8 +600,8 @@ static void *sweep_main(void *arg)
             p2.dst = sh->out + (size_t)y0 * sh->ostride;
             p2.strip = 16;
             p2.nstrips = (p2.lanes + 15) / 16;
-            for (long s = p2.nstrips * t / nt; s < p2.nstrips * (t + 1) / nt; s++) {
-                long g0 = s * 16;
+            while ((k = atomic_fetch_add(&ctr[2 + 2 * (b + 1)], 1)) < p2.nstrips) {
+                long g0 = k * 16;
                 line_strip(&p2, g0, p2.lanes - g0 < 16 ? p2.lanes - g0 : 16, th->Y);
             }
             if (th->t == 0 && sh->tphase)
@@ -606,7 +617,8 @@ static void *sweep_main(void *arg)
                 pc.alt_to = pc.alt_from + sh->nhead;
                 pc.alt_row = sh->headrow;
             }
-            cols_band(&pc, cs, b, k0, k1, th->Y);
+            while ((c0 = atomic_fetch_add(&ctr[3 + 2 * b], CB)) < cs->nblocks)
+                cols_band(&pc, cs, b, c0, c0 + CB < cs->nblocks ? c0 + CB : cs->nblocks, th->Y);
         }
         barrier_wait(&sh->bar);
     }
@@ -743,10 +755,12 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     cs->st = aligned_alloc(64, (size_t)cs->nbands * (size_t)cs->nblocks * (size_t)R * sizeof(v8d));
     cs->z = aligned_alloc(64, (size_t)cs->nblocks * (size_t)R * sizeof(v8d));
     cs->sums = aligned_alloc(64, (size_t)cs->nblocks * (size_t)nt * sizeof(v8d));
+    sh.ctr = malloc((size_t)(2 + 2 * cs->nbands + 2) * sizeof(atomic_long));
     sh.bb[0] = aligned_alloc(64, 2 * bbn * sizeof(float));
     sh.bb[1] = sh.bb[0] ? sh.bb[0] + bbn : NULL;
     v8d *Ymem = aligned_alloc(64, (size_t)ymax * sizeof(v8d) * (size_t)nt);
-    if (!cs->blk || !cs->st || !cs->z || !cs->sums || !sh.bb[0] || !Ymem) {
+    if (!cs->blk || !cs->st || !cs->z || !cs->sums || !sh.ctr || !sh.bb[0] || !Ymem) {
+        free(sh.ctr);
         free(cs->sums);
         free(cs->blk);
         free(cs->st);
@@ -756,6 +770,10 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
         return rb_error(ctx, RB_ERR_NOMEM, "out of memory for the %ldx%ld blur's band buffers", W, H);
     }
 
+    for (long k = 0; k < 2 + 2 * cs->nbands + 2; k++)
+        atomic_init(&sh.ctr[k], 0);
+    for (size_t k = 0; k < (size_t)cs->nblocks * (size_t)nt; k++)
+        cs->sums[k] = (v8d){0};
     sw_pass p1, p2;
     memset(&p1, 0, sizeof p1);
     p1.ax = &ay;
@@ -793,6 +811,7 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
         sh.headrow = (size_t)W * (size_t)ch * fmt_size(in->format);
         sh.heads = malloc((size_t)cs->nbands * (size_t)sh.nhead * sh.headrow);
         if (!sh.heads) {
+            free(sh.ctr);
             free(cs->sums);
             free(cs->blk);
             free(cs->st);
@@ -818,7 +837,7 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
         th[t].t = t;
         th[t].Y = Ymem + (size_t)ymax * (size_t)t;
         if (pthread_create(&tid[t], NULL, sweep_main, &th[t]) != 0)
-            break; /* fewer threads: the shares are computed from sh.nt */
+            break; /* fewer threads: the others claim their share of the work */
         started++;
     }
     th[0].sh = &sh;
@@ -836,6 +855,7 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     pthread_mutex_destroy(&sh.bar.mu);
 
     free(sh.heads);
+    free(sh.ctr);
     free(cs->sums);
     free(cs->blk);
     free(cs->st);

@@ -1,0 +1,315 @@
+/* gpu_scan_bench: the CUDA back end's 1D recurrences (single-pass decoupled
+ * look-back, cuda/rb_cuda_scan.cu) and summed-area tables (cuda/rb_cuda_sat.cu)
+ * against the same GPU's device-to-device copy of the same number of floats,
+ * measured in the same run.
+ *
+ * Method: float32 signals / 1-channel images; every output is first checked
+ * against the CPU back end (rb_recurrence_1d / rb_sat on the host) and the run
+ * stops if it differs; then per repetition: fresh random input (a hash kernel,
+ * new seed), the output poisoned (0xFF bytes), and the operation timed alone
+ * with CUDA events on its device buffers and preallocated scratch (plan-time
+ * work such as the transfer matrices is outside the timing, as cuFFT's plan
+ * is). 3 warm-up runs, median of 31. Every CUDA call is checked.
+ *
+ * The SAT rows time the one-pass kernel (rb_cuda_sat_run, cuda/rb_cuda_scan_sat.cu).
+ *
+ * Usage: gpu_scan_bench [--quick]   (--quick: 2^24 and 4096^2 only; the full run needs
+ * about 4 minutes on an H100 host, mostly the CPU back end's checks of 2^28+ signals) */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <algorithm>
+#include <vector>
+
+#include "rb_internal.h"
+#include "rb_cuda_scan.cuh"
+#include "recblur.h"
+
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "gpu_scan_bench: %s:%d: %s: %s\n", __FILE__, __LINE__, #call,          \
+                    cudaGetErrorString(e_));                                                       \
+            exit(2);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define RK(call)                                                                                   \
+    do {                                                                                           \
+        rb_status s_ = (call);                                                                     \
+        if (s_ != RB_OK) {                                                                         \
+            fprintf(stderr, "gpu_scan_bench: %s: %s\n", #call, rb_context_error(ctx));             \
+            exit(2);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static const int REPS = 31, WARM = 3;
+
+__global__ void fill_kernel(float *x, size_t n, uint32_t seed, int u8)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        uint32_t h = (uint32_t)i * 2654435761u ^ seed;
+        h ^= h >> 15;
+        h *= 2246822519u;
+        h ^= h >> 13;
+        h *= 3266489917u;
+        h ^= h >> 16;
+        if (u8) ((unsigned char *)x)[i] = (unsigned char)h;
+        else x[i] = (float)(h >> 8) * (1.0f / 16777216.0f);
+    }
+}
+
+static void fill(void *x, size_t n, uint32_t seed, int u8)
+{
+    fill_kernel<<<1024, 256>>>((float *)x, n, seed, u8);
+    CK(cudaGetLastError());
+}
+
+static double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+/* median milliseconds of a D2D copy of `bytes` */
+static double copy_ms(size_t bytes)
+{
+    void *a, *b;
+    CK(cudaMalloc(&a, bytes));
+    CK(cudaMalloc(&b, bytes));
+    CK(cudaMemset(a, 1, bytes));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<double> t;
+    for (int r = 0; r < WARM + REPS; ++r) {
+        CK(cudaEventRecord(e0));
+        CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= WARM) t.push_back(ms);
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    return median(t);
+}
+
+static uint64_t rng = 0x853C49E6748FEA9Bull;
+static double urand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* order r with real poles of modulus 0.5 .. 0.9 (signature convention) */
+static void feedback(int r, double *a)
+{
+    double d[RB_MAX_ORDER + 2] = {1.0};
+    for (int deg = 0; deg < r; ++deg) {
+        double p = (urand() < 0.5 ? -1 : 1) * (0.5 + 0.4 * urand());
+        for (int k = deg + 1; k >= 1; --k) d[k] -= p * d[k - 1];
+    }
+    for (int k = 0; k < r; ++k) a[k] = -d[k + 1];
+}
+
+static void bench_1d(rb_context *ctx, size_t n, int order, int both, rb_boundary_mode mode)
+{
+    rb_axis_filter af;
+    memset(&af, 0, sizeof af);
+    af.causal_order = order;
+    feedback(order, af.causal);
+    if (both) {
+        af.anticausal_order = order;
+        memcpy(af.anticausal, af.causal, sizeof af.causal);
+    }
+    rb_filter *f = NULL;
+    RK(rb_filter_create(ctx, &af, NULL, &f));
+    rb_axis ax = f->axis[0];
+    rb_axis_plan ap;
+    RK(rb_axis_plan_init(ctx, &ax, mode, (int)n, &ap));
+    rb_cuda_rec1d *p = NULL;
+    CK(rb_cuda_rec1d_create(&ap, 0.0f, &p));
+    float *x, *y;
+    void *work;
+    CK(cudaMalloc((void **)&x, n * sizeof(float)));
+    CK(cudaMalloc((void **)&y, n * sizeof(float)));
+    CK(cudaMalloc(&work, rb_cuda_rec1d_work_bytes(p, 0)));
+
+    /* check against the CPU back end first */
+    fill(x, n, 12345u + order, 0);
+    CK(cudaMemset(y, 0xFF, n * sizeof(float)));
+    CK(rb_cuda_rec1d_run(p, x, y, work, 0));
+    CK(cudaDeviceSynchronize());
+    std::vector<float> hx(n), hy(n), hc(n);
+    CK(cudaMemcpy(hx.data(), x, n * sizeof(float), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hy.data(), y, n * sizeof(float), cudaMemcpyDeviceToHost));
+    rb_context *cpu;
+    rb_context_create(&cpu);
+    rb_context_set_backend(cpu, RB_BACKEND_CPU);
+    rb_boundary b = {mode, 0.0f};
+    if (rb_recurrence_1d(cpu, f, b, hx.data(), hc.data(), n, RB_MEMORY_HOST) != RB_OK) {
+        fprintf(stderr, "gpu_scan_bench: CPU back end: %s\n", rb_context_error(cpu));
+        exit(2);
+    }
+    rb_context_destroy(cpu);
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; ++i) {
+        double d = (double)hy[i] - hc[i];
+        num += d * d;
+        den += (double)hc[i] * hc[i];
+    }
+    double rel = sqrt(num / (den > 0 ? den : 1));
+    if (!(rel <= 1e-5)) {
+        fprintf(stderr, "gpu_scan_bench: 1D n=%zu order %d %s: GPU differs from the CPU back end (rel RMS %.3g)\n",
+                n, order, both ? "both" : "causal", rel);
+        exit(1);
+    }
+
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<double> t;
+    for (int r = 0; r < WARM + REPS; ++r) {
+        fill(x, n, 777u * r + order, 0);
+        CK(cudaMemset(y, 0xFF, n * sizeof(float)));
+        CK(cudaEventRecord(e0));
+        CK(rb_cuda_rec1d_run(p, x, y, work, 0));
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= WARM) t.push_back(ms);
+    }
+    double ms = median(t), cms = copy_ms(n * sizeof(float));
+    int passes = rb_cuda_rec1d_passes(p);
+    double gbs = 2.0 * passes * n * sizeof(float) / (ms * 1e6);
+    char sz[32];
+    if ((n & (n - 1)) == 0) snprintf(sz, sizeof sz, "2^%d", (int)lround(log2((double)n)));
+    else snprintf(sz, sizeof sz, "%zu", n);
+    printf("| 1D recurrence | %s | %d | %s | %s | %.2f | %.1f | %.3f | %.1f | %d | %.0f | %.1e |\n",
+           sz, order, both ? "causal+anticausal" : "causal",
+           rb_boundary_name(mode), ms, n / (ms * 1e6), cms / ms, n / (cms * 1e6), passes, gbs, rel);
+    fflush(stdout);
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    CK(cudaFree(x));
+    CK(cudaFree(y));
+    CK(cudaFree(work));
+    rb_cuda_rec1d_destroy(p);
+    rb_filter_destroy(f);
+}
+
+static void bench_sat(rb_context *ctx, int w, rb_format inf)
+{
+    const int h = w;
+    const size_t count = (size_t)w * h, isz = rb_format_size(inf);
+    void *x, *y, *work;
+    CK(cudaMalloc(&x, count * isz));
+    CK(cudaMalloc(&y, count * sizeof(float)));
+    CK(cudaMalloc(&work, rb_cuda_sat_work_bytes(w, h, 1)));
+    fill(x, count, 99u, inf == RB_U8);
+    CK(cudaMemset(y, 0xFF, count * sizeof(float)));
+    CK(rb_cuda_sat_run(x, w * isz, inf, y, w * sizeof(float), RB_F32, w, h, 1, work, 0));
+    CK(cudaDeviceSynchronize());
+    std::vector<unsigned char> hx(count * isz);
+    std::vector<float> hy(count), hc(count);
+    CK(cudaMemcpy(hx.data(), x, count * isz, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hy.data(), y, count * sizeof(float), cudaMemcpyDeviceToHost));
+    rb_image in, out;
+    memset(&in, 0, sizeof in);
+    in.width = w;
+    in.height = h;
+    in.channels = 1;
+    in.format = inf;
+    in.data = hx.data();
+    out = in;
+    out.format = RB_F32;
+    out.data = hc.data();
+    rb_context *cpu;
+    rb_context_create(&cpu);
+    rb_context_set_backend(cpu, RB_BACKEND_CPU);
+    if (rb_sat(cpu, &in, &out) != RB_OK) {
+        fprintf(stderr, "gpu_scan_bench: CPU sat: %s\n", rb_context_error(cpu));
+        exit(2);
+    }
+    rb_context_destroy(cpu);
+    size_t bad = 0;
+    for (size_t i = 0; i < count; ++i) {
+        float a = hy[i], c = hc[i];
+        int ok = inf == RB_U8 ? a == c : fabsf(a - c) <= fabsf(nextafterf(c, INFINITY) - c);
+        bad += !ok;
+    }
+    if (bad) {
+        fprintf(stderr, "gpu_scan_bench: SAT %dx%d: %zu samples differ from the CPU back end\n", w, h, bad);
+        exit(1);
+    }
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<double> t;
+    for (int r = 0; r < WARM + REPS; ++r) {
+        fill(x, count, 31u * r + 7, inf == RB_U8);
+        CK(cudaMemset(y, 0xFF, count * sizeof(float)));
+        CK(cudaEventRecord(e0));
+        CK(rb_cuda_sat_run(x, w * isz, inf, y, w * sizeof(float), RB_F32, w, h, 1, work, 0));
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= WARM) t.push_back(ms);
+    }
+    double ms = median(t), cms = copy_ms(count * sizeof(float));
+    double gbs = (double)count * (isz + 4) / (ms * 1e6);
+    printf("| SAT %s -> f32 | %d^2 | - | - | - | %.3f | %.1f | %.3f | %.1f | 1 | %.0f | %s |\n",
+           inf == RB_U8 ? "u8" : "f32", w, ms, count / (ms * 1e6), cms / ms, count / (cms * 1e6), gbs,
+           inf == RB_U8 ? "exact" : "<=1 ulp");
+    fflush(stdout);
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    CK(cudaFree(x));
+    CK(cudaFree(y));
+    CK(cudaFree(work));
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    cudaDeviceProp prop;
+    int dev = 0, drv = 0;
+    CK(cudaGetDevice(&dev));
+    CK(cudaGetDeviceProperties(&prop, dev));
+    CK(cudaDriverGetVersion(&drv));
+    printf("GPU: %s, driver API %d.%d, %d SMs\n\n", prop.name, drv / 1000, drv % 1000 / 10,
+           prop.multiProcessorCount);
+    printf("| workload | size | order | passes | boundary | ms | Gsamples/s | fraction of copy | copy Gsamples/s | sweeps | GB/s moved | vs CPU |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    rb_context *ctx;
+    rb_context_create(&ctx);
+    /* 2^24 and the SATs first (quick), then the long signals, whose CPU-back-end checks
+     * take seconds each */
+    for (int order : {1, 2, 4, 8})
+        for (int both = 0; both < 2; ++both) bench_1d(ctx, (size_t)1 << 24, order, both, RB_BOUNDARY_ZERO);
+    bench_1d(ctx, (size_t)1 << 24, 1, 0, RB_BOUNDARY_PERIODIC);
+    bench_1d(ctx, (size_t)1 << 24, 2, 1, RB_BOUNDARY_PERIODIC);
+    bench_1d(ctx, (size_t)1 << 24, 3, 1, RB_BOUNDARY_CLAMP);
+    for (int w : {4096, 8192})
+        for (rb_format f : {RB_U8, RB_F32})
+            if (!quick || w == 4096) bench_sat(ctx, w, f);
+    if (!quick) {
+        for (int order : {1, 2, 4, 8})
+            for (int both = 0; both < 2; ++both) bench_1d(ctx, (size_t)1 << 28, order, both, RB_BOUNDARY_ZERO);
+        /* the API's longest signal: 2^30 less room for FIR reach (rb_recurrence_1d's limit) */
+        bench_1d(ctx, ((size_t)1 << 30) - 16384, 1, 0, RB_BOUNDARY_ZERO);
+    }
+    rb_context_destroy(ctx);
+    return 0;
+}

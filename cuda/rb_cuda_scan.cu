@@ -1,0 +1,427 @@
+/* 1D recurrences in one pass per direction with decoupled look-back: see
+ * rb_cuda_scan.cuh for the algorithm. States follow the line solver's
+ * convention: s[k] = w_{i-1-k} (most recent first) in the direction of the pass. */
+#include "rb_cuda_scan.cuh"
+#include "rb_cuda_alloc.h"
+#include "rb_cuda_scan_kernel.cuh"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* FIR only (order 0): out_j = u_j */
+__global__ void rb_sc_map(const rb_sc_args a)
+{
+    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < a.n;
+         j += (long long)gridDim.x * blockDim.x)
+        a.dst[j] = rb_sc_fetch(a, j);
+}
+
+/* The boundary steps, one thread: initial states from the closed forms. */
+enum { RB_SC_BC_START = 0, RB_SC_BC_PERIODIC_C, RB_SC_BC_ANTI, RB_SC_BC_PERIODIC_A };
+typedef struct {
+    int kind, R, mode, has_c, const_like, n;
+    float cval, sumfir;
+    double prologue_dc, anticausal_dc;
+    double M44[RB_MAX_ORDER * RB_MAX_ORDER], v44[RB_MAX_ORDER];
+    double Pf[RB_MAX_ORDER * RB_MAX_ORDER], Pr[RB_MAX_ORDER * RB_MAX_ORDER];
+} rb_sc_bc;
+
+/* small[]: [0] c0, [1] c1 (u far before / after the line); then R-vectors at 8, 16, 24, 32 */
+#define RB_SC_C0 0
+#define RB_SC_C1 1
+#define RB_SC_INIT_C 8
+#define RB_SC_FIN_C 16
+#define RB_SC_INIT_A 24
+#define RB_SC_FIN_A 32
+#define RB_SC_SMALL 40
+
+__global__ void rb_sc_bc_kernel(const rb_sc_bc b, const float *x, float *small)
+{
+    const int R = b.R;
+    double ev[RB_MAX_ORDER], tv[RB_MAX_ORDER];
+    switch (b.kind) {
+    case RB_SC_BC_START: {
+        float c0 = 0.0f, c1 = 0.0f;
+        if (b.mode == RB_BOUNDARY_CONSTANT) c0 = c1 = b.cval * b.sumfir;
+        else if (b.mode == RB_BOUNDARY_CLAMP) {
+            c0 = x[0] * b.sumfir;
+            c1 = x[b.n - 1] * b.sumfir;
+        }
+        small[RB_SC_C0] = c0;
+        small[RB_SC_C1] = c1;
+        for (int k = 0; k < R; ++k) /* (35) of the 2016 paper */
+            small[RB_SC_INIT_C + k] = b.const_like ? (float)(b.prologue_dc * c0) : 0.0f;
+        break;
+    }
+    case RB_SC_BC_PERIODIC_C: /* (49): p(Y) = Pf e_{-1}(Yhat), paper order reversed */
+        for (int k = 0; k < R; ++k) ev[k] = small[RB_SC_FIN_C + R - 1 - k];
+        for (int i = 0; i < R; ++i) {
+            double acc = 0.0;
+            for (int j = 0; j < R; ++j) acc += b.Pf[i * R + j] * ev[j];
+            tv[i] = acc;
+        }
+        for (int k = 0; k < R; ++k) small[RB_SC_INIT_C + k] = (float)tv[R - 1 - k];
+        break;
+    case RB_SC_BC_ANTI: { /* (44), or the anticausal-only DC response */
+        double c1 = small[RB_SC_C1];
+        for (int k = 0; k < R; ++k) ev[k] = small[RB_SC_FIN_C + R - 1 - k];
+        for (int i = 0; i < R; ++i) {
+            double acc;
+            if (!b.const_like) acc = 0.0;
+            else if (!b.has_c) acc = b.anticausal_dc * c1;
+            else {
+                acc = b.v44[i] * c1;
+                for (int j = 0; j < R; ++j) acc += b.M44[i * R + j] * ev[j];
+            }
+            small[RB_SC_INIT_A + i] = (float)acc;
+        }
+        break;
+    }
+    case RB_SC_BC_PERIODIC_A: /* (51): e(Z) = Pr [z_0 .. z_{r-1}] of the zero-initialised pass */
+        for (int k = 0; k < R; ++k) ev[k] = small[RB_SC_FIN_A + k];
+        for (int i = 0; i < R; ++i) {
+            double acc = 0.0;
+            for (int j = 0; j < R; ++j) acc += b.Pr[i * R + j] * ev[j];
+            small[RB_SC_INIT_A + i] = (float)acc;
+        }
+        break;
+    }
+}
+
+struct rb_cuda_rec1d {
+    int R, n, mode, ntaps, fir_lo, has_c, has_a, const_like, periodic_like;
+    long long m, s0, Kc, Ka;
+    float cval, sumfir;
+    float dc[RB_MAX_ORDER], da[RB_MAX_ORDER];
+    rb_sc_bc bc;
+    float *dev;                /* tables (causal, anticausal) then FIR taps */
+    const float *tab_c, *tab_a, *fir;
+};
+
+/* C = A B, r x r, double */
+static void rb_sc_mm(const double *A, const double *B, double *C, int r)
+{
+    double t[RB_MAX_ORDER * RB_MAX_ORDER];
+    for (int i = 0; i < r; ++i)
+        for (int j = 0; j < r; ++j) {
+            double s = 0.0;
+            for (int k = 0; k < r; ++k) s += A[i * r + k] * B[k * r + j];
+            t[i * r + j] = s;
+        }
+    memcpy(C, t, sizeof(double) * r * r);
+}
+
+static void rb_sc_pow(const double *A, long long e, double *out, int r)
+{
+    double b[RB_MAX_ORDER * RB_MAX_ORDER], res[RB_MAX_ORDER * RB_MAX_ORDER];
+    memcpy(b, A, sizeof(double) * r * r);
+    memset(res, 0, sizeof res);
+    for (int i = 0; i < r; ++i) res[i * r + i] = 1.0;
+    while (e > 0) {
+        if (e & 1) rb_sc_mm(res, b, res, r);
+        rb_sc_mm(b, b, b, r);
+        e >>= 1;
+    }
+    memcpy(out, res, sizeof(double) * r * r);
+}
+
+/* Lpow and Tpow of the state transition of feedbacks d, as floats */
+static void rb_sc_tables(const double *d, int r, float *tab)
+{
+    double A[RB_MAX_ORDER * RB_MAX_ORDER] = {0}, P[RB_MAX_ORDER * RB_MAX_ORDER];
+    for (int k = 0; k < r; ++k) A[k] = -d[k];
+    for (int i = 1; i < r; ++i) A[i * r + i - 1] = 1.0;
+    for (int l = 0; l < RB_SC_NPOW; ++l) {
+        rb_sc_pow(A, (long long)RB_SC_ITEMS * l, P, r);
+        for (int i = 0; i < r * r; ++i) tab[l * r * r + i] = (float)P[i];
+        rb_sc_pow(A, (long long)RB_SC_TILE * l, P, r);
+        for (int i = 0; i < r * r; ++i) tab[(RB_SC_NPOW + l) * r * r + i] = (float)P[i];
+    }
+}
+
+/* Samples after which the homogeneous response of a state is below 1e-12 of it. */
+static long long rb_sc_reach(const double *d, int r, long long m)
+{
+    double mp = 0.0;
+    rb_feedback_is_stable(d, r, &mp);
+    if (mp <= 1e-300) return r < m ? r : m;
+    if (mp >= 1.0 - 1e-7) return m;
+    double k = log(1e-12) / log(mp);
+    /* repeated poles grow like i^(r-1) first: generous margin */
+    long long K = (long long)ceil(1.5 * k) + 64LL * r + RB_SC_TILE;
+    return K < m ? K : m;
+}
+
+extern "C" cudaError_t rb_cuda_rec1d_create(const rb_axis_plan *ap, float cval, rb_cuda_rec1d **out)
+{
+    *out = NULL;
+    rb_cuda_rec1d *p = (rb_cuda_rec1d *)calloc(1, sizeof *p);
+    if (!p) return cudaErrorMemoryAllocation;
+    const rb_axis *ax = &ap->ax;
+    const int r = ax->r, n = ap->n;
+    p->R = r;
+    p->n = n;
+    p->mode = ap->mode;
+    p->cval = cval;
+    p->has_c = ax->causal_order > 0;
+    p->has_a = ax->anticausal_order > 0;
+    p->ntaps = ax->fir ? ax->fir_hi - ax->fir_lo + 1 : 0;
+    p->fir_lo = ax->fir_lo;
+    double sf = 0.0;
+    if (ax->fir)
+        for (int t = 0; t < p->ntaps; ++t) sf += ax->fir[t];
+    else
+        sf = 1.0;
+    p->sumfir = (float)sf;
+    for (int k = 0; k < r; ++k) {
+        p->dc[k] = (float)ax->dc[k];
+        p->da[k] = (float)ax->da[k];
+    }
+    const int mode = ap->mode;
+    /* the domain the passes run over, as rb_cuda_line.cu */
+    if (ap->padded) {
+        p->m = (long long)n + 2LL * ap->pad;
+        p->s0 = -ap->pad;
+    } else if (mode == RB_BOUNDARY_ZERO || mode == RB_BOUNDARY_CONSTANT || mode == RB_BOUNDARY_CLAMP) {
+        p->const_like = 1;
+        p->m = (long long)n + 2LL * ap->fir_ext;
+        p->s0 = -ap->fir_ext;
+    } else if (mode == RB_BOUNDARY_MIRROR) {
+        p->periodic_like = 1; /* the 2n-periodic route (49)/(51); Pf/Pr are built for 2n */
+        p->m = 2LL * n;
+    } else {
+        p->periodic_like = mode == RB_BOUNDARY_PERIODIC;
+        p->m = n;
+    }
+    p->Kc = rb_sc_reach(ax->dc, r, p->m);
+    p->Ka = rb_sc_reach(ax->da, r, p->m);
+    rb_sc_bc *b = &p->bc;
+    b->R = r;
+    b->mode = mode;
+    b->has_c = p->has_c;
+    b->const_like = p->const_like;
+    b->n = n;
+    b->cval = cval;
+    b->sumfir = p->sumfir;
+    b->prologue_dc = ap->prologue_dc;
+    b->anticausal_dc = ap->anticausal_dc;
+    memcpy(b->M44, ap->M44, sizeof b->M44);
+    memcpy(b->v44, ap->v44, sizeof b->v44);
+    memcpy(b->Pf, ap->Pf, sizeof b->Pf);
+    memcpy(b->Pr, ap->Pr, sizeof b->Pr);
+
+    size_t tabf = r > 0 ? (size_t)2 * RB_SC_NPOW * r * r : 0;
+    size_t total = 2 * tabf + (size_t)p->ntaps + 1;
+    float *host = (float *)calloc(total, sizeof(float));
+    if (!host) {
+        free(p);
+        return cudaErrorMemoryAllocation;
+    }
+    if (r > 0) {
+        rb_sc_tables(ax->dc, r, host);
+        rb_sc_tables(ax->da, r, host + tabf);
+    }
+    for (int t = 0; t < p->ntaps; ++t) host[2 * tabf + t] = (float)ax->fir[t];
+    cudaError_t e = rb_cuda_malloc((void **)&p->dev, total * sizeof(float));
+    if (e == cudaSuccess) e = cudaMemcpy(p->dev, host, total * sizeof(float), cudaMemcpyHostToDevice);
+    free(host);
+    if (e != cudaSuccess) {
+        rb_cuda_free(p->dev);
+        free(p);
+        return e;
+    }
+    p->tab_c = p->dev;
+    p->tab_a = p->dev + tabf;
+    p->fir = p->dev + 2 * tabf;
+    *out = p;
+    return cudaSuccess;
+}
+
+extern "C" void rb_cuda_rec1d_destroy(rb_cuda_rec1d *p)
+{
+    if (!p) return;
+    rb_cuda_free(p->dev);
+    free(p);
+}
+
+static size_t rb_sc_al(size_t b) { return (b + 255) & ~(size_t)255; }
+
+typedef struct {
+    int *flags;   /* 4 regions of (tiles + 1) ints: the last int of each is its ticket */
+    float *agg, *inc, *small, *Y, *X;
+    size_t tiles;
+} rb_sc_work;
+
+static int rb_sc_needs_xcopy(const rb_cuda_rec1d *p)
+{
+    /* in place, a pass that reads x outside its own tile (FIR, mirror, padded) must read a copy */
+    return p->ntaps > 0 || p->mode == RB_BOUNDARY_MIRROR || p->m != p->n;
+}
+
+static size_t rb_sc_layout(const rb_cuda_rec1d *p, int in_place, char *base, rb_sc_work *w)
+{
+    size_t tiles = (size_t)((p->m + RB_SC_TILE - 1) / RB_SC_TILE), off = 0;
+    const size_t R = p->R > 0 ? p->R : 1;
+#define RB_SC_PUT(field, type, count)                                        \
+    do {                                                                     \
+        if (w) w->field = (type *)(base + off);                              \
+        off += rb_sc_al(sizeof(type) * (count));                             \
+    } while (0)
+    RB_SC_PUT(flags, int, 4 * (tiles + 1));
+    RB_SC_PUT(agg, float, tiles * R);
+    RB_SC_PUT(inc, float, tiles * R);
+    RB_SC_PUT(small, float, RB_SC_SMALL);
+    if (p->has_c && p->has_a) RB_SC_PUT(Y, float, (size_t)p->m);
+    else if (w) w->Y = NULL;
+    if (in_place && rb_sc_needs_xcopy(p)) RB_SC_PUT(X, float, (size_t)p->n);
+    else if (w) w->X = NULL;
+#undef RB_SC_PUT
+    if (w) w->tiles = tiles;
+    return off;
+}
+
+extern "C" size_t rb_cuda_rec1d_work_bytes(const rb_cuda_rec1d *p, int in_place)
+{
+    return rb_sc_layout(p, in_place, NULL, NULL);
+}
+
+extern "C" int rb_cuda_rec1d_passes(const rb_cuda_rec1d *p)
+{
+    return p->R == 0 ? 1 : p->has_c + p->has_a;
+}
+
+static cudaError_t rb_sc_launch(const rb_cuda_rec1d *p, rb_sc_args a, cudaStream_t s)
+{
+    unsigned grid = (unsigned)((a.L + RB_SC_TILE - 1) / RB_SC_TILE);
+    if (grid == 0) return cudaSuccess;
+    switch (p->R) {
+#define RB_SC_CASE(R) case R: rb_sc_launch_##R(a, grid, s); break;
+    RB_SC_CASE(1) RB_SC_CASE(2) RB_SC_CASE(3) RB_SC_CASE(4)
+    RB_SC_CASE(5) RB_SC_CASE(6) RB_SC_CASE(7) RB_SC_CASE(8)
+#undef RB_SC_CASE
+    default: return cudaErrorInvalidValue;
+    }
+    return rb_cuda_launch_check();
+}
+
+extern "C" cudaError_t rb_cuda_rec1d_run(const rb_cuda_rec1d *p, const float *in, float *out,
+                                         void *work, cudaStream_t s)
+{
+    const int in_place = in == out;
+    rb_sc_work w;
+    cudaError_t e;
+    rb_sc_layout(p, in_place, (char *)work, &w);
+    const float *x = in;
+    if (w.X) {
+        if ((e = cudaMemcpyAsync(w.X, in, (size_t)p->n * sizeof(float), cudaMemcpyDeviceToDevice, s)) != cudaSuccess)
+            return e;
+        x = w.X;
+    }
+    rb_sc_args a;
+    memset(&a, 0, sizeof a);
+    a.x = x;
+    a.n = p->n;
+    a.mode = p->mode;
+    a.ntaps = p->ntaps;
+    a.fir_lo = p->fir_lo;
+    a.s0 = p->s0;
+    a.cval = p->cval;
+    a.fir = p->fir;
+    a.m = p->m;
+    if (p->R == 0) {
+        a.src = RB_SC_SRC_X;
+        a.dst = out;
+        unsigned grid = (unsigned)((p->n + 255) / 256);
+        if (grid > 65535u * 16) grid = 65535u * 16;
+        rb_sc_map<<<grid, 256, 0, s>>>(a);
+        return rb_cuda_launch_check();
+    }
+    if ((e = cudaMemsetAsync(w.flags, 0, 4 * (w.tiles + 1) * sizeof(int), s)) != cudaSuccess) return e;
+    int region = 0;
+#define RB_SC_REGION(args)                                                     \
+    do {                                                                       \
+        (args).flags = w.flags + region * (w.tiles + 1);                       \
+        (args).ticket = (unsigned *)((args).flags + w.tiles);                  \
+        (args).agg = w.agg;                                                    \
+        (args).inc = w.inc;                                                    \
+        ++region;                                                              \
+    } while (0)
+    rb_sc_bc b = p->bc;
+    b.kind = RB_SC_BC_START;
+    rb_sc_bc_kernel<<<1, 1, 0, s>>>(b, x, w.small);
+    if ((e = rb_cuda_launch_check()) != cudaSuccess) return e;
+
+    if (p->has_c) {
+        rb_sc_args c = a;
+        c.dir = 1;
+        c.L = p->m;
+        c.src = RB_SC_SRC_X;
+        if (p->has_a) {
+            c.dst = w.Y;
+            c.dst_off = 0;
+            c.dst_n = p->m;
+        } else {
+            c.dst = out;
+            c.dst_off = p->s0;
+            c.dst_n = p->n;
+        }
+        c.init = p->const_like ? w.small + RB_SC_INIT_C : NULL;
+        c.fin = w.small + RB_SC_FIN_C;
+        c.tab = p->tab_c;
+        memcpy(c.d, p->dc, sizeof c.d);
+        RB_SC_REGION(c);
+        if ((e = rb_sc_launch(p, c, s)) != cudaSuccess) return e;
+        if (p->periodic_like) {
+            b.kind = RB_SC_BC_PERIODIC_C;
+            rb_sc_bc_kernel<<<1, 1, 0, s>>>(b, x, w.small);
+            if ((e = rb_cuda_launch_check()) != cudaSuccess) return e;
+            /* superpose the homogeneous response of p(Y) over the samples it reaches */
+            c.src = RB_SC_SRC_ZERO;
+            c.L = p->Kc;
+            c.add = 1;
+            c.init = w.small + RB_SC_INIT_C;
+            c.fin = NULL;
+            RB_SC_REGION(c);
+            if ((e = rb_sc_launch(p, c, s)) != cudaSuccess) return e;
+        }
+    }
+    if (p->has_a) {
+        if (p->const_like) {
+            b.kind = RB_SC_BC_ANTI;
+            rb_sc_bc_kernel<<<1, 1, 0, s>>>(b, x, w.small);
+            if ((e = rb_cuda_launch_check()) != cudaSuccess) return e;
+        }
+        rb_sc_args c = a;
+        c.dir = -1;
+        c.L = p->m;
+        if (p->has_c) {
+            c.src = RB_SC_SRC_BUF;
+            c.buf = w.Y;
+        } else
+            c.src = RB_SC_SRC_X;
+        c.dst = out;
+        c.dst_off = p->s0;
+        c.dst_n = p->n;
+        c.init = p->const_like ? w.small + RB_SC_INIT_A : NULL;
+        c.fin = w.small + RB_SC_FIN_A;
+        c.tab = p->tab_a;
+        memcpy(c.d, p->da, sizeof c.d);
+        RB_SC_REGION(c);
+        if ((e = rb_sc_launch(p, c, s)) != cudaSuccess) return e;
+        /* the anticausal correction reaches positions m-Ka .. m-1: only when they hit the output */
+        if (p->periodic_like && p->m - p->Ka + p->s0 < p->n) {
+            b.kind = RB_SC_BC_PERIODIC_A;
+            rb_sc_bc_kernel<<<1, 1, 0, s>>>(b, x, w.small);
+            if ((e = rb_cuda_launch_check()) != cudaSuccess) return e;
+            c.src = RB_SC_SRC_ZERO;
+            c.L = p->Ka;
+            c.add = 1;
+            c.init = w.small + RB_SC_INIT_A;
+            c.fin = NULL;
+            RB_SC_REGION(c);
+            if ((e = rb_sc_launch(p, c, s)) != cudaSuccess) return e;
+        }
+    }
+#undef RB_SC_REGION
+    return cudaSuccess;
+}

@@ -1,0 +1,375 @@
+/* Summed-area tables on the GPU in one pass over the image: the input is read
+ * once and the table written once (rb_sat through ops->sat when
+ * RECBLUR_CUDA_SAT=onepass: see rb_cuda_sat.cu).
+ *
+ * The image (w * ch samples per row) is cut into tiles of 32 rows by TW
+ * samples (TW = 128, or 96 for 3 channels, so a tile holds whole pixels). With
+ * the tile's local table L (rows, then columns), the table is
+ *   S(y, x) = L(y, x) + V(x) + H(y) + C                      (per channel)
+ *   V(x): sum of column x above the tile,
+ *   H(y): sum of the tile's band rows y0..y left of the tile,
+ *   C:    sum of everything above and left of the tile.
+ * V comes by decoupled look-back up the tile column (aggregates: the tile's
+ * column sums), H by look-back along the band (aggregates: row sums), and C
+ * rides with V: each tile adds to its column record the band-left total
+ * B = sum_y of its row carries, and C = sum of B over the tiles above. This is
+ * the 2011 paper's algorithm SAT (stages 1-4: block sums, carries along rows
+ * and columns, corner, final block) with the carries fused into the single
+ * pass by look-back (Merrill & Garland 2016). Tiles take tickets in row-major
+ * order, so every tile waited on started before the waiting one.
+ *
+ * Precision: every sum is a double; U8/U16 sums (< 2^53) are exact and the
+ * output is the exact table, rounded once for F32 (as the CPU's sat.c). F32
+ * input: double accumulation throughout, rounded once. */
+#include "rb_cuda.h"
+#include "rb_cuda_alloc.h"
+#include "rb_cuda_scan.cuh"
+#include <stdio.h>
+
+#define RB_SAT_TH 32
+#define RB_SAT_THREADS 256
+
+typedef struct {
+    const unsigned char *in;
+    unsigned char *out;
+    size_t in_pitch, out_pitch;
+    long long n;             /* samples per row */
+    int h, tiles_x;
+    int *hflag, *vflag;
+    unsigned *ticket;
+    double *hagg, *hinc, *vagg, *vinc;
+} rb_sat_args;
+
+template <typename T>
+static __device__ __forceinline__ double rb_sat_ld(const unsigned char *row, long long i)
+{
+    return (double)((const T *)row)[i];
+}
+
+template <int CH, typename TIn, typename TOut>
+__global__ void __launch_bounds__(RB_SAT_THREADS) rb_sat_kernel(const rb_sat_args a)
+{
+    constexpr int P = CH == 3 ? 3 : 4;      /* samples per lane in a row */
+    constexpr int TW = 32 * P;              /* samples per tile row */
+    constexpr int HS = RB_SAT_TH * CH;      /* row record: per row, per channel */
+    constexpr int VS = TW + CH;             /* column record: column sums, then B */
+    __shared__ double tile[RB_SAT_TH][TW + 1];
+    __shared__ double s_rowsum[RB_SAT_TH][CH], s_H[RB_SAT_TH][CH], s_V[TW], s_C[CH];
+    __shared__ long long s_k;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (tid == 0) s_k = (long long)atomicAdd(a.ticket, 1u);
+    __syncthreads();
+    const long long k = s_k;
+    const int ti = (int)(k / a.tiles_x), si = (int)(k % a.tiles_x);
+    const long long x0 = (long long)si * TW;
+    const int y0 = ti * RB_SAT_TH;
+
+    /* 1. load and scan rows: each warp 4 rows, each lane P samples (whole pixels) */
+    for (int rr = 0; rr < RB_SAT_TH / 8; ++rr) {
+        const int y = warp * (RB_SAT_TH / 8) + rr, gy = y0 + y;
+        const unsigned char *row = a.in + (size_t)gy * a.in_pitch;
+        double v[P], run[CH];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) run[c] = 0.0;
+#pragma unroll
+        for (int j = 0; j < P; ++j) {
+            long long gx = x0 + lane * P + j;
+            v[j] = (gy < a.h && gx < a.n) ? rb_sat_ld<TIn>(row, gx) : 0.0;
+            run[j % CH] += v[j];
+            v[j] = run[j % CH];
+        }
+        double inc[CH];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) inc[c] = run[c];
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1)
+#pragma unroll
+            for (int c = 0; c < CH; ++c) {
+                double t = __shfl_up_sync(0xffffffffu, inc[c], o);
+                if (lane >= o) inc[c] += t;
+            }
+#pragma unroll
+        for (int j = 0; j < P; ++j) tile[y][lane * P + j] = v[j] + (inc[j % CH] - run[j % CH]);
+        if (lane == 31)
+#pragma unroll
+            for (int c = 0; c < CH; ++c) s_rowsum[y][c] = inc[c];
+    }
+    __syncthreads();
+    /* 2. scan columns: two threads per column, 16 rows each */
+    if (tid < 2 * TW) {
+        const int x = tid % TW, r0 = (tid / TW) * (RB_SAT_TH / 2);
+        for (int r = 1; r < RB_SAT_TH / 2; ++r) tile[r0 + r][x] += tile[r0 + r - 1][x];
+    }
+    __syncthreads();
+    if (tid >= TW && tid < 2 * TW) {
+        const int x = tid - TW;
+        const double add = tile[RB_SAT_TH / 2 - 1][x];
+        for (int r = RB_SAT_TH / 2; r < RB_SAT_TH; ++r) tile[r][x] += add;
+    }
+    __syncthreads();
+
+    /* 3. carries, by warp 0 */
+    if (warp == 0) {
+        /* along the band: lane = row */
+        volatile int *hf = a.hflag, *vf = a.vflag;
+        double acc[CH], agg[CH];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) {
+            agg[c] = s_rowsum[lane][c];
+            acc[c] = 0.0;
+        }
+        if (si > 0) {
+#pragma unroll
+            for (int c = 0; c < CH; ++c) a.hagg[k * HS + lane * CH + c] = agg[c];
+            __threadfence();
+            __syncwarp();
+            if (lane == 0) hf[k] = 1;
+            for (long long j = k - 1;; --j) {
+                int f = 0;
+                if (lane == 0)
+                    do {
+                        f = hf[j];
+                    } while (f == 0);
+                f = __shfl_sync(0xffffffffu, f, 0);
+                __threadfence();
+                const volatile double *src = (f == 2 ? a.hinc : a.hagg) + j * HS + lane * CH;
+#pragma unroll
+                for (int c = 0; c < CH; ++c) acc[c] += src[c];
+                if (f == 2) break;
+            }
+        }
+#pragma unroll
+        for (int c = 0; c < CH; ++c) a.hinc[k * HS + lane * CH + c] = acc[c] + agg[c];
+        __threadfence();
+        __syncwarp();
+        if (lane == 0) hf[k] = 2;
+        /* H = prefix of the row carries down the band; B = their total */
+        double B[CH];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) {
+            double p = acc[c];
+#pragma unroll
+            for (int o = 1; o < 32; o <<= 1) {
+                double t = __shfl_up_sync(0xffffffffu, p, o);
+                if (lane >= o) p += t;
+            }
+            s_H[lane][c] = p;
+            B[c] = __shfl_sync(0xffffffffu, p, 31);
+        }
+        /* up the tile column: element e = lane + 32 j: column sums (e < TW), then B */
+        double cv[P + 1], ca[P + 1];
+#pragma unroll
+        for (int j = 0; j <= P; ++j) {
+            const int e = lane + 32 * j;
+            double v = 0.0;
+            if (e < TW) v = tile[RB_SAT_TH - 1][e] - (e >= CH ? tile[RB_SAT_TH - 1][e - CH] : 0.0);
+            else if (e < VS) {
+#pragma unroll
+                for (int c = 0; c < CH; ++c)
+                    if (e - TW == c) v = B[c];
+            }
+            cv[j] = v;
+            ca[j] = 0.0;
+        }
+        if (ti > 0) {
+#pragma unroll
+            for (int j = 0; j <= P; ++j)
+                if (lane + 32 * j < VS) a.vagg[k * VS + lane + 32 * j] = cv[j];
+            __threadfence();
+            __syncwarp();
+            if (lane == 0) vf[k] = 1;
+            for (long long j = k - a.tiles_x;; j -= a.tiles_x) {
+                int f = 0;
+                if (lane == 0)
+                    do {
+                        f = vf[j];
+                    } while (f == 0);
+                f = __shfl_sync(0xffffffffu, f, 0);
+                __threadfence();
+                const volatile double *src = (f == 2 ? a.vinc : a.vagg) + j * VS;
+#pragma unroll
+                for (int q = 0; q <= P; ++q)
+                    if (lane + 32 * q < VS) ca[q] += src[lane + 32 * q];
+                if (f == 2) break;
+            }
+        }
+#pragma unroll
+        for (int j = 0; j <= P; ++j)
+            if (lane + 32 * j < VS) a.vinc[k * VS + lane + 32 * j] = ca[j] + cv[j];
+        __threadfence();
+        __syncwarp();
+        if (lane == 0) vf[k] = 2;
+        /* V(x) = sum above the tile over the tile's columns x0..x of x's channel: a
+         * scan of the column carries along the tile row, 32 elements at a time */
+        double run[CH];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) run[c] = 0.0;
+#pragma unroll
+        for (int j = 0; j < P; ++j) {
+            double v = ca[j];
+            const int ce = (lane + 32 * j) % CH;
+#pragma unroll
+            for (int o = CH; o < 32; o <<= 1) { /* same-channel elements are CH apart */
+                double t = __shfl_up_sync(0xffffffffu, v, o);
+                if (lane >= o) v += t;
+            }
+            double before = 0.0;
+#pragma unroll
+            for (int c = 0; c < CH; ++c)
+                if (ce == c) before = run[c];
+            s_V[lane + 32 * j] = v + before;
+#pragma unroll
+            for (int c = 0; c < CH; ++c) { /* the chunk's last element of channel c */
+                const int last = 31 - (((31 + 32 * j) % CH - c + CH) % CH);
+                run[c] += __shfl_sync(0xffffffffu, v, last);
+            }
+        }
+        if (lane < CH) s_C[lane] = ca[P];   /* element TW + lane: the corner */
+    }
+    __syncthreads();
+
+    /* 4. the table: coalesced along rows */
+    for (int idx = tid; idx < RB_SAT_TH * TW; idx += RB_SAT_THREADS) {
+        const int y = idx / TW, x = idx % TW, c = x % CH, gy = y0 + y;
+        const long long gx = x0 + x;
+        if (gy < a.h && gx < a.n)
+            ((TOut *)(a.out + (size_t)gy * a.out_pitch))[gx] =
+                (TOut)(tile[y][x] + s_V[x] + s_H[y][c] + s_C[c]);
+    }
+}
+
+static int rb_sat_tw(int ch) { return ch == 3 ? 96 : 128; }
+
+static size_t rb_sat_al(size_t b) { return (b + 255) & ~(size_t)255; }
+
+/* flags (2 per tile and the ticket), then the four records */
+static size_t rb_sat_layout(int w, int h, int ch, char *base, rb_sat_args *a)
+{
+    const long long n = (long long)w * ch;
+    const int tw = rb_sat_tw(ch);
+    const size_t tx = (size_t)((n + tw - 1) / tw), ty = (size_t)((h + RB_SAT_TH - 1) / RB_SAT_TH);
+    const size_t tiles = tx * ty, hs = (size_t)RB_SAT_TH * ch, vs = (size_t)tw + ch;
+    size_t off = 0, flags = rb_sat_al((2 * tiles + 1) * sizeof(int));
+    if (a) {
+        a->hflag = (int *)base;
+        a->vflag = a->hflag + tiles;
+        a->ticket = (unsigned *)(a->vflag + tiles);
+        a->tiles_x = (int)tx;
+    }
+    off += flags;
+    if (a) a->hagg = (double *)(base + off);
+    off += rb_sat_al(tiles * hs * sizeof(double));
+    if (a) a->hinc = (double *)(base + off);
+    off += rb_sat_al(tiles * hs * sizeof(double));
+    if (a) a->vagg = (double *)(base + off);
+    off += rb_sat_al(tiles * vs * sizeof(double));
+    if (a) a->vinc = (double *)(base + off);
+    off += rb_sat_al(tiles * vs * sizeof(double));
+    return off;
+}
+
+extern "C" size_t rb_cuda_sat_work_bytes(int w, int h, int ch)
+{
+    return rb_sat_layout(w, h, ch, NULL, NULL);
+}
+
+template <int CH, typename TIn>
+static void rb_sat_launch_out(const rb_sat_args &a, rb_format of, unsigned grid, cudaStream_t s)
+{
+    if (of == RB_F64) rb_sat_kernel<CH, TIn, double><<<grid, RB_SAT_THREADS, 0, s>>>(a);
+    else rb_sat_kernel<CH, TIn, float><<<grid, RB_SAT_THREADS, 0, s>>>(a);
+}
+
+template <int CH>
+static void rb_sat_launch(const rb_sat_args &a, rb_format inf, rb_format of, unsigned grid, cudaStream_t s)
+{
+    switch (inf) {
+    case RB_U8: rb_sat_launch_out<CH, unsigned char>(a, of, grid, s); break;
+    case RB_U16: rb_sat_launch_out<CH, unsigned short>(a, of, grid, s); break;
+    case RB_F64: rb_sat_launch_out<CH, double>(a, of, grid, s); break;
+    default: rb_sat_launch_out<CH, float>(a, of, grid, s); break;
+    }
+}
+
+extern "C" cudaError_t rb_cuda_sat_run(const void *in, size_t in_pitch, rb_format in_fmt, void *out,
+                                       size_t out_pitch, rb_format out_fmt, int w, int h, int ch,
+                                       void *work, cudaStream_t s)
+{
+    rb_sat_args a;
+    rb_sat_layout(w, h, ch, (char *)work, &a);
+    a.in = (const unsigned char *)in;
+    a.out = (unsigned char *)out;
+    a.in_pitch = in_pitch;
+    a.out_pitch = out_pitch;
+    a.n = (long long)w * ch;
+    a.h = h;
+    const size_t ty = (size_t)((h + RB_SAT_TH - 1) / RB_SAT_TH), tiles = ty * (size_t)a.tiles_x;
+    cudaError_t e = cudaMemsetAsync(a.hflag, 0, (2 * tiles + 1) * sizeof(int), s);
+    if (e != cudaSuccess) return e;
+    unsigned grid = (unsigned)tiles;
+    switch (ch) {
+    case 1: rb_sat_launch<1>(a, in_fmt, out_fmt, grid, s); break;
+    case 2: rb_sat_launch<2>(a, in_fmt, out_fmt, grid, s); break;
+    case 3: rb_sat_launch<3>(a, in_fmt, out_fmt, grid, s); break;
+    case 4: rb_sat_launch<4>(a, in_fmt, out_fmt, grid, s); break;
+    default: return cudaErrorInvalidValue;
+    }
+    return rb_cuda_launch_check();
+}
+
+#define RB_SAT_CU(call, what)                                                            \
+    do {                                                                                 \
+        cudaError_t e_ = (call);                                                         \
+        if (e_ != cudaSuccess) {                                                         \
+            st = rb_error(ctx, RB_ERR_DEVICE, "cuda sat: %s: %s", what, cudaGetErrorString(e_)); \
+            goto done;                                                                   \
+        }                                                                                \
+    } while (0)
+
+extern "C" rb_status rb_cuda_sat_onepass(rb_context *ctx, const rb_image *in, rb_image *out)
+{
+    rb_status st = RB_OK;
+    const int w = in->width, h = in->height, ch = in->channels;
+    const size_t n = (size_t)w * ch;
+    const size_t in_row = n * rb_format_size(in->format), out_row = n * rb_format_size(out->format);
+    void *work = NULL, *sin = NULL, *sout = NULL;
+    cudaStream_t q = NULL;
+    const void *src = in->data;
+    void *dst = out->data;
+    size_t src_pitch = rb_image_stride(in), dst_pitch = rb_image_stride(out);
+    RB_SAT_CU(cudaStreamCreateWithFlags(&q, cudaStreamNonBlocking), "cudaStreamCreate");
+    RB_SAT_CU(rb_cuda_malloc(&work, rb_cuda_sat_work_bytes(w, h, ch)), "cudaMalloc (carries)");
+    if (in->memory == RB_MEMORY_HOST) {
+        RB_SAT_CU(rb_cuda_malloc(&sin, in_row * h), "cudaMalloc (input staging)");
+        RB_SAT_CU(cudaMemcpy2DAsync(sin, in_row, in->data, src_pitch, in_row, h,
+                                    cudaMemcpyHostToDevice, q), "copying the input to the device");
+        src = sin;
+        src_pitch = in_row;
+    }
+    if (out->memory == RB_MEMORY_HOST) {
+        RB_SAT_CU(rb_cuda_malloc(&sout, out_row * h), "cudaMalloc (output staging)");
+        dst = sout;
+        dst_pitch = out_row;
+    }
+    if (src == dst && (src_pitch != dst_pitch || rb_format_size(in->format) != rb_format_size(out->format))) {
+        /* one device buffer, two layouts: a tile's table would overwrite other tiles' input */
+        RB_SAT_CU(rb_cuda_malloc(&sin, in_row * h), "cudaMalloc (input copy)");
+        RB_SAT_CU(cudaMemcpy2DAsync(sin, in_row, src, src_pitch, in_row, h, cudaMemcpyDeviceToDevice, q),
+                  "copying the input");
+        src = sin;
+        src_pitch = in_row;
+    }
+    RB_SAT_CU(rb_cuda_sat_run(src, src_pitch, in->format, dst, dst_pitch, out->format, w, h, ch, work, q),
+              "summed-area table kernel");
+    if (out->memory == RB_MEMORY_HOST)
+        RB_SAT_CU(cudaMemcpy2DAsync(out->data, rb_image_stride(out), sout, out_row, out_row, h,
+                                    cudaMemcpyDeviceToHost, q), "copying the table to the host");
+    RB_SAT_CU(cudaStreamSynchronize(q), "computing the table");
+done:
+    if (q) cudaStreamSynchronize(q);
+    rb_cuda_free(work);
+    rb_cuda_free(sin);
+    rb_cuda_free(sout);
+    if (q) cudaStreamDestroy(q);
+    return st;
+}
