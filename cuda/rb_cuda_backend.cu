@@ -190,6 +190,21 @@ static void rb_cuda_pixels_of(const rb_plan *plan, const rb_image *img, size_t p
     p->linear = plan->linear_light && img->srgb;
 }
 
+/* Progress and cancel between the passes (the GPU passes take milliseconds, so
+ * a few reports suffice). The stream is drained first so the fraction is true;
+ * a cancel returns before anything is written to the caller's output. */
+#define RB_CU_PROGRESS(fraction)                                                        \
+    do {                                                                                \
+        if (ctx->progress) {                                                            \
+            RB_CU(cudaStreamSynchronize(q), "running the filter");                      \
+            if (ctx->progress((fraction), ctx->progress_user)) {                        \
+                st = rb_error(ctx, RB_ERR_CANCELLED,                                    \
+                              "filtering cancelled by the progress callback");          \
+                goto fail;                                                              \
+            }                                                                           \
+        }                                                                               \
+    } while (0)
+
 static rb_status rb_cuda_execute_blocked(rb_plan *plan, const rb_image *in, rb_image *out)
 {
     rb_context *ctx = plan->ctx;
@@ -219,6 +234,7 @@ static rb_status rb_cuda_execute_blocked(rb_plan *plan, const rb_image *in, rb_i
         RB_CU(rb_cuda_load(&pin, raw, s->A, q), "loading samples");
     }
     cur = s->A;
+    RB_CU_PROGRESS(0.1);
     /* constant boundary in working units per channel (decoded, premultiplied);
      * the row pass sees it through the column pass's DC gain (FORMULAS.md, 2D) */
     if (plan->boundary.mode == RB_BOUNDARY_CONSTANT) {
@@ -234,6 +250,7 @@ static rb_status rb_cuda_execute_blocked(rb_plan *plan, const rb_image *in, rb_i
               "column pass");
         cur = other;
     }
+    RB_CU_PROGRESS(0.4);
     /* 3. rows: transpose (w x h), solve lanes = h * c, transpose back */
     if (plan->rows.ax.active) {
         float *other = cur == s->A ? s->B : s->A;
@@ -244,6 +261,7 @@ static rb_status rb_cuda_execute_blocked(rb_plan *plan, const rb_image *in, rb_i
         cur = other;
     }
 
+    RB_CU_PROGRESS(0.8);
     /* 4. samples out */
     {
         size_t row = (size_t)w * c * rb_format_size(out->format);
@@ -260,6 +278,7 @@ static rb_status rb_cuda_execute_blocked(rb_plan *plan, const rb_image *in, rb_i
         }
     }
     RB_CU(cudaStreamSynchronize(q), "running the filter");
+    if (ctx->progress) ctx->progress(1.0, ctx->progress_user);
     return RB_OK;
 fail:
     cudaStreamSynchronize(q);
@@ -330,6 +349,7 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
         cur = s->A;
     }
     if (prof) cudaEventRecord(ev[1], q);
+    RB_CU_PROGRESS(0.1);
     if (plan->boundary.mode == RB_BOUNDARY_CONSTANT) {
         rb_pixel_constant(plan->boundary.value, c, in->alpha, plan->linear_light && in->srgb, ccol);
         float g = plan->cols.ax.active ? (float)plan->cols.ax.dc_gain : 1.0f;
@@ -350,6 +370,7 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
     } else if (prof) {
         for (int i = 2; i < 5; ++i) cudaEventRecord(ev[i], q);
     }
+    RB_CU_PROGRESS(0.4);
     /* 3. rows: cur -> the caller's buffer when it takes float32 as is */
     if (plan->rows.ax.active) {
         rb_cuda_fz *f = s->frow;
@@ -375,6 +396,7 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
 
     /* 4. samples out */
     if (!done) {
+        RB_CU_PROGRESS(0.8);
         if (cur_ld != packed) { /* no axis ran: the caller's pitched input, packed first */
             RB_CU(cudaMemcpy2DAsync(s->A, row, cur, (size_t)cur_ld * sizeof(float), row, (size_t)h,
                                     cudaMemcpyDeviceToDevice, q), "copying samples");
@@ -408,6 +430,7 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
                     "rows: stage1 %.4f chain %.4f final %.4f | out %.4f",
                t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]);
     }
+    if (ctx->progress) ctx->progress(1.0, ctx->progress_user);
     return RB_OK;
 fail:
     cudaStreamSynchronize(q);
