@@ -438,12 +438,12 @@ static void fill(void *data, rb_format f, size_t count)
     }
 }
 
-/* The GPU SAT paths: the default multi-pass one and the one-pass look-back kernel
- * (RECBLUR_CUDA_SAT=onepass, cuda/rb_cuda_scan_sat.cu). */
+/* The GPU SAT paths: the default one-pass look-back kernel
+ * (cuda/rb_cuda_scan_sat.cu) and the multi-pass one (RECBLUR_CUDA_SAT=multipass). */
 static const char *sat_path(int onepass)
 {
-    if (onepass) setenv("RECBLUR_CUDA_SAT", "onepass", 1);
-    else unsetenv("RECBLUR_CUDA_SAT");
+    if (onepass) unsetenv("RECBLUR_CUDA_SAT");
+    else setenv("RECBLUR_CUDA_SAT", "multipass", 1);
     return onepass ? "one-pass" : "multi-pass";
 }
 
