@@ -91,7 +91,8 @@ typedef struct {
                                     disagreed): run the passes over an explicit extension of
                                     `pad` samples each side instead (start-up transients
                                     below 1e-13 of the impulse response's peak);
-                                    mirror_via_periodic is then 0. CPU only (plan.c). */
+                                    mirror_via_periodic is then 0. Both back ends; `auto` keeps
+                                    pads over 12288 samples on the CPU (plan.c). */
     int pad;                     /* padding of the padded route (transients' decay + FIR reach) */
 
     /* constant / clamp / zero (35), (44): with C = boundary value times sum(fir),
