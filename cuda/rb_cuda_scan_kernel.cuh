@@ -263,8 +263,10 @@ static __device__ __noinline__ void rb_sc_tile_carry(const rb_sc_args &a, long l
     }
 }
 
+/* __grid_constant__: rb_sc_tile_carry takes the parameters by reference, which
+ * would otherwise copy them to every thread's stack */
 template <int R, bool fwd>
-__global__ void __launch_bounds__(RB_SC_THREADS) rb_sc_kernel(const rb_sc_args a)
+__global__ void __launch_bounds__(RB_SC_THREADS) rb_sc_kernel(const __grid_constant__ rb_sc_args a)
 {
     typedef rb_sc_S<R> S;
     typedef cub::BlockLoad<float, RB_SC_THREADS, RB_SC_ITEMS, cub::BLOCK_LOAD_WARP_TRANSPOSE> BL;
