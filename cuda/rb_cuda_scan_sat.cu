@@ -1,6 +1,6 @@
 /* Summed-area tables on the GPU in one pass over the image: the input is read
- * once and the table written once (rb_sat through ops->sat when
- * RECBLUR_CUDA_SAT=onepass: see rb_cuda_sat.cu).
+ * once and the table written once (rb_sat's default on the GPU; the multi-pass
+ * path of rb_cuda_sat.cu stays behind RECBLUR_CUDA_SAT=multipass).
  *
  * The image (w * ch samples per row) is cut into tiles of 32 rows by TW
  * samples (TW = 128, or 96 for 3 channels, so a tile holds whole pixels). With
@@ -15,8 +15,9 @@
  * B = sum_y of its row carries, and C = sum of B over the tiles above. This is
  * the 2011 paper's algorithm SAT (stages 1-4: block sums, carries along rows
  * and columns, corner, final block) with the carries fused into the single
- * pass by look-back (Merrill & Garland 2016). Tiles take tickets in row-major
- * order, so every tile waited on started before the waiting one.
+ * pass by look-back (Merrill & Garland 2016), 32 predecessors per step (lane q
+ * polls the tile q + 1 back). Tiles take tickets in row-major order, so every
+ * tile waited on started before the waiting one.
  *
  * Precision: every sum is a double; U8/U16 sums (< 2^53) are exact and the
  * output is the exact table, rounded once for F32 (as the CPU's sat.c). F32
