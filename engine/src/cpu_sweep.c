@@ -65,6 +65,7 @@ typedef struct {
     long n, D;                   /* line length, feedback domain [-D, n + D) */
     int padded, shift;
     rb_boundary_mode mode;
+    int wrap;                    /* periodic or mirror (padded, the line wrapped), else 0 */
     double f[SW_MAX_TAPS], dc[RB_MAX_ORDER], da[RB_MAX_ORDER];
     double pro;                  /* fsum * prologue_dc: causal slots per unit boundary (35) */
     double fsum;
@@ -170,6 +171,17 @@ typedef struct {
 } sw_thread;
 
 
+/* Sample index of extended index i for periodic and mirror (edge sample
+ * repeated: period 2n, FORMULAS.md). */
+static inline long sw_wrap(const sw_axis *a, long i)
+{
+    const long per = a->wrap == RB_BOUNDARY_MIRROR ? 2 * a->n : a->n;
+    long k = i % per;
+    if (k < 0)
+        k += per;
+    return k >= a->n ? per - 1 - k : k;
+}
+
 /* The kernels, once with double lanes and once with float lanes. */
 #define SW_V v8d
 #define SW_E double
@@ -190,19 +202,60 @@ typedef struct {
 #undef SW_N
 #undef SW_C
 
+/* Samples until the impulse response of y_i = -sum d_k y_{i-k} stays below
+ * 1e-13 of its peak (axis_plan.c's decay_steps, with the padded route's
+ * tolerance), or -1 past cap. */
+static long decay_steps(const double *d, int r, long cap)
+{
+    long double h[RB_MAX_ORDER] = {0}, peak = 0;
+    long last = 0;
+    for (long i = 0;; i++) {
+        if (last > cap) /* also ends a response that never decays */
+            return -1;
+        long double v = i == 0 ? 1.0L : 0.0L;
+        for (int k = 0; k < r; k++)
+            v -= d[k] * h[k];
+        for (int k = r - 1; k > 0; k--)
+            h[k] = h[k - 1];
+        h[0] = v;
+        long double m = fabsl(v);
+        if (m > peak)
+            peak = m;
+        if (m > 1e-13L * peak)
+            last = i;
+        if (i - last > 256 && i - last > last / 4)
+            break;
+    }
+    return last + 1;
+}
+
+/* Periodic and mirror on this route: the padded route on the wrapped line
+ * (transients below 1e-13, as axis_plan.c's padded route), padding D each
+ * side. -1 when D would exceed the line (more than 3x the work: the bundle
+ * route's closed forms (49)/(51)/(67)/(72) are then cheaper). */
+static long wrap_pad(const rb_axis_plan *ap)
+{
+    const rb_axis *ax = &ap->ax;
+    long pc = decay_steps(ax->dc, ax->r, ap->n), pa = pc < 0 ? -1 : decay_steps(ax->da, ax->r, ap->n);
+    if (pc < 0 || pa < 0)
+        return -1;
+    long D = (pc > pa ? pc : pa) + ap->fir_ext + 8;
+    return D <= ap->n ? D : -1;
+}
+
 static int axis_ok(const rb_axis_plan *ap)
 {
     const rb_axis *ax = &ap->ax;
     if (!ax->active || ax->r < 1 || ax->r > RB_MAX_ORDER || ax->causal_order < 1 ||
         ax->anticausal_order < 1)
         return 0;
-    if (ap->mode != RB_BOUNDARY_ZERO && ap->mode != RB_BOUNDARY_CONSTANT &&
-        ap->mode != RB_BOUNDARY_CLAMP)
-        return 0;
-    if (ap->mirror_via_periodic)
-        return 0;
     int taps = ax->fir ? ax->fir_hi - ax->fir_lo + 1 : 1;
-    return taps >= 1 && taps <= SW_MAX_TAPS && ap->n >= 1;
+    if (taps < 1 || taps > SW_MAX_TAPS || ap->n < 1)
+        return 0;
+    if (ap->mode == RB_BOUNDARY_PERIODIC || ap->mode == RB_BOUNDARY_MIRROR)
+        return wrap_pad(ap) > 0;
+    return ap->mode == RB_BOUNDARY_ZERO || ap->mode == RB_BOUNDARY_CONSTANT ||
+           ap->mode == RB_BOUNDARY_CLAMP;
 }
 
 int rb_cpu_sweep_ok(const rb_plan *plan, const rb_image *in, const rb_image *out)
@@ -222,6 +275,10 @@ int rb_cpu_sweep_ok(const rb_plan *plan, const rb_image *in, const rb_image *out
         if (plan->linear_light && im->srgb)
             return 0;
     }
+    /* in place, band 0 of a periodic column pass would read the bottom rows
+     * (its FIR reach above the image), which the band order has written */
+    if (in->data == out->data && plan->cols.mode == RB_BOUNDARY_PERIODIC)
+        return 0;
     /* the band order writes output rows while later bands still read input
      * rows: overlapping images only when they are the same image */
     size_t row = (size_t)plan->width * (size_t)plan->channels;
@@ -243,6 +300,11 @@ static void axis_setup(const rb_axis_plan *ap, sw_axis *a)
     a->mode = ap->mode;
     a->padded = ap->padded;
     a->D = ap->padded ? ap->pad : ap->fir_ext;
+    if (ap->mode == RB_BOUNDARY_PERIODIC || ap->mode == RB_BOUNDARY_MIRROR) {
+        a->wrap = ap->mode; /* from zero states: c0 = c1 = 0 after the mean shift */
+        a->padded = 1;
+        a->D = wrap_pad(ap);
+    }
     if (ax->fir) {
         a->taps = ax->fir_hi - ax->fir_lo + 1;
         a->lo = ax->fir_lo;
@@ -268,7 +330,7 @@ static void axis_setup(const rb_axis_plan *ap, sw_axis *a)
     a->epi = fsum * ap->prologue_dc * ap->anticausal_dc;
     memcpy(a->M44, ap->M44, sizeof a->M44);
     memcpy(a->v44, ap->v44, sizeof a->v44);
-    a->shift = ap->mode == RB_BOUNDARY_CONSTANT || ap->mode == RB_BOUNDARY_CLAMP;
+    a->shift = ap->mode == RB_BOUNDARY_CONSTANT || ap->mode == RB_BOUNDARY_CLAMP || a->wrap;
     long double sc = 1.0L, sa = 1.0L, fs = ax->fir ? 0.0L : 1.0L;
     for (int k = 0; k < ax->r; k++) {
         sc += ax->dc[k];

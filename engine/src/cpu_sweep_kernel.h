@@ -129,8 +129,12 @@ static inline __attribute__((always_inline)) void SW_N(causal)(const sw_pass *p,
     /* TP (a constant) taps: the FIR window slides in registers; otherwise a
      * ring in L1 */
     SW_V ring[TP ? 1 : SW_MAX_TAPS], win[TP ? TP : 1];
-    /* x extended: c0 before the line, c1 after it, x - mean on it */
-#define XEXT(i) ((i) < 0 ? c0 : (i) >= n ? c1 : SW_N(load8)(p, (i), g0, nl) - mean)
+    /* x extended: c0 before the line, c1 after it, x - mean on it; periodic
+     * and mirror read the line itself, wrapped (the padded route) */
+#define XEXT(i)                                                                                    \
+    ((i) < 0 || (i) >= n ? (a->wrap ? SW_N(load8)(p, sw_wrap(a, (i)), g0, nl) - mean                 \
+                                    : (i) < 0 ? c0 : c1)                                           \
+                         : SW_N(load8)(p, (i), g0, nl) - mean)
     for (long q = j0; q < j0 + taps - 1; q++) {
         if (TP)
             win[q - j0 + 1] = XEXT(q - D + lo);
@@ -302,7 +306,9 @@ SW_CLONES static void SW_N(line_strip)(const sw_pass *p, long g0, long ns, SW_V 
     case R:                                                                                        \
         for (int k = 0; k < R; k++)                                                                \
             s[k] = bk.c0 * a->SW_C(pro); /* (35) */                                                      \
-        if (a->taps == 7)                                                                          \
+        if (a->taps == 1)                                                                  \
+            SW_N(causal)(p, gb, nl, bk.mean, bk.c0, bk.c1, s, 0, m, Y, NULL, 0, 0, 0, 0, R, 1);         \
+        else if (a->taps == 7)                                                                          \
             SW_N(causal)(p, gb, nl, bk.mean, bk.c0, bk.c1, s, 0, m, Y, NULL, 0, 0, 0, 0, R, 7);         \
         else                                                                                       \
             SW_N(causal)(p, gb, nl, bk.mean, bk.c0, bk.c1, s, 0, m, Y, NULL, 0, 0, 0, 0, R, 0);         \
@@ -349,7 +355,10 @@ SW_CLONES static void SW_N(cols_phase_a)(const sw_pass *p, const sw_cols *cs, lo
     case R:                                                                                        \
         for (int k = 0; k < R; k++)                                                                \
             s[k] = bk->c0 * a->SW_C(pro); /* (35) */                                                     \
-        if (a->taps == 7)                                                                          \
+        if (a->taps == 1)                                                                  \
+            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, 0, m, NULL, save, a->D, cs->B,         \
+                   cs->nbands, sstride, R, 1);                                                     \
+        else if (a->taps == 7)                                                                          \
             SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, 0, m, NULL, save, a->D, cs->B,         \
                    cs->nbands, sstride, R, 7);                                                     \
         else                                                                                       \
@@ -394,7 +403,9 @@ SW_CLONES static void SW_N(cols_band)(const sw_pass *p, const sw_cols *cs, long 
             s[k] = st[k];                                                                          \
             z[k] = zc[k];                                                                          \
         }                                                                                          \
-        if (a->taps == 7)                                                                          \
+        if (a->taps == 1)                                                                  \
+            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, Y, NULL, 0, 0, 0, 0, R, 1);    \
+        else if (a->taps == 7)                                                                          \
             SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, Y, NULL, 0, 0, 0, 0, R, 7);    \
         else                                                                                       \
             SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, Y, NULL, 0, 0, 0, 0, R, 0);    \
