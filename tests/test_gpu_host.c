@@ -27,27 +27,13 @@
 #include "rb_internal.h"
 #include "recblur.h"
 #include "test_util.h"
+#define GPU_SUITE "test_gpu_host"
+#include "gpu_skip.h"
 
 /* cuda/rb_cuda_alloc.h (C++ linkage-free C functions in recblur_cuda) */
 size_t rb_cuda_host_bytes_in_use(void);
 
 #define POISON 0xA5
-
-static int gpu_or_skip(void)
-{
-    char why[256] = "";
-    if (!rb_cuda_available(why, sizeof why)) {
-        printf("  SKIPPED: no usable GPU (%s)\n", why);
-        return 0;
-    }
-    return 1;
-}
-
-#define NEED_GPU()                                                                                 \
-    do {                                                                                           \
-        if (!gpu_or_skip())                                                                        \
-            skip();                                                                                \
-    } while (0)
 
 static char logbuf[16384];
 static void on_log(const char *m, void *user)
