@@ -121,6 +121,8 @@ typedef struct {
     rb_cuda_fz *fcol, *frow;   /* its per-axis parameters (host memory) */
     cudaEvent_t ev[10];        /* RECBLUR_CUDA_PROFILE=1: per-step times in the log */
     int nev;
+    struct rb_cuda_staging *stage;  /* pinned staging of host images (rb_cuda_staging.h);
+                                       NULL: plain copies from pageable memory */
 } rb_cuda_state;
 
 /* One axis over `lanes` interleaved lines: in -> out (distinct buffers), with

@@ -10,11 +10,11 @@ extern "C" {
 namespace {
 std::mutex g_lock;
 std::unordered_map<void *, size_t> g_device, g_host;
-size_t g_device_bytes = 0;
+size_t g_device_bytes = 0, g_host_bytes = 0;
 
-size_t env_limit()
+size_t env_limit(const char *name = "RECBLUR_CUDA_ALLOC_LIMIT")
 {
-    const char *e = getenv("RECBLUR_CUDA_ALLOC_LIMIT");
+    const char *e = getenv(name);
     if (!e || !*e) return (size_t)-1;
     char *end = NULL;
     unsigned long long v = strtoull(e, &end, 10);
@@ -81,12 +81,15 @@ extern "C" cudaError_t rb_cuda_malloc_host(void **ptr, size_t bytes)
 {
     *ptr = NULL;
     std::lock_guard<std::mutex> hold(g_lock);
+    size_t limit = env_limit("RECBLUR_CUDA_PINNED_LIMIT");
+    if (bytes > limit || g_host_bytes > limit - bytes) return cudaErrorMemoryAllocation;
     cudaError_t e = cudaMallocHost(ptr, bytes);
     if (e != cudaSuccess) {
         *ptr = NULL;
         return e;
     }
     g_host[*ptr] = bytes;
+    g_host_bytes += bytes;
     return cudaSuccess;
 }
 
@@ -106,7 +109,11 @@ extern "C" void rb_cuda_free_host(void *ptr)
 {
     if (!ptr) return;
     std::lock_guard<std::mutex> hold(g_lock);
-    g_host.erase(ptr);
+    auto it = g_host.find(ptr);
+    if (it != g_host.end()) {
+        g_host_bytes -= it->second;
+        g_host.erase(it);
+    }
     cudaFreeHost(ptr);
 }
 
@@ -123,4 +130,11 @@ extern "C" size_t rb_cuda_device_bytes_in_use(void)
 {
     std::lock_guard<std::mutex> hold(g_lock);
     return g_device_bytes;
+}
+
+/* rb_cuda_alloc.h: pinned host bytes held now (the staging's leak check). */
+extern "C" size_t rb_cuda_host_bytes_in_use(void)
+{
+    std::lock_guard<std::mutex> hold(g_lock);
+    return g_host_bytes;
 }

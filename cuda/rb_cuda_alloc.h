@@ -4,7 +4,9 @@
  *   RECBLUR_CUDA_ALLOC_LIMIT=<bytes>  allocations beyond this many bytes in use fail
  *                                     with cudaErrorMemoryAllocation
  *   RECBLUR_CUDA_FAIL_LAUNCH=1        rb_cuda_launch_check reports cudaErrorLaunchFailure
- * Both are read at each call (tests set and unset them in-process). */
+ *   RECBLUR_CUDA_PINNED_LIMIT=<bytes> pinned host allocations beyond this many bytes in use
+ *                                     fail (the staging of host images, rb_cuda_staging.h)
+ * All three are read at each call (tests set and unset them in-process). */
 #ifndef RB_CUDA_ALLOC_H
 #define RB_CUDA_ALLOC_H
 
@@ -17,7 +19,7 @@ extern "C" {
 
 /* cudaMalloc, counted and subject to the test limit. */
 cudaError_t rb_cuda_malloc(void **ptr, size_t bytes);
-/* cudaFreeHost-like pinned host memory, counted separately (never limited). */
+/* cudaMallocHost, counted separately (limited by RECBLUR_CUDA_PINNED_LIMIT only). */
 cudaError_t rb_cuda_malloc_host(void **ptr, size_t bytes);
 /* Free what rb_cuda_malloc / rb_cuda_malloc_host gave; NULL is a no-op. */
 void rb_cuda_free(void *ptr);
@@ -27,6 +29,8 @@ void rb_cuda_free_host(void *ptr);
  * cudaMalloc/cudaFree): counted and limited as rb_cuda_malloc. */
 cudaError_t rb_cuda_malloc_async(void **ptr, size_t bytes, cudaStream_t s);
 void rb_cuda_free_async(void *ptr, cudaStream_t s);
+/* Pinned host bytes held now (tests: nothing leaks). */
+size_t rb_cuda_host_bytes_in_use(void);
 /* After a launch: cudaGetLastError(), or the simulated failure. */
 cudaError_t rb_cuda_launch_check(void);
 

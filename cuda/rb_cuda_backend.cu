@@ -4,9 +4,12 @@
  * no conversion is read from the caller's buffer and written to it directly;
  * other formats go through one load / store pass. Filters the tiled solver
  * does not cover (order 0, long FIRs) take the older route: load, the blocked
- * column solver, transpose, the row solver, transpose back, store. */
+ * column solver, transpose, the row solver, transpose back, store.
+ * Host images go through pinned staging (rb_cuda_staging.h); on the way out the
+ * row pass runs in strips so the download of one overlaps the filtering of the next. */
 #include "rb_cuda.h"
 #include "rb_cuda_alloc.h"
+#include "rb_cuda_staging.h"
 extern "C" {
 #include "pixel_convert.h"
 }
@@ -54,6 +57,10 @@ static void rb_cuda_state_free(rb_cuda_state *s)
     free(s->fcol);
     free(s->frow);
     for (int i = 0; i < s->nev; ++i) cudaEventDestroy(s->ev[i]);
+    if (s->stage) {
+        rb_cuda_staging_fini(s->stage);
+        free(s->stage);
+    }
     if (s->stream) cudaStreamDestroy(s->stream);
     free(s);
 }
@@ -148,6 +155,21 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
         st = rb_error(ctx, RB_ERR_UNSUPPORTED, "cuda: singular periodic feedback matrix (I - A^n)");
         goto fail;
     }
+    /* pinned staging for host images: without it (RECBLUR_CUDA_STAGING=off, or no
+     * pinned memory to be had) host images are copied from pageable memory, slower
+     * but the same result */
+    if (rb_cuda_staging_wanted()) {
+        s->stage = (rb_cuda_staging *)calloc(1, sizeof *s->stage);
+        cudaError_t e = s->stage ? rb_cuda_staging_init(s->stage, s->floats * sizeof(float),
+                                                        w * c * sizeof(float), rb_context_thread_count(ctx))
+                                 : cudaErrorMemoryAllocation;
+        if (e != cudaSuccess) {
+            rb_log(ctx, "recblur: cuda: no pinned staging buffers (%s): host images are copied "
+                        "from pageable memory", cudaGetErrorString(e));
+            free(s->stage);
+            s->stage = NULL;
+        }
+    }
     snprintf(plan->backend_name, sizeof plan->backend_name, "cuda (%.140s)", prop.name);
     plan->backend_state = s;
     return RB_OK;
@@ -190,6 +212,43 @@ static void rb_cuda_pixels_of(const rb_plan *plan, const rb_image *img, size_t p
     p->linear = plan->linear_light && img->srgb;
 }
 
+/* Strips of the last pass for a host output of `rawrow` bytes per row: about
+ * sg->strips of them, whole 32-row tiles of the row solver, on images large
+ * enough for the overlap to pay; one strip otherwise. More strips hide more of
+ * the pass behind the download, but each pays the latency of the solver's
+ * chain over the blocks of a row. */
+static int rb_cuda_strips(const rb_plan *plan, const rb_cuda_staging *sg, size_t rawrow, size_t *strip_rows)
+{
+    size_t h = (size_t)plan->height;
+    *strip_rows = h;
+    if (h < 64 || sg->strips < 2 || rawrow * h < 2 * sg->slot_bytes) return 1;
+    size_t sr = (h + sg->strips - 1) / sg->strips;
+    sr = (sr + 31) & ~(size_t)31;
+    *strip_rows = sr;
+    return (int)((h + sr - 1) / sr);
+}
+
+/* A packed float image, final on the compute stream q, to the host output:
+ * stored into `raw` (a free device buffer) when the format needs it, then
+ * through the staging as one strip. */
+static cudaError_t rb_cuda_host_out(const rb_plan *plan, rb_cuda_state *s, const float *cur, float *raw,
+                                    const rb_image *out, int plain, cudaStream_t q)
+{
+    const size_t rawrow = (size_t)plan->width * plan->channels * rb_format_size(out->format);
+    const void *src = cur;
+    cudaError_t e;
+    if (!plain) {
+        rb_cuda_pixels pout;
+        rb_cuda_pixels_of(plan, out, rawrow, &pout);
+        if ((e = rb_cuda_store(&pout, cur, raw, q)) != cudaSuccess) return e;
+        if ((e = rb_cuda_launch_check()) != cudaSuccess) return e;
+        src = raw;
+    }
+    if ((e = cudaEventRecord(s->stage->strip_done[0], q)) != cudaSuccess) return e;
+    return rb_cuda_stage_down(s->stage, out->data, rb_image_stride(out), src, rawrow, rawrow,
+                              (size_t)plan->height, (size_t)plan->height, s->stage->strip_done, 1);
+}
+
 /* Progress and cancel between the passes (the GPU passes take milliseconds, so
  * a few reports suffice). The stream is drained first so the fraction is true;
  * a cancel returns before anything is written to the caller's output. */
@@ -225,8 +284,9 @@ static rb_status rb_cuda_execute_blocked(rb_plan *plan, const rb_image *in, rb_i
         const void *raw = in->data;
         size_t pitch = stride;
         if (in->memory == RB_MEMORY_HOST) {
-            RB_CU(cudaMemcpy2DAsync(s->B, row, in->data, stride, row, (size_t)h,
-                                    cudaMemcpyHostToDevice, q), "copying the input to the device");
+            RB_CU(rb_cuda_stage_up(s->stage, s->B, row, in->data, stride, row, (size_t)h, q),
+                  "copying the input to the device");
+            if (s->stage) RB_CU(cudaStreamWaitEvent(q, s->stage->up_done, 0), "copying the input to the device");
             raw = s->B;
             pitch = row;
         }
@@ -266,7 +326,10 @@ static rb_status rb_cuda_execute_blocked(rb_plan *plan, const rb_image *in, rb_i
     {
         size_t row = (size_t)w * c * rb_format_size(out->format);
         size_t stride = rb_image_stride(out);
-        if (out->memory == RB_MEMORY_HOST) {
+        if (out->memory == RB_MEMORY_HOST && s->stage) {
+            RB_CU(rb_cuda_host_out(plan, s, cur, cur == s->A ? s->B : s->A, out, 0, q),
+                  "copying the output to the host");
+        } else if (out->memory == RB_MEMORY_HOST) {
             float *other = cur == s->A ? s->B : s->A;
             rb_cuda_pixels_of(plan, out, row, &pout);
             RB_CU(rb_cuda_store(&pout, cur, other, q), "storing samples");
@@ -282,6 +345,7 @@ static rb_status rb_cuda_execute_blocked(rb_plan *plan, const rb_image *in, rb_i
     return RB_OK;
 fail:
     cudaStreamSynchronize(q);
+    rb_cuda_staging_drain(s->stage);
     return st;
 }
 
@@ -330,12 +394,12 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
     /* 1. samples in */
     if (in->memory == RB_MEMORY_HOST) {
         size_t stride = rb_image_stride(in), rawrow = (size_t)w * c * rb_format_size(in->format);
-        if (rb_cuda_plain_f32(plan, in)) {
-            RB_CU(cudaMemcpy2DAsync(s->A, row, in->data, stride, row, (size_t)h, cudaMemcpyHostToDevice, q),
-                  "copying the input to the device");
-        } else {
-            RB_CU(cudaMemcpy2DAsync(s->B, rawrow, in->data, stride, rawrow, (size_t)h,
-                                    cudaMemcpyHostToDevice, q), "copying the input to the device");
+        const int plain = rb_cuda_plain_f32(plan, in);
+        /* raw rows go up as they are (a quarter of the bytes for u8), decoded on the device */
+        RB_CU(rb_cuda_stage_up(s->stage, plain ? s->A : s->B, rawrow, in->data, stride, rawrow, (size_t)h, q),
+              "copying the input to the device");
+        if (s->stage) RB_CU(cudaStreamWaitEvent(q, s->stage->up_done, 0), "copying the input to the device");
+        if (!plain) {
             rb_cuda_pixels_of(plan, in, rawrow, &pin);
             RB_CU(rb_cuda_load(&pin, s->B, s->A, q), "loading samples");
         }
@@ -371,8 +435,44 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
         for (int i = 2; i < 5; ++i) cudaEventRecord(ev[i], q);
     }
     RB_CU_PROGRESS(0.4);
-    /* 3. rows: cur -> the caller's buffer when it takes float32 as is */
-    if (plan->rows.ax.active) {
+    /* 3. rows: cur -> the caller's buffer when it takes float32 as is; to a host
+     * image through the staging, strip by strip: the download of strip j
+     * overlaps the filtering of strip j + 1 (rows are independent in this pass:
+     * a strip is the same pass on fewer lanes from an offset base) */
+    if (plan->rows.ax.active && out->memory == RB_MEMORY_HOST && s->stage && !prof) {
+        RB_CU_PROGRESS(0.6);  /* the last report before the caller's output is written */
+        rb_cuda_fz *f = s->frow;
+        const int plain = rb_cuda_plain_f32(plan, out);
+        const size_t rawrow = (size_t)w * c * rb_format_size(out->format);
+        float *dst = cur == s->A ? s->B : s->A;
+        /* stored samples of strip j go over its own, already read input rows of
+         * cur (a raw row is never longer than a float row); a caller's device
+         * input is never written: then the other scratch image takes them */
+        float *raw = plain ? dst : (cur == s->A || cur == s->B) ? (float *)cur : dst == s->A ? s->B : s->A;
+        size_t strip_rows;
+        const int nstrips = rb_cuda_strips(plan, s->stage, rawrow, &strip_rows);
+        for (int k = 0; k < c; ++k) f->b.ax.cval[k] = crow[k];
+        f->ld = cur_ld;
+        f->ld_out = packed;
+        rb_cuda_pixels_of(plan, out, rawrow, &pout);
+        for (int j = 0; j < nstrips; ++j) {
+            const size_t y0 = (size_t)j * strip_rows;
+            const size_t n = (size_t)h - y0 < strip_rows ? (size_t)h - y0 : strip_rows;
+            float *d = dst + y0 * (size_t)packed;
+            RB_CU(rb_cuda_solve_fused(f, cur + y0 * (size_t)cur_ld, d, s->ybuf, n * c, q, NULL), "row pass");
+            RB_CU(rb_cuda_launch_check(), "row pass");
+            if (!plain) {
+                pout.height = (int)n;
+                RB_CU(rb_cuda_store(&pout, d, (unsigned char *)raw + y0 * rawrow, q), "storing samples");
+                RB_CU(rb_cuda_launch_check(), "storing samples");
+            }
+            RB_CU(cudaEventRecord(s->stage->strip_done[j], q), "row pass");
+        }
+        RB_CU(rb_cuda_stage_down(s->stage, out->data, rb_image_stride(out), plain ? (const void *)dst : raw,
+                                 rawrow, rawrow, (size_t)h, strip_rows, s->stage->strip_done, nstrips),
+              "copying the output to the host");
+        done = 1;
+    } else if (plan->rows.ax.active) {
         rb_cuda_fz *f = s->frow;
         float *dst;
         long long dst_ld = packed;
@@ -403,7 +503,10 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
             cur = s->A;
         }
         size_t stride = rb_image_stride(out), rawrow = (size_t)w * c * rb_format_size(out->format);
-        if (out->memory == RB_MEMORY_HOST) {
+        if (out->memory == RB_MEMORY_HOST && s->stage) {
+            RB_CU(rb_cuda_host_out(plan, s, cur, cur == s->A ? s->B : s->A, out, rb_cuda_plain_f32(plan, out), q),
+                  "copying the output to the host");
+        } else if (out->memory == RB_MEMORY_HOST) {
             const void *src = cur;
             if (!rb_cuda_plain_f32(plan, out)) {
                 float *other = cur == s->A ? s->B : s->A;
@@ -434,6 +537,7 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
     return RB_OK;
 fail:
     cudaStreamSynchronize(q);
+    rb_cuda_staging_drain(s->stage);
     return st;
 }
 

@@ -1,0 +1,231 @@
+/* Host-pointer API of the CUDA back end (issue 3 item 4): rb_execute on host
+ * images in pageable memory, against a plain pageable cudaMemcpy up + down of
+ * the same bytes and a pinned cudaMemcpy up + down (the floor: no route can
+ * move host data faster than the DMA engine from pinned memory), all measured
+ * in the same run, interleaved run by run.
+ *
+ * Routes: the filter from device pointers (the compute alone), host images
+ * with RECBLUR_CUDA_STAGING=off (pageable cudaMemcpy2DAsync, the route before
+ * staging), with staging on (default settings and one setting changed at a
+ * time: copy threads, streaming stores, strips), and from pinned user buffers
+ * (direct DMA). The device route is checked against the CPU back end (float
+ * rounding) and every host route against the device route byte for byte,
+ * before timing. Wall-clock time of the whole synchronous call, median of RUNS
+ * runs after a warm-up; host buffers are touched before timing.
+ *
+ *   gpu_host_bench [--quick]      (--quick: 4096^2 only, 10 runs) */
+
+#include "recblur.h"
+
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(2);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define RK(ctx, call)                                                                              \
+    do {                                                                                           \
+        rb_status s_ = (call);                                                                     \
+        if (s_ != RB_OK) {                                                                         \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, rb_context_error(ctx));  \
+            exit(2);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The routes, timed interleaved run by run. env: the staging settings the
+ * route's plan is made with (read at plan time). */
+typedef struct {
+    const char *name;
+    int kind;            /* 0 memcpy pageable, 1 memcpy pinned, 2 rb_execute host, 3 rb_execute device */
+    int pinned_user;     /* kind 2: the caller's buffers are pinned */
+    const char *env[3];  /* NAME=VALUE settings for the plan */
+} route;
+
+static const route routes[] = {
+    {"pageable cudaMemcpy up + down", 0, 0, {0}},
+    {"pinned cudaMemcpy up + down (floor)", 1, 0, {0}},
+    {"filter, device pointers (compute only)", 3, 0, {0}},
+    {"filter, host: staging off (before)", 2, 0, {"RECBLUR_CUDA_STAGING=off"}},
+    {"filter, host: staging on (default)", 2, 0, {0}},
+    {"  on, 1 copy thread", 2, 0, {"RECBLUR_CUDA_STAGING_THREADS=1"}},
+    {"  on, 4 copy threads", 2, 0, {"RECBLUR_CUDA_STAGING_THREADS=4"}},
+    {"  on, 16 copy threads", 2, 0, {"RECBLUR_CUDA_STAGING_THREADS=16"}},
+    {"  on, plain memcpy (no streaming stores)", 2, 0, {"RECBLUR_CUDA_STAGING_COPY=memcpy"}},
+    {"  on, 1 strip (rows not overlapped)", 2, 0, {"RECBLUR_CUDA_STAGING_STRIPS=1"}},
+    {"  on, 8 strips", 2, 0, {"RECBLUR_CUDA_STAGING_STRIPS=8"}},
+    {"  on, caller's buffers pinned (direct DMA)", 2, 1, {0}},
+};
+#define NR (int)(sizeof routes / sizeof routes[0])
+
+static rb_plan *make_plan(rb_context *ctx, const rb_filter *f, int n, int c, const route *r)
+{
+    char names[3][64];
+    for (int i = 0; i < 3 && r->env[i]; ++i) {
+        const char *eq = strchr(r->env[i], '=');
+        snprintf(names[i], sizeof names[i], "%.*s", (int)(eq - r->env[i]), r->env[i]);
+        setenv(names[i], eq + 1, 1);
+    }
+    rb_plan *p;
+    rb_boundary b = {RB_BOUNDARY_CLAMP, 0};
+    RK(ctx, rb_plan_create(ctx, f, b, n, n, c, &p));
+    for (int i = 0; i < 3 && r->env[i]; ++i) unsetenv(names[i]);
+    return p;
+}
+
+static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c, rb_format fmt, int runs)
+{
+    const size_t bytes = (size_t)n * n * c * (fmt == RB_F32 ? 4 : 1);
+    const char *what = fmt == RB_F32 ? "F32 1ch" : "RGBA U8";
+    unsigned char *in = (unsigned char *)malloc(bytes), *out = (unsigned char *)malloc(bytes);
+    unsigned char *ref = (unsigned char *)malloc(bytes), *pin_in, *pin_out, *dev, *dev_out;
+    if (!in || !out || !ref) { fprintf(stderr, "out of host memory\n"); exit(2); }
+    CK(cudaMallocHost((void **)&pin_in, bytes));
+    CK(cudaMallocHost((void **)&pin_out, bytes));
+    CK(cudaMalloc((void **)&dev, bytes));
+    CK(cudaMalloc((void **)&dev_out, bytes));
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < bytes; i += (fmt == RB_F32 ? 4 : 1)) {
+        h ^= h << 13; h ^= h >> 7; h ^= h << 17;
+        if (fmt == RB_F32) { float v = (float)(h >> 40) / 16777216.0f; memcpy(in + i, &v, 4); }
+        else in[i] = (unsigned char)(h >> 56);
+    }
+    memcpy(pin_in, in, bytes);
+    CK(cudaMemcpy(dev, in, bytes, cudaMemcpyHostToDevice));
+    memset(out, 0, bytes);
+    memset(pin_out, 0, bytes);
+    rb_plan *plan[NR] = {0};
+    for (int r = 0; r < NR; ++r)
+        if (routes[r].kind >= 2) plan[r] = make_plan(g, f, n, c, &routes[r]);
+    rb_image hi;
+    memset(&hi, 0, sizeof hi);
+    hi.width = hi.height = n;
+    hi.channels = c;
+    hi.format = fmt;
+    hi.memory = RB_MEMORY_HOST;
+    rb_image ho = hi, di = hi, dO = hi;
+    di.memory = dO.memory = RB_MEMORY_DEVICE;
+    di.data = dev;
+    dO.data = dev_out;
+    /* checks: the device route against the cpu back end (float rounding), then
+     * every host route against the device route byte for byte */
+    RK(g, rb_execute(plan[2], &di, &dO));
+    CK(cudaMemcpy(ref, dev_out, bytes, cudaMemcpyDeviceToHost));
+    {
+        rb_plan *cp;
+        rb_boundary b = {RB_BOUNDARY_CLAMP, 0};
+        hi.data = in;
+        ho.data = out;
+        RK(cpu, rb_plan_create(cpu, f, b, n, n, c, &cp));
+        RK(cpu, rb_execute(cp, &hi, &ho));
+        rb_plan_destroy(cp);
+        double mx = 0;
+        for (size_t i = 0; i < bytes; i += (fmt == RB_F32 ? 4 : 1)) {
+            double a, b;
+            if (fmt == RB_F32) { float x, y; memcpy(&x, ref + i, 4); memcpy(&y, out + i, 4); a = x; b = y; }
+            else { a = ref[i]; b = out[i]; }
+            mx = fmax(mx, fabs(a - b));
+        }
+        fprintf(stderr, "  %d^2 %s: gpu vs cpu max |diff| %.3g%s\n", n, what, mx, fmt == RB_F32 ? "" : " (8-bit units)");
+        if (mx > (fmt == RB_F32 ? 1e-4 : 1.0)) { fprintf(stderr, "CHECK FAILED\n"); exit(3); }
+    }
+    for (int r = 0; r < NR; ++r) {
+        if (routes[r].kind != 2) continue;
+        rb_image a = hi, b = ho;
+        a.data = routes[r].pinned_user ? pin_in : in;
+        b.data = routes[r].pinned_user ? pin_out : out;
+        memset(b.data, 0x5A, bytes);
+        RK(g, rb_execute(plan[r], &a, &b));
+        if (memcmp(b.data, ref, bytes)) { fprintf(stderr, "CHECK FAILED: %s differs from the device route\n", routes[r].name); exit(3); }
+    }
+    static double t[NR][64];
+    for (int i = -1; i < runs; ++i) /* i = -1: warm-up */
+        for (int r = 0; r < NR; ++r) {
+            const route *R = &routes[r];
+            double t0 = now_ms();
+            if (R->kind <= 1) {
+                CK(cudaMemcpy(dev, R->kind ? pin_in : in, bytes, cudaMemcpyHostToDevice));
+                CK(cudaMemcpy(R->kind ? pin_out : out, dev, bytes, cudaMemcpyDeviceToHost));
+            } else if (R->kind == 3) {
+                RK(g, rb_execute(plan[r], &di, &dO));
+            } else {
+                rb_image a = hi, b = ho;
+                a.data = R->pinned_user ? pin_in : in;
+                b.data = R->pinned_user ? pin_out : out;
+                RK(g, rb_execute(plan[r], &a, &b));
+            }
+            if (i >= 0) t[r][i] = now_ms() - t0;
+        }
+    double m[NR];
+    for (int r = 0; r < NR; ++r) m[r] = median(t[r], runs);
+    const double mb = bytes / 1e6;
+    for (int r = 0; r < NR; ++r)
+        printf("| %d^2 | %s | %s | %.2f | %.1f | %.2f | %.2f |\n", n, what, routes[r].name, m[r],
+               routes[r].kind == 3 ? 0.0 : 2 * mb / m[r], m[0] / m[r], m[1] / m[r]);
+    fflush(stdout);
+    for (int r = 0; r < NR; ++r) rb_plan_destroy(plan[r]);
+    CK(cudaFreeHost(pin_in));
+    CK(cudaFreeHost(pin_out));
+    CK(cudaFree(dev));
+    CK(cudaFree(dev_out));
+    free(in);
+    free(out);
+    free(ref);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    int runs = quick ? 10 : 30;
+    cudaDeviceProp prop;
+    int drv = 0;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    CK(cudaDriverGetVersion(&drv));
+    rb_context *g, *cpu;
+    if (rb_context_create(&g) != RB_OK || rb_context_create(&cpu) != RB_OK) return 2;
+    RK(g, rb_context_set_backend(g, RB_BACKEND_CUDA));
+    RK(cpu, rb_context_set_backend(cpu, RB_BACKEND_CPU));
+    rb_filter *f;
+    RK(g, rb_filter_gaussian(g, 8.0, 8.0, RB_GAUSSIAN_DEFAULT, &f));
+    printf("GPU %s, CUDA driver %d, %s, clamp boundary, host pageable in/out, median of %d runs (ms, wall clock)\n\n",
+           prop.name, drv, rb_filter_describe(f), runs);
+    printf("| size | image | route | median ms | GB/s (bytes up + down / time) | pageable copy / this | floor / this |\n");
+    printf("|---|---|---|---|---|---|---|\n");
+    const int sizes[2] = {4096, 8192};
+    for (int si = 0; si < (quick ? 1 : 2); ++si) {
+        run(g, cpu, f, sizes[si], 1, RB_F32, runs);
+        run(g, cpu, f, sizes[si], 4, RB_U8, runs);
+    }
+    rb_filter_destroy(f);
+    rb_context_destroy(g);
+    rb_context_destroy(cpu);
+    return 0;
+}

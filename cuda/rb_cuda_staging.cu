@@ -1,0 +1,383 @@
+/* Pinned staging for host images (rb_cuda_staging.h): a ring of pinned slots,
+ * CPU threads that copy the caller's rows into / out of them, and DMAs on a
+ * copy stream of its own so the CPU copy of one chunk overlaps the DMA of the
+ * next and, on the way out, the filtering of the following strip. */
+#include "rb_cuda_staging.h"
+#include "rb_cuda_alloc.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* below this a chunk is copied by the calling thread alone (waking the pool costs
+ * tens of microseconds, the copy of 1 MB about as much) */
+#define RB_STAGE_PARALLEL_BYTES ((size_t)1 << 20)
+#define RB_STAGE_MAX_THREADS 16
+#define RB_STAGE_DEFAULT_THREADS 8
+
+namespace {
+struct rb_copy_job {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t dst_stride, src_stride, row_bytes, rows;
+    int nt;  /* streaming (non-temporal) stores */
+};
+
+/* memcpy, or with non-temporal stores: the bytes are not read again soon (the
+ * DMA engine reads a slot, the caller reads its output later), so a streaming
+ * store saves the read-for-ownership of every destination line (a third of
+ * the memory traffic of a plain copy). */
+void rb_copy_bytes(unsigned char *d, const unsigned char *s, size_t n, int nt)
+{
+#if defined(__SSE2__)
+    if (nt && n >= 4096) {
+        size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+        memcpy(d, s, head);
+        d += head;
+        s += head;
+        n -= head;
+        size_t i = 0;
+        for (; i + 64 <= n; i += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+            __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+            __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+            _mm_stream_si128((__m128i *)(d + i), a);
+            _mm_stream_si128((__m128i *)(d + i + 16), b);
+            _mm_stream_si128((__m128i *)(d + i + 32), c);
+            _mm_stream_si128((__m128i *)(d + i + 48), e);
+        }
+        memcpy(d + i, s + i, n - i);
+        return;
+    }
+#endif
+    (void)nt;
+    memcpy(d, s, n);
+}
+
+/* Part `part` of `parts` of the job's bytes (rows laid end to end), cut at
+ * 64-byte boundaries so two threads never write one cache line. */
+void rb_copy_part(const rb_copy_job &j, int part, int parts)
+{
+    const size_t total = j.rows * j.row_bytes;
+    size_t b0 = part == 0 ? 0 : (total / parts * part) & ~(size_t)63;
+    size_t b1 = part == parts - 1 ? total : (total / parts * (part + 1)) & ~(size_t)63;
+    while (b0 < b1) {
+        size_t r = b0 / j.row_bytes, o = b0 % j.row_bytes;
+        size_t n = j.row_bytes - o < b1 - b0 ? j.row_bytes - o : b1 - b0;
+        rb_copy_bytes(j.dst + r * j.dst_stride + o, j.src + r * j.src_stride + o, n, j.nt);
+        b0 += n;
+    }
+#if defined(__SSE2__)
+    if (j.nt) _mm_sfence();  /* streaming stores visible before the DMA or the caller reads */
+#endif
+}
+}  // namespace
+
+struct rb_cuda_stage_pool {
+    std::mutex m;
+    std::condition_variable go, done;
+    std::vector<std::thread> th;
+    unsigned long gen = 0;
+    int pending = 0;
+    bool quit = false;
+    rb_copy_job job{};
+    int parts = 1;
+};
+
+static void rb_stage_worker(rb_cuda_stage_pool *p, int idx)
+{
+    unsigned long seen = 0;
+    for (;;) {
+        rb_copy_job j;
+        int parts;
+        {
+            std::unique_lock<std::mutex> lk(p->m);
+            p->go.wait(lk, [&] { return p->quit || p->gen != seen; });
+            if (p->quit) return;
+            seen = p->gen;
+            j = p->job;
+            parts = p->parts;
+        }
+        rb_copy_part(j, idx, parts);
+        std::lock_guard<std::mutex> lk(p->m);
+        if (--p->pending == 0) p->done.notify_one();
+    }
+}
+
+static void rb_stage_pool_free(rb_cuda_stage_pool *p)
+{
+    if (!p) return;
+    {
+        std::lock_guard<std::mutex> lk(p->m);
+        p->quit = true;
+    }
+    p->go.notify_all();
+    for (auto &t : p->th) t.join();
+    delete p;
+}
+
+/* The pool of threads - 1 helpers (the caller copies a part too); NULL when
+ * no thread could be started (the caller then copies alone). */
+static rb_cuda_stage_pool *rb_stage_pool_new(int threads)
+{
+    rb_cuda_stage_pool *p = new (std::nothrow) rb_cuda_stage_pool;
+    if (!p) return NULL;
+    try {
+        for (int i = 1; i < threads; ++i) p->th.emplace_back(rb_stage_worker, p, i);
+    } catch (...) {
+    }
+    if (p->th.empty()) {
+        delete p;
+        return NULL;
+    }
+    return p;
+}
+
+/* Copy rows, with the pool when the chunk is large enough to pay for it. */
+static void rb_stage_copy(rb_cuda_staging *st, const rb_copy_job &j)
+{
+    if (j.rows * j.row_bytes >= RB_STAGE_PARALLEL_BYTES && st->threads > 1 && !st->pool) {
+        st->pool = rb_stage_pool_new(st->threads);
+        if (!st->pool) st->threads = 1;
+    }
+    rb_cuda_stage_pool *p = st->pool;
+    if (!p || j.rows * j.row_bytes < RB_STAGE_PARALLEL_BYTES) {
+        rb_copy_part(j, 0, 1);
+        return;
+    }
+    const int parts = (int)p->th.size() + 1;
+    {
+        std::lock_guard<std::mutex> lk(p->m);
+        p->job = j;
+        p->parts = parts;
+        p->pending = parts - 1;
+        p->gen++;
+    }
+    p->go.notify_all();
+    rb_copy_part(j, 0, parts);
+    std::unique_lock<std::mutex> lk(p->m);
+    p->done.wait(lk, [&] { return p->pending == 0; });
+}
+
+extern "C" int rb_cuda_staging_wanted(void)
+{
+    const char *e = getenv("RECBLUR_CUDA_STAGING");
+    return !(e && (!strcmp(e, "off") || !strcmp(e, "0")));
+}
+
+extern "C" void rb_cuda_staging_drain(rb_cuda_staging *st)
+{
+    if (st && st->copy) cudaStreamSynchronize(st->copy);
+}
+
+extern "C" void rb_cuda_staging_fini(rb_cuda_staging *st)
+{
+    if (!st) return;
+    rb_cuda_staging_drain(st);
+    rb_stage_pool_free(st->pool);
+    st->pool = NULL;
+    for (int k = 0; k < RB_STAGE_SLOTS; ++k) {
+        rb_cuda_free_host(st->slot[k]);
+        if (st->slot_free[k]) cudaEventDestroy(st->slot_free[k]);
+    }
+    for (int k = 0; k < RB_STAGE_MAX_STRIPS; ++k)
+        if (st->strip_done[k]) cudaEventDestroy(st->strip_done[k]);
+    if (st->up_done) cudaEventDestroy(st->up_done);
+    if (st->copy) cudaStreamDestroy(st->copy);
+    memset(st, 0, sizeof *st);
+}
+
+extern "C" cudaError_t rb_cuda_staging_init(rb_cuda_staging *st, size_t image_bytes, size_t row_bytes_max,
+                                            int threads)
+{
+    memset(st, 0, sizeof *st);
+    /* small images get small slots (pinned allocations are slow), big ones
+     * RB_STAGE_SLOT_BYTES; a slot always holds one whole row */
+    size_t bytes = (image_bytes / 4 + 65535) & ~(size_t)65535;
+    if (bytes > RB_STAGE_SLOT_BYTES) bytes = RB_STAGE_SLOT_BYTES;
+    if (bytes < 65536) bytes = 65536;
+    const char *slot = getenv("RECBLUR_CUDA_STAGING_SLOT");  /* tests: many small chunks */
+    if (slot && strtoull(slot, NULL, 10) > 0) bytes = (size_t)strtoull(slot, NULL, 10);
+    if (bytes < row_bytes_max) bytes = row_bytes_max;
+    st->slot_bytes = bytes;
+    const char *env = getenv("RECBLUR_CUDA_STAGING_THREADS");
+    if (env && atoi(env) > 0)
+        threads = atoi(env);
+    else if (threads > RB_STAGE_DEFAULT_THREADS)
+        threads = RB_STAGE_DEFAULT_THREADS;
+    const char *copy = getenv("RECBLUR_CUDA_STAGING_COPY");
+    st->nt = !(copy && !strcmp(copy, "memcpy"));
+    const char *strips = getenv("RECBLUR_CUDA_STAGING_STRIPS");
+    st->strips = strips && atoi(strips) > 0 ? atoi(strips) : RB_STAGE_STRIPS;
+    if (st->strips > RB_STAGE_MAX_STRIPS) st->strips = RB_STAGE_MAX_STRIPS;
+    st->threads = threads < 1 ? 1 : threads > RB_STAGE_MAX_THREADS ? RB_STAGE_MAX_THREADS : threads;
+    cudaError_t e = cudaStreamCreateWithFlags(&st->copy, cudaStreamNonBlocking);
+    if (e != cudaSuccess) goto fail;
+    if ((e = cudaEventCreateWithFlags(&st->up_done, cudaEventDisableTiming)) != cudaSuccess) goto fail;
+    for (int k = 0; k < RB_STAGE_MAX_STRIPS; ++k)
+        if ((e = cudaEventCreateWithFlags(&st->strip_done[k], cudaEventDisableTiming)) != cudaSuccess) goto fail;
+    for (int k = 0; k < RB_STAGE_SLOTS; ++k) {
+        if ((e = cudaEventCreateWithFlags(&st->slot_free[k], cudaEventDisableTiming)) != cudaSuccess) goto fail;
+        if ((e = rb_cuda_malloc_host((void **)&st->slot[k], bytes)) != cudaSuccess) goto fail;
+    }
+    return cudaSuccess;
+fail:
+    cudaGetLastError();
+    rb_cuda_staging_fini(st);
+    return e;
+}
+
+extern "C" int rb_cuda_host_is_pinned(const void *p, size_t bytes)
+{
+    const void *ends[2] = {p, (const unsigned char *)p + (bytes ? bytes - 1 : 0)};
+    for (int i = 0; i < 2; ++i) {
+        cudaPointerAttributes a;
+        if (cudaPointerGetAttributes(&a, ends[i]) != cudaSuccess) {
+            cudaGetLastError();
+            return 0;
+        }
+        if (a.type != cudaMemoryTypeHost) return 0;
+    }
+    return 1;
+}
+
+/* Rows between a slot (packed) and the device; one linear copy when the device
+ * rows are packed too. */
+static cudaError_t rb_stage_dma(void *dst, size_t dpitch, const void *src, size_t spitch, size_t row_bytes,
+                                size_t rows, cudaMemcpyKind kind, cudaStream_t s)
+{
+    if (dpitch == row_bytes && spitch == row_bytes) return cudaMemcpyAsync(dst, src, row_bytes * rows, kind, s);
+    return cudaMemcpy2DAsync(dst, dpitch, src, spitch, row_bytes, rows, kind, s);
+}
+
+/* The next slot of the ring, once its last DMA is done (the CPU writes it or
+ * reads it next). */
+static cudaError_t rb_stage_take(rb_cuda_staging *st, int *k)
+{
+    *k = st->next;
+    st->next = (st->next + 1) % RB_STAGE_SLOTS;
+    if (!st->slot_used[*k]) return cudaSuccess;
+    return cudaEventSynchronize(st->slot_free[*k]);
+}
+
+extern "C" cudaError_t rb_cuda_stage_up(rb_cuda_staging *st, void *dev, size_t dev_pitch, const void *host,
+                                        size_t host_stride, size_t row_bytes, size_t rows, cudaStream_t q)
+{
+    cudaError_t e;
+    if (!st)
+        return cudaMemcpy2DAsync(dev, dev_pitch, host, host_stride, row_bytes, rows, cudaMemcpyHostToDevice, q);
+    const size_t span = host_stride * (rows - 1) + row_bytes;
+    if (row_bytes > st->slot_bytes || rb_cuda_host_is_pinned(host, span)) {
+        /* pinned already: DMA straight from the caller's buffer */
+        e = cudaMemcpy2DAsync(dev, dev_pitch, host, host_stride, row_bytes, rows, cudaMemcpyHostToDevice,
+                              st->copy);
+        return e != cudaSuccess ? e : cudaEventRecord(st->up_done, st->copy);
+    }
+    const size_t per = st->slot_bytes / row_bytes;
+    for (size_t r0 = 0; r0 < rows; r0 += per) {
+        const size_t n = rows - r0 < per ? rows - r0 : per;
+        int k;
+        if ((e = rb_stage_take(st, &k)) != cudaSuccess) return e;
+        rb_copy_job j = {st->slot[k], (const unsigned char *)host + r0 * host_stride, row_bytes, host_stride,
+                         row_bytes, n, st->nt};
+        rb_stage_copy(st, j);
+        e = rb_stage_dma((unsigned char *)dev + r0 * dev_pitch, dev_pitch, st->slot[k], row_bytes, row_bytes, n,
+                         cudaMemcpyHostToDevice, st->copy);
+        if (e != cudaSuccess) return e;
+        if ((e = cudaEventRecord(st->slot_free[k], st->copy)) != cudaSuccess) return e;
+        st->slot_used[k] = 1;
+    }
+    return cudaEventRecord(st->up_done, st->copy);
+}
+
+namespace {
+/* Walks the download's chunks: strip by strip, at most `per` rows each. */
+struct rb_chunker {
+    size_t rows, strip_rows, per;
+    size_t y;       /* first row of the next chunk */
+    int strip;      /* strip of the next chunk */
+    bool next(size_t *y0, size_t *n, int *strip_of, bool *first)
+    {
+        if (y >= rows) return false;
+        size_t end = (size_t)(strip + 1) * strip_rows;
+        if (end > rows) end = rows;
+        *first = y == (size_t)strip * strip_rows;
+        *y0 = y;
+        *n = end - y < per ? end - y : per;
+        *strip_of = strip;
+        y += *n;
+        if (y == end) strip++;
+        return true;
+    }
+};
+}  // namespace
+
+extern "C" cudaError_t rb_cuda_stage_down(rb_cuda_staging *st, void *host, size_t host_stride, const void *dev,
+                                          size_t dev_pitch, size_t row_bytes, size_t rows, size_t strip_rows,
+                                          const cudaEvent_t *ready, int nstrips)
+{
+    cudaError_t e;
+    const unsigned char *d = (const unsigned char *)dev;
+    unsigned char *h = (unsigned char *)host;
+    const size_t span = host_stride * (rows - 1) + row_bytes;
+    if (row_bytes > st->slot_bytes || rb_cuda_host_is_pinned(host, span)) {
+        /* pinned already: one DMA per strip, each after its strip is filtered */
+        for (int j = 0; j < nstrips; ++j) {
+            size_t y0 = (size_t)j * strip_rows, n = rows - y0 < strip_rows ? rows - y0 : strip_rows;
+            if ((e = cudaStreamWaitEvent(st->copy, ready[j], 0)) != cudaSuccess) return e;
+            e = cudaMemcpy2DAsync(h + y0 * host_stride, host_stride, d + y0 * dev_pitch, dev_pitch, row_bytes, n,
+                                  cudaMemcpyDeviceToHost, st->copy);
+            if (e != cudaSuccess) return e;
+        }
+        return cudaStreamSynchronize(st->copy);
+    }
+    /* up to RB_STAGE_SLOTS chunks in flight; the CPU empties the oldest while
+     * the DMA engine fills the others */
+    struct {
+        size_t y0, n;
+        int k;
+    } fly[RB_STAGE_SLOTS];
+    int head = 0, count = 0;
+    rb_chunker ch = {rows, strip_rows, st->slot_bytes / row_bytes, 0, 0};
+    for (;;) {
+        size_t y0, n;
+        int strip;
+        bool first;
+        while (count < RB_STAGE_SLOTS && ch.next(&y0, &n, &strip, &first)) {
+            int k;
+            /* the slot's previous DMA (an upload) runs on the same stream, before this one */
+            k = st->next;
+            st->next = (st->next + 1) % RB_STAGE_SLOTS;
+            if (first && strip < nstrips && (e = cudaStreamWaitEvent(st->copy, ready[strip], 0)) != cudaSuccess)
+                return e;
+            e = rb_stage_dma(st->slot[k], row_bytes, d + y0 * dev_pitch, dev_pitch, row_bytes, n,
+                             cudaMemcpyDeviceToHost, st->copy);
+            if (e != cudaSuccess) return e;
+            if ((e = cudaEventRecord(st->slot_free[k], st->copy)) != cudaSuccess) return e;
+            st->slot_used[k] = 1;
+            int at = (head + count) % RB_STAGE_SLOTS;
+            fly[at].y0 = y0;
+            fly[at].n = n;
+            fly[at].k = k;
+            count++;
+        }
+        if (count == 0) break;
+        int k = fly[head].k;
+        if ((e = cudaEventSynchronize(st->slot_free[k])) != cudaSuccess) return e;
+        rb_copy_job j = {h + fly[head].y0 * host_stride, st->slot[k], host_stride, row_bytes, row_bytes,
+                         fly[head].n, st->nt};
+        rb_stage_copy(st, j);
+        head = (head + 1) % RB_STAGE_SLOTS;
+        count--;
+    }
+    return cudaSuccess;
+}

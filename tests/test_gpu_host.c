@@ -1,0 +1,524 @@
+/* CUDA back end, host images (issue 3 item 4): pinned staging, strips of the
+ * row pass, pinned user buffers, and what happens when pinned memory or GPU
+ * memory runs out. Every GPU test skips with a message when no CUDA device is
+ * usable.
+ *
+ * For each case the same plan filters the image three ways: from host memory
+ * (pageable, or pinned by the test), from device memory (the reference for
+ * the GPU arithmetic: the host route must give exactly its bytes) and on the
+ * CPU back end (the same function to float rounding). Sizes include 1xN, Nx1
+ * and images cut into several strips and several staging chunks per strip
+ * (RECBLUR_CUDA_STAGING_SLOT makes the slots small); formats U8/U16/F32,
+ * channels 1-4, straight alpha, padded strides, in place. */
+#define _GNU_SOURCE /* setenv, unsetenv */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "rb_internal.h"
+#include "recblur.h"
+#include "test_util.h"
+#define GPU_SUITE "test_gpu_host"
+#include "gpu_skip.h"
+
+/* cuda/rb_cuda_alloc.h (C++ linkage-free C functions in recblur_cuda) */
+size_t rb_cuda_host_bytes_in_use(void);
+
+#define POISON 0xA5
+
+static char logbuf[16384];
+static void on_log(const char *m, void *user)
+{
+    (void)user;
+    size_t n = strlen(logbuf);
+    snprintf(logbuf + n, sizeof logbuf - n, "%s\n", m);
+}
+
+static rb_context *new_ctx(rb_backend b)
+{
+    rb_context *ctx = NULL;
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    assert_int_equal(rb_context_set_backend(ctx, b), RB_OK);
+    rb_context_set_log(ctx, on_log, NULL);
+    logbuf[0] = 0;
+    return ctx;
+}
+
+static void fill_random(void *data, rb_format fmt, size_t count)
+{
+    for (size_t i = 0; i < count; ++i) {
+        double v = tu_uniform();
+        switch (fmt) {
+        case RB_U8: ((uint8_t *)data)[i] = (uint8_t)(v * 255.999); break;
+        case RB_U16: ((uint16_t *)data)[i] = (uint16_t)(v * 65535.999); break;
+        default: ((float *)data)[i] = (float)(v * 2.0 - 0.5); break;
+        }
+    }
+}
+
+static double sample(const void *data, rb_format fmt, size_t i)
+{
+    switch (fmt) {
+    case RB_U8: return ((const uint8_t *)data)[i];
+    case RB_U16: return ((const uint16_t *)data)[i];
+    default: return ((const float *)data)[i];
+    }
+}
+
+/* The filters: the tiled solver on both axes, on columns only, on rows only,
+ * and an order-6 filter (the blocked solver with transposes). */
+enum { F_GAUSS, F_COLS, F_ROWS, F_ORDER6, F_COUNT };
+static rb_filter *filters[F_COUNT];
+static const char *filter_names[F_COUNT] = {"gaussian 3x5", "columns only", "rows only", "order 6"};
+
+static int setup(void **state)
+{
+    (void)state;
+    tu_seed("test_gpu_host");
+    rb_context *ctx;
+    if (rb_context_create(&ctx) != RB_OK) return -1;
+    if (rb_filter_gaussian(ctx, 3.0, 5.0, RB_GAUSSIAN_DEFAULT, &filters[F_GAUSS]) != RB_OK ||
+        rb_filter_gaussian(ctx, 0.0, 4.0, RB_GAUSSIAN_DEFAULT, &filters[F_COLS]) != RB_OK ||
+        rb_filter_gaussian(ctx, 2.5, 0.0, RB_GAUSSIAN_DEFAULT, &filters[F_ROWS]) != RB_OK)
+        return -1;
+    rb_axis_filter ax;
+    memset(&ax, 0, sizeof ax);
+    ax.causal_order = ax.anticausal_order = 6;
+    tu_random_feedback(6, 0.8, ax.causal);
+    memcpy(ax.anticausal, ax.causal, sizeof ax.causal);
+    if (rb_filter_create(ctx, &ax, &ax, &filters[F_ORDER6]) != RB_OK) return -1;
+    rb_context_destroy(ctx);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    for (int i = 0; i < F_COUNT; ++i) rb_filter_destroy(filters[i]);
+    unsetenv("RECBLUR_CUDA_STAGING_SLOT");
+    unsetenv("RECBLUR_CUDA_STAGING_THREADS");
+    unsetenv("RECBLUR_CUDA_STAGING_STRIPS");
+    unsetenv("RECBLUR_CUDA_STAGING_COPY");
+    unsetenv("RECBLUR_CUDA_PINNED_LIMIT");
+    unsetenv("RECBLUR_CUDA_ALLOC_LIMIT");
+    unsetenv("RECBLUR_CUDA_STAGING");
+    return 0;
+}
+
+typedef struct {
+    int w, h, c;
+    rb_format fmt;
+    rb_alpha alpha;
+    size_t pad;       /* bytes after each host row */
+    int pinned;       /* the test's host buffers are cudaMallocHost'd */
+    int inplace;
+    int filter;
+    rb_boundary_mode mode;
+} host_case;
+
+static void *host_alloc(size_t bytes, int pinned)
+{
+    void *p = NULL;
+    if (pinned)
+        assert_int_equal(cudaMallocHost(&p, bytes), cudaSuccess);
+    else
+        p = malloc(bytes);
+    assert_non_null(p);
+    return p;
+}
+
+static void host_free(void *p, int pinned)
+{
+    if (pinned)
+        cudaFreeHost(p);
+    else
+        free(p);
+}
+
+/* One case: host route == device route byte for byte; host route ~ cpu. */
+static void run_case(const host_case *k)
+{
+    const size_t fs = rb_format_size(k->fmt), row = (size_t)k->w * k->c * fs, stride = row + k->pad;
+    const size_t count = (size_t)k->w * k->h * k->c, bytes = stride * (size_t)k->h;
+    rb_boundary b = {k->mode, 0.3f};
+    unsigned char *packed = malloc(row * k->h), *dev_res = malloc(row * k->h), *cpu_res = malloc(row * k->h);
+    unsigned char *hin = host_alloc(bytes, k->pinned);
+    unsigned char *hout = k->inplace ? hin : host_alloc(bytes, k->pinned);
+    assert_non_null(packed);
+    assert_non_null(dev_res);
+    assert_non_null(cpu_res);
+    fill_random(packed, k->fmt, count);
+    if (k->alpha == RB_ALPHA_STRAIGHT && k->fmt == RB_F32) /* un-premultiplying divides by alpha: */
+        for (size_t i = k->c - 1; i < count; i += k->c)  /* keep it >= 0.25 (float32 errors x 4 at most) */
+            ((float *)packed)[i] = (float)(0.25 + 0.75 * tu_uniform());
+    memset(hin, POISON, bytes);
+    if (!k->inplace) memset(hout, POISON, bytes);
+    for (int y = 0; y < k->h; ++y) memcpy(hin + (size_t)y * stride, packed + (size_t)y * row, row);
+
+    rb_context *g = new_ctx(RB_BACKEND_CUDA), *cpu = new_ctx(RB_BACKEND_CPU);
+    rb_plan *gp, *cp;
+    rb_status st = rb_plan_create(g, filters[k->filter], b, k->w, k->h, k->c, &gp);
+    if (st != RB_OK) fail_msg("plan: %s", rb_context_error(g));
+    assert_int_equal(rb_plan_create(cpu, filters[k->filter], b, k->w, k->h, k->c, &cp), RB_OK);
+    rb_image img;
+    memset(&img, 0, sizeof img);
+    img.width = k->w;
+    img.height = k->h;
+    img.channels = k->c;
+    img.format = k->fmt;
+    img.alpha = k->alpha;
+
+    /* device route */
+    void *din, *dout;
+    assert_int_equal(cudaMalloc(&din, row * k->h), cudaSuccess);
+    assert_int_equal(cudaMalloc(&dout, row * k->h), cudaSuccess);
+    assert_int_equal(cudaMemcpy(din, packed, row * k->h, cudaMemcpyHostToDevice), cudaSuccess);
+    rb_image di = img, dO = img;
+    di.memory = dO.memory = RB_MEMORY_DEVICE;
+    di.data = din;
+    dO.data = dout;
+    st = rb_execute(gp, &di, &dO);
+    if (st != RB_OK) fail_msg("device route: %s", rb_context_error(g));
+    assert_int_equal(cudaMemcpy(dev_res, dout, row * k->h, cudaMemcpyDeviceToHost), cudaSuccess);
+    cudaFree(din);
+    cudaFree(dout);
+
+    /* host route (twice: the staging's ring and events are reused across runs) */
+    rb_image hi = img, ho = img;
+    hi.memory = ho.memory = RB_MEMORY_HOST;
+    hi.stride = ho.stride = stride;
+    hi.data = hin;
+    ho.data = hout;
+    for (int run = 0; run < 2; ++run) {
+        if (run == 1) /* again from the pristine input */
+            for (int y = 0; y < k->h; ++y) memcpy(hin + (size_t)y * stride, packed + (size_t)y * row, row);
+        st = rb_execute(gp, &hi, &ho);
+        if (st != RB_OK) fail_msg("host route: %s", rb_context_error(g));
+        for (int y = 0; y < k->h; ++y) {
+            const unsigned char *got = hout + (size_t)y * stride;
+            if (memcmp(got, dev_res + (size_t)y * row, row)) {
+                size_t i = 0;
+                while (got[i] == dev_res[(size_t)y * row + i]) ++i;
+                fail_msg("%dx%dx%d %s fmt %d pad %zu pinned %d inplace %d %s: host route differs from "
+                         "the device route at row %d byte %zu (run %d)",
+                         k->w, k->h, k->c, filter_names[k->filter], (int)k->fmt, k->pad, k->pinned,
+                         k->inplace, rb_boundary_name(k->mode), y, i, run);
+            }
+            for (size_t i = row; i < stride; ++i) /* the padding is never written */
+                if (got[i] != POISON) fail_msg("padding byte %zu of row %d written", i - row, y);
+        }
+    }
+
+    /* cpu: the same function to float rounding */
+    rb_image ci = img, co = img;
+    ci.data = packed;
+    co.data = cpu_res;
+    assert_int_equal(rb_execute(cp, &ci, &co), RB_OK);
+    double se = 0, sr = 0, mx = 0;
+    for (size_t i = 0; i < count; ++i) {
+        double x = sample(dev_res, k->fmt, i), y = sample(cpu_res, k->fmt, i);
+        se += (x - y) * (x - y);
+        sr += y * y;
+        mx = fmax(mx, fabs(x - y));
+    }
+    double rel = sr > 0 ? sqrt(se / sr) : sqrt(se);
+    int ok = k->fmt == RB_F32 ? rel <= 2e-5 : mx <= 1.0;
+    if (!ok)
+        fail_msg("%dx%dx%d %s fmt %d %s: gpu vs cpu rel RMS %.3g, max %.3g", k->w, k->h, k->c,
+                 filter_names[k->filter], (int)k->fmt, rb_boundary_name(k->mode), rel, mx);
+
+    rb_plan_destroy(gp);
+    rb_plan_destroy(cp);
+    rb_context_destroy(g);
+    rb_context_destroy(cpu);
+    host_free(hin, k->pinned);
+    if (!k->inplace) host_free(hout, k->pinned);
+    free(packed);
+    free(dev_res);
+    free(cpu_res);
+}
+
+static const int sizes[][2] = {{1, 1}, {1, 300}, {300, 1}, {37, 64}, {257, 129}, {640, 333}, {1000, 700}};
+#define NSIZES (int)(sizeof sizes / sizeof sizes[0])
+
+/* Many sizes, formats, channels and layouts with the default slots. */
+static void sweep(int small_slots)
+{
+    const rb_format fmts[] = {RB_U8, RB_U16, RB_F32};
+    int n = 0;
+    size_t host0 = rb_cuda_host_bytes_in_use(), dev0 = rb_cuda_device_bytes_in_use();
+    for (int si = 0; si < NSIZES; ++si)
+        for (int fi = 0; fi < 3; ++fi) {
+            host_case k;
+            memset(&k, 0, sizeof k);
+            k.w = sizes[si][0];
+            k.h = sizes[si][1];
+            k.c = 1 + (si + fi) % 4;
+            k.fmt = fmts[fi];
+            k.filter = (si + 2 * fi) % F_COUNT;
+            k.mode = (rb_boundary_mode)((si + fi) % (RB_BOUNDARY_NONE + 1));
+            k.alpha = k.c == 4 && fi == 2 ? RB_ALPHA_STRAIGHT : RB_ALPHA_NONE;
+            for (int layout = 0; layout < 4; ++layout) {
+                k.pad = layout & 1 ? (k.fmt == RB_U8 ? 7 : 12) : 0;
+                k.pinned = layout == 2;
+                k.inplace = layout == 3;
+                run_case(&k);
+                ++n;
+            }
+        }
+    /* every filter with a big image cut in strips, all formats */
+    for (int f = 0; f < F_COUNT; ++f)
+        for (int fi = 0; fi < 3; ++fi) {
+            host_case k = {1000, 700, 1 + (f + fi) % 4, fmts[fi], RB_ALPHA_NONE, 0, fi == 1, f == 2, f,
+                           (rb_boundary_mode)(f + 1)};
+            run_case(&k);
+            ++n;
+        }
+    printf("  %d cases%s: host route == device route byte for byte, within tolerance of the cpu\n", n,
+           small_slots ? " (4 KiB slots: one chunk per row or a few rows)" : "");
+    assert_int_equal(rb_cuda_host_bytes_in_use(), host0);
+    assert_int_equal(rb_cuda_device_bytes_in_use(), dev0);
+}
+
+static void test_host_images(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    unsetenv("RECBLUR_CUDA_STAGING_SLOT");
+    sweep(0);
+}
+
+/* Tiny slots, 3 copy threads, 8 strips, plain memcpy: many chunks per strip,
+ * the ring wraps many times; then 1 MiB slots with streaming copies, where
+ * the threads split rows between them. */
+static void test_small_slots(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    setenv("RECBLUR_CUDA_STAGING_SLOT", "4096", 1);
+    setenv("RECBLUR_CUDA_STAGING_THREADS", "3", 1);
+    setenv("RECBLUR_CUDA_STAGING_STRIPS", "8", 1);
+    setenv("RECBLUR_CUDA_STAGING_COPY", "memcpy", 1);
+    sweep(1);
+    unsetenv("RECBLUR_CUDA_STAGING_COPY");
+    setenv("RECBLUR_CUDA_STAGING_SLOT", "1048576", 1);
+    host_case k = {2000, 900, 4, RB_F32, RB_ALPHA_NONE, 0, 0, 0, F_GAUSS, RB_BOUNDARY_MIRROR};
+    run_case(&k);
+    k.fmt = RB_U8;
+    k.pad = 3;
+    run_case(&k);
+    unsetenv("RECBLUR_CUDA_STAGING_SLOT");
+    unsetenv("RECBLUR_CUDA_STAGING_THREADS");
+    unsetenv("RECBLUR_CUDA_STAGING_STRIPS");
+}
+
+/* RECBLUR_CUDA_STAGING=off (the route before staging) gives the same bytes. */
+static void test_staging_off_same_bytes(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    const int w = 1000, h = 700, c = 3;
+    const size_t count = (size_t)w * h * c;
+    uint16_t *in = malloc(count * 2), *a = malloc(count * 2), *b = malloc(count * 2);
+    fill_random(in, RB_U16, count);
+    rb_image hi = {w, h, c, 0, RB_U16, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in}, ho = hi;
+    rb_boundary bd = {RB_BOUNDARY_CLAMP, 0};
+    for (int off = 0; off < 2; ++off) {
+        if (off) setenv("RECBLUR_CUDA_STAGING", "off", 1);
+        rb_context *g = new_ctx(RB_BACKEND_CUDA);
+        rb_plan *p;
+        assert_int_equal(rb_plan_create(g, filters[F_GAUSS], bd, w, h, c, &p), RB_OK);
+        ho.data = off ? b : a;
+        assert_int_equal(rb_execute(p, &hi, &ho), RB_OK);
+        rb_plan_destroy(p);
+        rb_context_destroy(g);
+    }
+    unsetenv("RECBLUR_CUDA_STAGING");
+    assert_memory_equal(a, b, count * 2);
+    printf("  staging on and off: the same %zu bytes\n", count * 2);
+    free(in);
+    free(a);
+    free(b);
+}
+
+/* Progress still comes in order, and a cancel at the last report before the
+ * output is written leaves a host output that is cut in strips untouched. */
+static int calls, cancel_at;
+static double last;
+static int progress(double f, void *user)
+{
+    (void)user;
+    assert_true(f >= last && f <= 1.0);
+    last = f;
+    return ++calls >= cancel_at;
+}
+
+static void test_progress_cancel_strips(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    const int w = 1500, h = 1200;
+    const size_t count = (size_t)w * h;
+    float *in = malloc(count * 4), *out = malloc(count * 4);
+    fill_random(in, RB_F32, count);
+    rb_context *g = new_ctx(RB_BACKEND_CUDA);
+    rb_plan *p;
+    rb_boundary bd = {RB_BOUNDARY_ZERO, 0};
+    assert_int_equal(rb_plan_create(g, filters[F_GAUSS], bd, w, h, 1, &p), RB_OK);
+    rb_image hi = {w, h, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in}, ho = hi;
+    ho.data = out;
+    rb_context_set_progress(g, progress, NULL);
+    int reports = 0;
+    for (cancel_at = 1; cancel_at <= 3; ++cancel_at) {
+        calls = 0;
+        last = 0;
+        memset(out, POISON, count * 4);
+        rb_status s = rb_execute(p, &hi, &ho);
+        assert_int_equal(s, RB_ERR_CANCELLED);
+        for (size_t i = 0; i < count * 4; ++i)
+            if (((unsigned char *)out)[i] != POISON) fail_msg("cancel at report %d: output byte %zu written", cancel_at, i);
+    }
+    cancel_at = 1 << 30;
+    calls = 0;
+    last = 0;
+    assert_int_equal(rb_execute(p, &hi, &ho), RB_OK);
+    reports = calls;
+    assert_true(last == 1.0);
+    printf("  %d progress reports; a cancel at any of the first 3 leaves the output untouched\n", reports);
+    rb_context_set_progress(g, NULL, NULL);
+    rb_plan_destroy(p);
+    rb_context_destroy(g);
+    free(in);
+    free(out);
+}
+
+/* No pinned memory (none at all, or only the first slot): the plan says so in
+ * the log, works from pageable memory with the same bytes, and holds no pinned
+ * bytes; nothing leaks, on the device or in pinned memory. */
+static void test_pinned_out_of_memory(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    const int w = 300, h = 200, c = 2;
+    const size_t count = (size_t)w * h * c;
+    float *in = malloc(count * 4), *want = malloc(count * 4), *got = malloc(count * 4);
+    fill_random(in, RB_F32, count);
+    rb_image hi = {w, h, c, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in}, ho = hi;
+    rb_boundary bd = {RB_BOUNDARY_PERIODIC, 0};
+    size_t host0 = rb_cuda_host_bytes_in_use(), dev0 = rb_cuda_device_bytes_in_use();
+    {
+        rb_context *g = new_ctx(RB_BACKEND_CUDA);
+        rb_plan *p;
+        assert_int_equal(rb_plan_create(g, filters[F_GAUSS], bd, w, h, c, &p), RB_OK);
+        assert_true(rb_cuda_host_bytes_in_use() > host0); /* the staging holds its slots */
+        ho.data = want;
+        assert_int_equal(rb_execute(p, &hi, &ho), RB_OK);
+        rb_plan_destroy(p);
+        rb_context_destroy(g);
+    }
+    /* no slot at all; the first slot only (rb_cuda_staging_init: a quarter of the
+     * float image rounded up to 64 KiB) */
+    char first[32];
+    snprintf(first, sizeof first, "%zu", ((count * 4 / 4 + 65535) & ~(size_t)65535) + 1);
+    const char *limits[] = {"0", first};
+    for (int li = 0; li < 2; ++li)
+        for (int be = 0; be < 2; ++be) {
+            setenv("RECBLUR_CUDA_PINNED_LIMIT", limits[li], 1);
+            rb_context *g = new_ctx(be ? RB_BACKEND_AUTO : RB_BACKEND_CUDA);
+            rb_plan *p;
+            assert_int_equal(rb_plan_create(g, filters[F_GAUSS], bd, w, h, c, &p), RB_OK);
+            if (be == 0 && li == 0) printf("  pinned limit %s: %s", limits[li], logbuf);
+            assert_non_null(strstr(logbuf, "no pinned staging"));
+            assert_int_equal(strncmp(rb_plan_backend_name(p), "cuda", 4), 0);
+            assert_int_equal(rb_cuda_host_bytes_in_use(), host0);
+            memset(got, POISON, count * 4);
+            ho.data = got;
+            assert_int_equal(rb_execute(p, &hi, &ho), RB_OK);
+            assert_memory_equal(got, want, count * 4);
+            rb_plan_destroy(p);
+            rb_context_destroy(g);
+            assert_int_equal(rb_cuda_host_bytes_in_use(), host0);
+            assert_int_equal(rb_cuda_device_bytes_in_use(), dev0);
+        }
+    unsetenv("RECBLUR_CUDA_PINNED_LIMIT");
+    free(in);
+    free(want);
+    free(got);
+}
+
+/* The image does not fit in GPU memory (simulated): `auto` falls back to the
+ * cpu and says why and where; `cuda` is a clear RB_ERR_DEVICE; nothing leaks. */
+static void test_gpu_out_of_memory(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    const int w = 640, h = 480, c = 4;
+    const size_t count = (size_t)w * h * c;
+    uint8_t *in = malloc(count), *got = malloc(count), *want = malloc(count);
+    fill_random(in, RB_U8, count);
+    rb_image hi = {w, h, c, 0, RB_U8, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in}, ho = hi;
+    rb_boundary bd = {RB_BOUNDARY_MIRROR, 0};
+    size_t host0 = rb_cuda_host_bytes_in_use(), dev0 = rb_cuda_device_bytes_in_use();
+    {
+        rb_context *cpu = new_ctx(RB_BACKEND_CPU);
+        rb_plan *p;
+        assert_int_equal(rb_plan_create(cpu, filters[F_GAUSS], bd, w, h, c, &p), RB_OK);
+        ho.data = want;
+        assert_int_equal(rb_execute(p, &hi, &ho), RB_OK);
+        rb_plan_destroy(p);
+        rb_context_destroy(cpu);
+    }
+    /* less than one float image of the GPU's memory */
+    char lim[32];
+    snprintf(lim, sizeof lim, "%zu", count * sizeof(float) / 2);
+    setenv("RECBLUR_CUDA_ALLOC_LIMIT", lim, 1);
+    rb_context *g = new_ctx(RB_BACKEND_AUTO);
+    rb_plan *p = NULL;
+    assert_int_equal(rb_plan_create(g, filters[F_GAUSS], bd, w, h, c, &p), RB_OK);
+    printf("  GPU memory limit %s bytes, auto -> %s; log:\n%s", lim, rb_plan_backend_name(p), logbuf);
+    assert_int_equal(strncmp(rb_plan_backend_name(p), "cpu", 3), 0);
+    assert_non_null(strstr(logbuf, "falling back to the cpu"));
+    assert_non_null(strstr(logbuf, "cudaMalloc")); /* where */
+    assert_non_null(strstr(logbuf, "out of memory")); /* why */
+    ho.data = got;
+    assert_int_equal(rb_execute(p, &hi, &ho), RB_OK);
+    assert_memory_equal(got, want, count);
+    rb_plan_destroy(p);
+    rb_context_destroy(g);
+    g = new_ctx(RB_BACKEND_CUDA);
+    p = (rb_plan *)0x1;
+    rb_status s = rb_plan_create(g, filters[F_GAUSS], bd, w, h, c, &p);
+    printf("  backend cuda: %s: %s\n", rb_status_string(s), rb_context_error(g));
+    assert_int_equal(s, RB_ERR_DEVICE);
+    assert_null(p);
+    assert_non_null(strstr(rb_context_error(g), "out of memory"));
+    rb_context_destroy(g);
+    unsetenv("RECBLUR_CUDA_ALLOC_LIMIT");
+    assert_int_equal(rb_cuda_host_bytes_in_use(), host0);
+    assert_int_equal(rb_cuda_device_bytes_in_use(), dev0);
+    free(in);
+    free(got);
+    free(want);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_host_images),
+        cmocka_unit_test(test_small_slots),
+        cmocka_unit_test(test_staging_off_same_bytes),
+        cmocka_unit_test(test_progress_cancel_strips),
+        cmocka_unit_test(test_pinned_out_of_memory),
+        cmocka_unit_test(test_gpu_out_of_memory),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
