@@ -3,10 +3,15 @@
  * on the columns only and on the rows only, each a full U8 -> U8 call).
  *   cpu_engine_bench [-n N] [-s sigma,...] [-b boundary] [-t threads] [-r runs]
  *                    [-i in.ppm] [-o out_prefix] [-P 0|1] [-f u8|u16|f32]
+ *                    [-k gauss|bspline3|bspline5|sat]
  * Without -i a random N x N RGB image (fixed seed) is used. With -o the
  * result of each sigma is written to <out_prefix><sigma>.ppm (binary P6), for
  * the error column of cpu_peers.sh. -P 0 skips the one-axis timings (printed
- * as 0). Prints one table row per sigma. */
+ * as 0). Prints one table row per sigma. -k bspline3/bspline5: the B-spline
+ * prefilter instead of the Gaussian (one row; use -b mirror, its usual
+ * boundary); -k sat: rb_sat into F32 (one row; the format's samples in, F32
+ * sums out). "min CPU s" is the least CPU time of one call: on a loaded
+ * machine other jobs add to it but never take from it. */
 #define _POSIX_C_SOURCE 200809L
 #include <recblur.h>
 
@@ -33,6 +38,8 @@ static double cpu_now(void)
 }
 
 static double last_cpu; /* median CPU seconds of the last time_filter */
+static double min_cpu;  /* least CPU seconds of one call (a loaded machine adds, never takes) */
+static int bspline_degree; /* -k bspline3/5: that prefilter instead of the Gaussian */
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -77,7 +84,9 @@ static double time_filter(rb_context *ctx, double sx, double sy, rb_boundary bd,
 {
     rb_filter *f = NULL;
     rb_plan *p = NULL;
-    if (rb_filter_gaussian(ctx, sx, sy, RB_GAUSSIAN_DEFAULT, &f) != RB_OK ||
+    rb_status fs = bspline_degree ? rb_filter_bspline(ctx, bspline_degree, &f)
+                                  : rb_filter_gaussian(ctx, sx, sy, RB_GAUSSIAN_DEFAULT, &f);
+    if (fs != RB_OK ||
         rb_plan_create(ctx, f, bd, in->width, in->height, in->channels, &p) != RB_OK) {
         fprintf(stderr, "cpu_engine_bench: %s\n", rb_context_error(ctx));
         exit(1);
@@ -99,8 +108,31 @@ static double time_filter(rb_context *ctx, double sx, double sy, rb_boundary bd,
     qsort(t, (size_t)runs, sizeof t[0], cmp_d);
     qsort(tc, (size_t)runs, sizeof tc[0], cmp_d);
     last_cpu = tc[runs / 2];
+    min_cpu = tc[0];
     rb_plan_destroy(p);
     rb_filter_destroy(f);
+    return t[runs / 2];
+}
+
+/* Median seconds of `runs` rb_sat calls (in -> F32 sums); CPU as time_filter. */
+static double time_sat(rb_context *ctx, rb_image *in, rb_image *out, int runs)
+{
+    double t[64], tc[64];
+    if (runs > 64)
+        runs = 64;
+    for (int k = 0; k < runs; k++) {
+        double c0 = cpu_now(), t0 = now();
+        if (rb_sat(ctx, in, out) != RB_OK) {
+            fprintf(stderr, "cpu_engine_bench: %s\n", rb_context_error(ctx));
+            exit(1);
+        }
+        t[k] = now() - t0;
+        tc[k] = cpu_now() - c0;
+    }
+    qsort(t, (size_t)runs, sizeof t[0], cmp_d);
+    qsort(tc, (size_t)runs, sizeof tc[0], cmp_d);
+    last_cpu = tc[runs / 2];
+    min_cpu = tc[0];
     return t[runs / 2];
 }
 
@@ -108,6 +140,7 @@ int main(int argc, char **argv)
 {
     int N = 4096, threads = 0, runs = 3, per_pass = 1;
     const char *sigmas = "2,10,50", *bname = "clamp", *inpath = NULL, *outpre = NULL, *fname = "u8";
+    const char *kind = "gauss";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "-n"))
             N = atoi(argv[i + 1]);
@@ -127,11 +160,22 @@ int main(int argc, char **argv)
             per_pass = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-f"))
             fname = argv[i + 1];
+        else if (!strcmp(argv[i], "-k"))
+            kind = argv[i + 1];
         else {
             fprintf(stderr, "cpu_engine_bench: unknown option '%s'\n", argv[i]);
             return 2;
         }
     }
+    const int sat = !strcmp(kind, "sat");
+    if (!strcmp(kind, "bspline3") || !strcmp(kind, "bspline5"))
+        bspline_degree = kind[7] - '0';
+    else if (!sat && strcmp(kind, "gauss")) {
+        fprintf(stderr, "cpu_engine_bench: unknown -k '%s' (gauss, bspline3, bspline5, sat)\n", kind);
+        return 2;
+    }
+    if (bspline_degree || sat)
+        sigmas = kind; /* one row */
     rb_context *ctx;
     if (rb_context_create(&ctx) != RB_OK)
         return 1;
@@ -173,22 +217,28 @@ int main(int argc, char **argv)
         free(src);
         src = wide;
     }
-    unsigned char *dst = malloc(ns * es);
+    unsigned char *dst = malloc(ns * (sat ? sizeof(float) : es));
     rb_image in = {W, H, 3, 0, fmt, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, src};
     rb_image out = in;
     out.data = dst;
     double mpx = (double)W * (double)H * 1e-6;
     printf("# recblur engine in-process, %dx%d RGB %s -> %s, boundary %s, %d runs (median)\n", W, H,
-           fname, fname, bname, runs);
-    printf("| sigma | both axes (s) | Mpx/s | CPU s (all threads) | columns only (s) | rows only (s) | filter |\n");
-    printf("|------:|--------------:|------:|--------------------:|-----------------:|--------------:|--------|\n");
+           fname, sat ? "f32 (rb_sat)" : fname, bname, runs);
+    printf("| sigma | both axes (s) | Mpx/s | CPU s (all threads) | min CPU s | columns only (s) | rows only (s) | filter |\n");
+    printf("|------:|--------------:|------:|--------------------:|----------:|-----------------:|--------------:|--------|\n");
     char buf[256];
     snprintf(buf, sizeof buf, "%s", sigmas);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
         double sg = atof(tok);
         char desc[256];
-        double tb = time_filter(ctx, sg, sg, bd, &in, &out, runs, desc, sizeof desc);
-        double cb = last_cpu;
+        double tb;
+        if (sat) {
+            out.format = RB_F32;
+            tb = time_sat(ctx, &in, &out, runs);
+            snprintf(desc, sizeof desc, "summed-area table (rb_sat), F32 out");
+        } else
+            tb = time_filter(ctx, sg, sg, bd, &in, &out, runs, desc, sizeof desc);
+        double cb = last_cpu, cm = min_cpu;
         if (outpre && fmt == RB_U8) {
             char path[1024];
             snprintf(path, sizeof path, "%s%s.ppm", outpre, tok);
@@ -198,10 +248,12 @@ int main(int argc, char **argv)
             }
         }
         /* axis x = along rows (the row pass), axis y = down columns */
+        if (sat || bspline_degree)
+            per_pass = 0;
         double tc = per_pass ? time_filter(ctx, 0.0, sg, bd, &in, &out, runs, NULL, 0) : 0.0;
         double tr = per_pass ? time_filter(ctx, sg, 0.0, bd, &in, &out, runs, NULL, 0) : 0.0;
-        printf("| %5s | %13.3f | %5.0f | %19.3f | %16.3f | %13.3f | %s |\n", tok, tb, mpx / tb, cb, tc,
-               tr, desc);
+        printf("| %5s | %13.3f | %5.0f | %19.3f | %9.3f | %16.3f | %13.3f | %s |\n", tok, tb, mpx / tb, cb,
+               cm, tc, tr, desc);
         fflush(stdout);
     }
     printf("# backend: threads %d (0 = all cores)\n", threads);

@@ -67,6 +67,33 @@ typedef struct {
 
 void rbg_layout(gint32 drawable_id, gboolean linear, RbgLayout *out);
 
+/* Engine plumbing shared by the blur and the deblur procedures (rbg_pixels.c). */
+/* A fresh engine context reporting to progress (may be NULL); NULL with
+ * *error set when it cannot be created. */
+rb_context *rbg_context_new(rb_progress_fn progress, void *user, gchar **error);
+/* The engine's message for a failed call on ctx, newly allocated; when the
+ * engine left none, "recblur: WHAT: <status>". */
+gchar *rbg_engine_error(rb_context *ctx, rb_status st, const char *what);
+
+/* The steps of one engine run that differ between blur and deblur. */
+typedef struct {
+    const char *what;   /* "blur", "deblur": names the run in messages */
+    /* Filter and plan for w x h x channels from vals (both freed by destroy). */
+    rb_status (*plan)(rb_context *ctx, const void *vals, int w, int h, int channels,
+                      void **filter, void **plan);
+    /* Filter img in place; *backend_name: the back end that ran (static). */
+    rb_status (*execute)(void *plan, rb_image *img, const char **backend_name);
+    void (*destroy)(void *filter, void *plan);
+} RbgEngineRun;
+
+/* An RbgPixelsFn's body: vals checked (bad: the check's message, taken over,
+ * or NULL), a context on `backend`, the run's plan executed in place on
+ * pixels (w x h, layout->channels floats per pixel). */
+gboolean rbg_run_pixels(const RbgEngineRun *run, const void *vals, gchar *bad, int backend,
+                        const RbgLayout *layout, float *pixels, int w, int h,
+                        rb_progress_fn progress, void *user, gchar **backend_name,
+                        gchar **error);
+
 /* Filter `pixels` (w x h, layout->channels floats per pixel) in place.
  * progress may be NULL. On success *backend (if not NULL) gets a copy of the
  * back end's name; on failure *error gets the engine's message. */

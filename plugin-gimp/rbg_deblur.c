@@ -59,21 +59,18 @@ rb_status rbg_deblur_make_filter(rb_context *ctx, const RbgDeblurVals *v, rb_deb
 
 gboolean rbg_deblur_apply_preset(const char *name, RbgDeblurVals *v, gchar **error)
 {
-    rb_context *ctx = NULL;
     rb_deblur_filter *f = NULL;
     rb_boundary b;
     int has_b = 0;
+    rb_context *ctx = rbg_context_new(NULL, NULL, error);
 
-    if (rb_context_create(&ctx) != RB_OK) {
-        *error = g_strdup("recblur: out of memory creating the engine context");
+    if (!ctx)
         return FALSE;
-    }
     rb_status st = rb_deblur_preset_load(ctx, name, &f, &b, &has_b);
     if (st != RB_OK) {
-        const char *msg = rb_context_error(ctx);
-        *error = msg && *msg ? g_strdup(msg)
-                             : g_strdup_printf("recblur: deblur preset \"%s\": %s", name,
-                                               rb_status_string(st));
+        gchar *what = g_strdup_printf("deblur preset \"%s\"", name);
+        *error = rbg_engine_error(ctx, st, what);
+        g_free(what);
         rb_context_destroy(ctx);
         return FALSE;
     }
@@ -88,59 +85,45 @@ gboolean rbg_deblur_apply_preset(const char *name, RbgDeblurVals *v, gchar **err
     return TRUE;
 }
 
+/* v->boundary already holds a preset's boundary (rbg_deblur_apply_preset, called
+ * by the PDB and the dialog when a preset is chosen): the preset's is not reapplied. */
+static rb_status deblur_plan(rb_context *ctx, const void *vals, int w, int h, int channels,
+                             void **filter, void **plan)
+{
+    const RbgDeblurVals *v = vals;
+    rb_boundary boundary = { (rb_boundary_mode)v->boundary, (float)v->constant }, unused;
+    int has_unused;
+    rb_deblur_filter *f = NULL;
+    rb_deblur_plan *p = NULL;
+    rb_status st = rbg_deblur_make_filter(ctx, v, &f, &unused, &has_unused);
+    if (st == RB_OK)
+        st = rb_deblur_plan_create(ctx, f, boundary, w, h, channels, &p);
+    *filter = f;
+    *plan = p;
+    return st;
+}
+
+static rb_status deblur_execute(void *plan, rb_image *img, const char **backend_name)
+{
+    *backend_name = rb_deblur_plan_backend_name(plan);
+    return rb_deblur_execute(plan, img, img);
+}
+
+static void deblur_destroy(void *filter, void *plan)
+{
+    rb_deblur_plan_destroy(plan);
+    rb_deblur_filter_destroy(filter);
+}
+
+static const RbgEngineRun deblur_run = { "deblur", deblur_plan, deblur_execute, deblur_destroy };
+
 gboolean rbg_deblur_pixels(const void *vals, const RbgLayout *layout, float *pixels, int w,
                            int h, rb_progress_fn progress, void *user, gchar **backend,
                            gchar **error)
 {
     const RbgDeblurVals *v = vals;
-    rb_context *ctx = NULL;
-    rb_deblur_filter *filter = NULL;
-    rb_deblur_plan *plan = NULL;
-    gboolean ok = FALSE;
-    gchar *bad = rbg_deblur_check(v);
-
-    if (bad) {
-        *error = bad;
-        return FALSE;
-    }
-    if (rb_context_create(&ctx) != RB_OK) {
-        *error = g_strdup("recblur: out of memory creating the engine context");
-        return FALSE;
-    }
-    if (progress)
-        rb_context_set_progress(ctx, progress, user);
-
-    /* v->boundary already holds a preset's boundary (rbg_deblur_apply_preset,
-     * called by the PDB and the dialog when a preset is chosen). */
-    rb_boundary boundary = { (rb_boundary_mode)v->boundary, (float)v->constant };
-    rb_boundary preset_boundary;
-    int has_preset_boundary;
-    rb_image img = { 0 };
-    img.width = w;
-    img.height = h;
-    img.channels = layout->channels;
-    img.format = RB_F32;
-    img.memory = RB_MEMORY_HOST;
-    img.alpha = layout->alpha;
-    img.srgb = 0;              /* babl already delivered the encoding we filter in */
-    img.data = pixels;
-
-    if (rb_context_set_backend(ctx, (rb_backend)v->backend) != RB_OK ||
-        rbg_deblur_make_filter(ctx, v, &filter, &preset_boundary, &has_preset_boundary) != RB_OK ||
-        rb_deblur_plan_create(ctx, filter, boundary, w, h, layout->channels, &plan) != RB_OK ||
-        rb_deblur_execute(plan, &img, &img) != RB_OK) {
-        const char *msg = rb_context_error(ctx);
-        *error = g_strdup(msg && *msg ? msg : "recblur: the engine failed without a message");
-        goto done;
-    }
-    if (backend)
-        *backend = g_strdup(rb_deblur_plan_backend_name(plan));
-    ok = TRUE;
-done:
-    rb_deblur_plan_destroy(plan);
-    rb_deblur_filter_destroy(filter);
-    rb_context_destroy(ctx);
-    return ok;
+    return rbg_run_pixels(&deblur_run, v, rbg_deblur_check(v), v->backend, layout, pixels, w, h,
+                          progress, user, backend, error);
 }
 
 static int cmp_names(const void *a, const void *b)

@@ -1,7 +1,7 @@
 /* The "Deblur (2D IIR)" dialog (gimpui-2.0, GTK 2): preview on the left; on the
  * right a menu of the designed .deblur presets, or the PSF (Gaussian sigma),
  * the noise level and the window the engine designs a filter from, and the
- * boundary. Widgets write into RbgDeblurVals; the engine does the rest. */
+ * boundary and back end. Widgets write into RbgDeblurVals; the engine does the rest. */
 #include <string.h>
 #include "rbg_dialog.h"
 
@@ -12,7 +12,7 @@ typedef struct {
     RbgDeblurVals *vals;
     GtkWidget     *preview;
     GtkObject     *sigma_adj, *noise_adj, *window_adj, *constant_adj;
-    GtkWidget     *preset_combo, *boundary_combo, *linear_toggle;
+    GtkWidget     *preset_combo, *boundary_combo, *backend_combo, *linear_toggle;
     GtkWidget     *backend_label, *status_label;
     gboolean       updating;
 } RbgDeblurDialog;
@@ -35,6 +35,7 @@ static void set_widgets(RbgDeblurDialog *d)
     gtk_adjustment_set_value(GTK_ADJUSTMENT(d->window_adj), v->window);
     gtk_adjustment_set_value(GTK_ADJUSTMENT(d->constant_adj), v->constant);
     gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d->boundary_combo), v->boundary);
+    gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d->backend_combo), v->backend);
     gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(d->linear_toggle), v->linear);
     d->updating = FALSE;
     update_sensitivity(d);
@@ -71,12 +72,14 @@ static void adj_changed(GtkAdjustment *adj, RbgDeblurDialog *d)
     invalidate(d);
 }
 
-static void boundary_changed(GtkWidget *combo, RbgDeblurDialog *d)
+/* Boundary and back end: the combo carries its gint field (RBG_FIELD_KEY). */
+static void int_combo_changed(GtkWidget *combo, RbgDeblurDialog *d)
 {
+    gint *field = g_object_get_data(G_OBJECT(combo), RBG_FIELD_KEY);
     gint value;
     if (d->updating || !gimp_int_combo_box_get_active(GIMP_INT_COMBO_BOX(combo), &value))
         return;
-    d->vals->boundary = value;
+    *field = value;
     invalidate(d);
 }
 
@@ -147,28 +150,12 @@ gboolean rbg_deblur_dialog(gint32 drawable_id, RbgDeblurVals *v)
     d.drawable_id = drawable_id;
     d.vals = v;
 
-    gimp_ui_init(RBG_BINARY, TRUE);
-    GtkWidget *dialog = gimp_dialog_new("Deblur (2D IIR)", RBG_BINARY, NULL, 0,
-                                        gimp_standard_help_func, RBG_DEBLUR_PROC,
-                                        "_Cancel", GTK_RESPONSE_CANCEL,
-                                        "_OK", GTK_RESPONSE_OK,
-                                        NULL);
-    gtk_dialog_set_alternative_button_order(GTK_DIALOG(dialog), GTK_RESPONSE_OK,
-                                            GTK_RESPONSE_CANCEL, -1);
-    gimp_window_set_transient(GTK_WINDOW(dialog));
-
-    GtkWidget *hbox = gtk_hbox_new(FALSE, 12);
-    gtk_container_set_border_width(GTK_CONTAINER(hbox), 12);
-    gtk_box_pack_start(GTK_BOX(gtk_dialog_get_content_area(GTK_DIALOG(dialog))), hbox,
-                       TRUE, TRUE, 0);
-
-    d.preview = gimp_drawable_preview_new_from_drawable_id(drawable_id);
-    gtk_widget_set_size_request(d.preview, 300, -1);
-    gimp_preview_set_update(GIMP_PREVIEW(d.preview), v->preview);
-    gtk_box_pack_start(GTK_BOX(hbox), d.preview, TRUE, TRUE, 0);
+    GtkWidget *hbox;
+    GtkWidget *dialog = rbg_dialog_shell_new("Deblur (2D IIR)", RBG_DEBLUR_PROC, drawable_id,
+                                             v->preview, &hbox, &d.preview);
     g_signal_connect(d.preview, "invalidated", G_CALLBACK(preview_invalidated), &d);
 
-    GtkWidget *table = gtk_table_new(9, 3, FALSE);
+    GtkWidget *table = gtk_table_new(10, 3, FALSE);
     gtk_table_set_col_spacings(GTK_TABLE(table), 6);
     gtk_table_set_row_spacings(GTK_TABLE(table), 4);
     gtk_box_pack_start(GTK_BOX(hbox), table, FALSE, FALSE, 0);
@@ -199,24 +186,8 @@ gboolean rbg_deblur_dialog(gint32 drawable_id, RbgDeblurVals *v)
     g_signal_connect(d.noise_adj, "value-changed", G_CALLBACK(adj_changed), &d);
     g_signal_connect(d.window_adj, "value-changed", G_CALLBACK(adj_changed), &d);
 
-    GtkListStore *store = gimp_int_store_new();
-    static const struct { const char *label; gint value; } bounds[] = {
-        { "Mirror", RB_BOUNDARY_MIRROR }, { "Clamp (repeat edge)", RB_BOUNDARY_CLAMP },
-        { "Tileable (periodic)", RB_BOUNDARY_PERIODIC }, { "Zero", RB_BOUNDARY_ZERO },
-        { "Constant value", RB_BOUNDARY_CONSTANT }, { "None (zero start)", RB_BOUNDARY_NONE },
-    };
-    for (size_t i = 0; i < G_N_ELEMENTS(bounds); i++) {
-        GtkTreeIter iter;
-        gtk_list_store_append(store, &iter);
-        gtk_list_store_set(store, &iter, GIMP_INT_STORE_VALUE, bounds[i].value,
-                           GIMP_INT_STORE_LABEL, bounds[i].label, -1);
-    }
-    d.boundary_combo = g_object_new(GIMP_TYPE_INT_COMBO_BOX, "model", store, NULL);
-    g_object_unref(store);
-    gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d.boundary_combo), v->boundary);
-    gimp_help_set_help_data(d.boundary_combo,
-        "What lies outside the image (or the selection's bounding box)", NULL);
-    g_signal_connect(d.boundary_combo, "changed", G_CALLBACK(boundary_changed), &d);
+    d.boundary_combo = rbg_boundary_combo_new(&v->boundary, G_CALLBACK(int_combo_changed), &d,
+        "What lies outside the image (or the selection's bounding box)");
     gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "_Boundary:", 0.0, 0.5,
                               d.boundary_combo, 2, FALSE);
     d.constant_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "Cons_tant:", 160, 7,
@@ -234,18 +205,10 @@ gboolean rbg_deblur_dialog(gint32 drawable_id, RbgDeblurVals *v)
                      0, 0);
     row++;
 
-    d.backend_label = gtk_label_new("Back end in use: (not run yet)");
-    gtk_misc_set_alignment(GTK_MISC(d.backend_label), 0.0, 0.5);
-    gtk_table_attach(GTK_TABLE(table), d.backend_label, 0, 3, row, row + 1, GTK_FILL, GTK_FILL,
-                     0, 0);
-    row++;
-    d.status_label = gtk_label_new("");
-    gtk_label_set_line_wrap(GTK_LABEL(d.status_label), TRUE);
-    gtk_widget_set_size_request(d.status_label, 360, -1);
-    gtk_misc_set_alignment(GTK_MISC(d.status_label), 0.0, 0.0);
-    gtk_table_attach(GTK_TABLE(table), d.status_label, 0, 3, row, row + 1, GTK_FILL, GTK_FILL,
-                     0, 0);
-    row++;
+    d.backend_combo = rbg_backend_combo_new(&v->backend, G_CALLBACK(int_combo_changed), &d);
+    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "Back _end:", 0.0, 0.5,
+                              d.backend_combo, 2, FALSE);
+    row = rbg_status_labels_attach(GTK_TABLE(table), row, 3, &d.backend_label, &d.status_label);
 
     set_widgets(&d);
     gtk_widget_show_all(dialog);

@@ -48,7 +48,7 @@ static void constant_changed(GtkAdjustment *adj, RbgDialog *d)
 /* Combos and toggles carry a pointer to their gint field in RbgVals. */
 static void int_combo_changed(GtkWidget *combo, RbgDialog *d)
 {
-    gint *field = g_object_get_data(G_OBJECT(combo), "rbg-field");
+    gint *field = g_object_get_data(G_OBJECT(combo), RBG_FIELD_KEY);
     gint value;
     if (d->updating || !gimp_int_combo_box_get_active(GIMP_INT_COMBO_BOX(combo), &value))
         return;
@@ -58,7 +58,7 @@ static void int_combo_changed(GtkWidget *combo, RbgDialog *d)
 
 static void toggle_changed(GtkToggleButton *toggle, RbgDialog *d)
 {
-    gint *field = g_object_get_data(G_OBJECT(toggle), "rbg-field");
+    gint *field = g_object_get_data(G_OBJECT(toggle), RBG_FIELD_KEY);
     if (d->updating)
         return;
     *field = gtk_toggle_button_get_active(toggle);
@@ -75,25 +75,10 @@ static void signature_changed(GtkEntry *entry, RbgDialog *d)
 
 static GtkWidget *int_combo(RbgDialog *d, gint *field, const char *tooltip, ...)
 {
-    GtkListStore *store = gimp_int_store_new();
     va_list ap;
-    const char *label;
-
     va_start(ap, tooltip);
-    while ((label = va_arg(ap, const char *)) != NULL) {
-        gint value = va_arg(ap, gint);
-        GtkTreeIter iter;
-        gtk_list_store_append(store, &iter);
-        gtk_list_store_set(store, &iter, GIMP_INT_STORE_VALUE, value,
-                           GIMP_INT_STORE_LABEL, label, -1);
-    }
+    GtkWidget *combo = rbg_int_combo_valist(field, G_CALLBACK(int_combo_changed), d, tooltip, ap);
     va_end(ap);
-    GtkWidget *combo = g_object_new(GIMP_TYPE_INT_COMBO_BOX, "model", store, NULL);
-    g_object_unref(store);
-    gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(combo), *field);
-    g_object_set_data(G_OBJECT(combo), "rbg-field", field);
-    g_signal_connect(combo, "changed", G_CALLBACK(int_combo_changed), d);
-    gimp_help_set_help_data(combo, tooltip, NULL);
     return combo;
 }
 
@@ -101,7 +86,7 @@ static GtkWidget *toggle(RbgDialog *d, const char *label, gint *field, const cha
 {
     GtkWidget *t = gtk_check_button_new_with_mnemonic(label);
     gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(t), *field);
-    g_object_set_data(G_OBJECT(t), "rbg-field", field);
+    g_object_set_data(G_OBJECT(t), RBG_FIELD_KEY, field);
     g_signal_connect(t, "toggled", G_CALLBACK(toggle_changed), d);
     gimp_help_set_help_data(t, tooltip, NULL);
     return t;
@@ -152,31 +137,14 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
     d.drawable_id = drawable_id;
     d.vals = v;
 
-    gimp_ui_init(RBG_BINARY, TRUE);
-    GtkWidget *dialog = gimp_dialog_new("Recursive Blur", RBG_BINARY, NULL, 0,
-                                        gimp_standard_help_func, RBG_PROC,
-                                        "_Cancel", GTK_RESPONSE_CANCEL,
-                                        "_OK", GTK_RESPONSE_OK,
-                                        NULL);
-    gtk_dialog_set_alternative_button_order(GTK_DIALOG(dialog), GTK_RESPONSE_OK,
-                                            GTK_RESPONSE_CANCEL, -1);
-    gimp_window_set_transient(GTK_WINDOW(dialog));
-
-    GtkWidget *hbox = gtk_hbox_new(FALSE, 12);
-    gtk_container_set_border_width(GTK_CONTAINER(hbox), 12);
-    gtk_box_pack_start(GTK_BOX(gtk_dialog_get_content_area(GTK_DIALOG(dialog))), hbox,
-                       TRUE, TRUE, 0);
-
-    /* Preview ------------------------------------------------------------ */
-    d.preview = gimp_drawable_preview_new_from_drawable_id(drawable_id);
-    gtk_widget_set_size_request(d.preview, 300, -1);
-    gimp_preview_set_update(GIMP_PREVIEW(d.preview), v->preview);
+    GtkWidget *hbox;
+    GtkWidget *dialog = rbg_dialog_shell_new("Recursive Blur", RBG_PROC, drawable_id, v->preview,
+                                             &hbox, &d.preview);
     gimp_help_set_help_data(gimp_preview_get_area(GIMP_PREVIEW(d.preview)),
         "Regions up to 1 megapixel are previewed exactly. Larger ones filter only the "
         "visible area plus a margin: there the preview of periodic/mirror boundaries "
         "near the image edge, and of long-tailed custom filters, is approximate. "
         "The final result is always exact.", NULL);
-    gtk_box_pack_start(GTK_BOX(hbox), d.preview, TRUE, TRUE, 0);
     g_signal_connect(d.preview, "invalidated", G_CALLBACK(rbg_preview_invalidated), &d);
 
     /* Options ------------------------------------------------------------ */
@@ -243,14 +211,8 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
     gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "A_xes:", 0.0, 0.5,
                               d.axes_combo, 3, FALSE);
 
-    d.boundary_combo = int_combo(&d, &v->boundary,
-        "What lies outside the image (or the selection's bounding box). Exact, not padded.",
-        "Clamp (repeat edge)", RB_BOUNDARY_CLAMP,
-        "Mirror", RB_BOUNDARY_MIRROR,
-        "Tileable (periodic)", RB_BOUNDARY_PERIODIC,
-        "Zero", RB_BOUNDARY_ZERO,
-        "Constant value", RB_BOUNDARY_CONSTANT,
-        "None (zero start)", RB_BOUNDARY_NONE, NULL);
+    d.boundary_combo = rbg_boundary_combo_new(&v->boundary, G_CALLBACK(int_combo_changed), &d,
+        "What lies outside the image (or the selection's bounding box). Exact, not padded.");
     gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "_Boundary:", 0.0, 0.5,
                               d.boundary_combo, 3, FALSE);
     d.constant_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "_Constant:", 160, 7,
@@ -266,23 +228,10 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
                      GTK_FILL, GTK_FILL, 0, 0);
     row++;
 
-    d.backend_combo = int_combo(&d, &v->backend, "Where to filter: Auto uses the GPU when usable",
-                                "Auto", RB_BACKEND_AUTO, "CPU", RB_BACKEND_CPU,
-                                "GPU (CUDA)", RB_BACKEND_CUDA, NULL);
+    d.backend_combo = rbg_backend_combo_new(&v->backend, G_CALLBACK(int_combo_changed), &d);
     gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "Back _end:", 0.0, 0.5,
                               d.backend_combo, 3, FALSE);
-    d.backend_label = gtk_label_new("Back end in use: (not run yet)");
-    gtk_misc_set_alignment(GTK_MISC(d.backend_label), 0.0, 0.5);
-    gtk_table_attach(GTK_TABLE(table), d.backend_label, 0, 4, row, row + 1,
-                     GTK_FILL, GTK_FILL, 0, 0);
-    row++;
-    d.status_label = gtk_label_new("");
-    gtk_label_set_line_wrap(GTK_LABEL(d.status_label), TRUE);
-    gtk_widget_set_size_request(d.status_label, 360, -1);
-    gtk_misc_set_alignment(GTK_MISC(d.status_label), 0.0, 0.0);
-    gtk_table_attach(GTK_TABLE(table), d.status_label, 0, 4, row, row + 1,
-                     GTK_FILL, GTK_FILL, 0, 0);
-    row++;
+    row = rbg_status_labels_attach(GTK_TABLE(table), row, 4, &d.backend_label, &d.status_label);
 
     rbg_dialog_set_widgets(&d);
     gtk_widget_show_all(dialog);

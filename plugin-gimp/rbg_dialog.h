@@ -5,6 +5,7 @@
 
 #include "rbg.h"            /* libgimp/gimp.h must come before gimpui.h */
 #include <libgimp/gimpui.h>
+#include <stdarg.h>
 
 /* Regions up to this many pixels are previewed exactly (the whole selection
  * box is filtered); larger ones filter only the visible area plus a margin. */
@@ -41,5 +42,28 @@ void rbg_presets_menu_forget(RbgDialog *d);
 
 /* vals -> widgets (after a preset was chosen), and widget sensitivity. */
 void rbg_dialog_set_widgets(RbgDialog *d);
+
+/* ---------------------------------------- widgets both dialogs share (rbg_widgets.c) */
+/* The dialog (Cancel/OK) with an hbox whose left holds the drawable's preview. */
+GtkWidget *rbg_dialog_shell_new(const char *title, const char *proc, gint32 drawable_id,
+                                gboolean preview_update, GtkWidget **hbox, GtkWidget **preview);
+
+/* Int combos carry a pointer to the gint they set under this key; `changed`
+ * (called with data) reads it back with g_object_get_data. */
+#define RBG_FIELD_KEY "rbg-field"
+/* A combo of (const char *label, gint value) pairs ended by NULL, showing *field. */
+GtkWidget *rbg_int_combo_new(gint *field, GCallback changed, gpointer data,
+                             const char *tooltip, ...);
+GtkWidget *rbg_int_combo_valist(gint *field, GCallback changed, gpointer data,
+                                const char *tooltip, va_list ap);
+/* The boundary modes; the back ends (Auto, CPU, GPU). */
+GtkWidget *rbg_boundary_combo_new(gint *field, GCallback changed, gpointer data,
+                                  const char *tooltip);
+GtkWidget *rbg_backend_combo_new(gint *field, GCallback changed, gpointer data);
+
+/* "Back end in use" and the status line, columns wide, at rows row and row + 1
+ * of table; returns the next free row. */
+int rbg_status_labels_attach(GtkTable *table, int row, int columns, GtkWidget **backend_label,
+                             GtkWidget **status_label);
 
 #endif /* RBG_DIALOG_H */

@@ -59,20 +59,17 @@ rb_status rbg_make_filter(rb_context *ctx, const RbgVals *v, rb_filter **out)
 
 gboolean rbg_apply_preset(const char *name, RbgVals *v, gchar **error)
 {
-    rb_context *ctx = NULL;
     rb_preset p;
     gboolean ok = FALSE;
+    rb_context *ctx = rbg_context_new(NULL, NULL, error);
 
-    if (rb_context_create(&ctx) != RB_OK) {
-        *error = g_strdup("recblur: out of memory creating the engine context");
+    if (!ctx)
         return FALSE;
-    }
     rb_status st = rb_preset_load(ctx, name, &p);
     if (st != RB_OK) {
-        const char *msg = rb_context_error(ctx);
-        *error = msg && *msg ? g_strdup(msg)
-                             : g_strdup_printf("recblur: preset \"%s\": %s", name,
-                                               rb_status_string(st));
+        gchar *what = g_strdup_printf("preset \"%s\"", name);
+        *error = rbg_engine_error(ctx, st, what);
+        g_free(what);
         goto done;
     }
     if (p.op[0] == '\0' || strcmp(p.op, "blur") == 0) {

@@ -39,28 +39,38 @@ void rbg_layout(gint32 drawable_id, gboolean linear, RbgLayout *out)
     out->alpha = !alpha ? RB_ALPHA_NONE : straight ? RB_ALPHA_STRAIGHT : RB_ALPHA_PREMULTIPLIED;
 }
 
-gboolean rbg_filter_pixels(const RbgVals *v, const RbgLayout *layout, float *pixels,
-                           int w, int h, rb_progress_fn progress, void *user,
-                           gchar **backend, gchar **error)
+rb_context *rbg_context_new(rb_progress_fn progress, void *user, gchar **error)
 {
     rb_context *ctx = NULL;
-    rb_filter *filter = NULL;
-    rb_plan *plan = NULL;
-    gboolean ok = FALSE;
-    gchar *bad = rbg_vals_check(v);
+    if (rb_context_create(&ctx) != RB_OK) {
+        *error = g_strdup("recblur: out of memory creating the engine context");
+        return NULL;
+    }
+    if (progress)
+        rb_context_set_progress(ctx, progress, user);
+    return ctx;
+}
 
+gchar *rbg_engine_error(rb_context *ctx, rb_status st, const char *what)
+{
+    const char *msg = rb_context_error(ctx);
+    return msg && *msg ? g_strdup(msg)
+                       : g_strdup_printf("recblur: %s: %s", what, rb_status_string(st));
+}
+
+gboolean rbg_run_pixels(const RbgEngineRun *run, const void *vals, gchar *bad, int backend,
+                        const RbgLayout *layout, float *pixels, int w, int h,
+                        rb_progress_fn progress, void *user, gchar **backend_name,
+                        gchar **error)
+{
     if (bad) {
         *error = bad;
         return FALSE;
     }
-    if (rb_context_create(&ctx) != RB_OK) {
-        *error = g_strdup("recblur: out of memory creating the engine context");
+    rb_context *ctx = rbg_context_new(progress, user, error);
+    if (!ctx)
         return FALSE;
-    }
-    if (progress)
-        rb_context_set_progress(ctx, progress, user);
 
-    rb_boundary boundary = { (rb_boundary_mode)v->boundary, (float)v->constant };
     rb_image img = { 0 };
     img.width = w;
     img.height = h;
@@ -72,22 +82,57 @@ gboolean rbg_filter_pixels(const RbgVals *v, const RbgLayout *layout, float *pix
     img.srgb = 0;              /* babl already delivered the encoding we filter in */
     img.data = pixels;
 
-    if (rb_context_set_backend(ctx, (rb_backend)v->backend) != RB_OK ||
-        rbg_make_filter(ctx, v, &filter) != RB_OK ||
-        rb_plan_create(ctx, filter, boundary, w, h, layout->channels, &plan) != RB_OK ||
-        rb_execute(plan, &img, &img) != RB_OK) {
-        const char *msg = rb_context_error(ctx);
-        *error = g_strdup(msg && *msg ? msg : "recblur: the engine failed without a message");
-        goto done;
-    }
-    if (backend)
-        *backend = g_strdup(rb_plan_backend_name(plan));
-    ok = TRUE;
-done:
+    void *filter = NULL, *plan = NULL;
+    const char *used = "";
+    rb_status st = rb_context_set_backend(ctx, (rb_backend)backend);
+    if (st == RB_OK)
+        st = run->plan(ctx, vals, w, h, layout->channels, &filter, &plan);
+    if (st == RB_OK)
+        st = run->execute(plan, &img, &used);
+    if (st != RB_OK)
+        *error = rbg_engine_error(ctx, st, run->what);
+    else if (backend_name)
+        *backend_name = g_strdup(used);
+    run->destroy(filter, plan);
+    rb_context_destroy(ctx);
+    return st == RB_OK;
+}
+
+static rb_status blur_plan(rb_context *ctx, const void *vals, int w, int h, int channels,
+                           void **filter, void **plan)
+{
+    const RbgVals *v = vals;
+    rb_boundary boundary = { (rb_boundary_mode)v->boundary, (float)v->constant };
+    rb_filter *f = NULL;
+    rb_plan *p = NULL;
+    rb_status st = rbg_make_filter(ctx, v, &f);
+    if (st == RB_OK)
+        st = rb_plan_create(ctx, f, boundary, w, h, channels, &p);
+    *filter = f;
+    *plan = p;
+    return st;
+}
+
+static void blur_destroy(void *filter, void *plan)
+{
     rb_plan_destroy(plan);
     rb_filter_destroy(filter);
-    rb_context_destroy(ctx);
-    return ok;
+}
+
+static rb_status blur_execute(void *plan, rb_image *img, const char **backend_name)
+{
+    *backend_name = rb_plan_backend_name(plan);
+    return rb_execute(plan, img, img);
+}
+
+static const RbgEngineRun blur_run = { "blur", blur_plan, blur_execute, blur_destroy };
+
+gboolean rbg_filter_pixels(const RbgVals *v, const RbgLayout *layout, float *pixels,
+                           int w, int h, rb_progress_fn progress, void *user,
+                           gchar **backend, gchar **error)
+{
+    return rbg_run_pixels(&blur_run, v, rbg_vals_check(v), v->backend, layout, pixels, w, h,
+                          progress, user, backend, error);
 }
 
 /* Engine progress -> GIMP progress bar, at most once per percent (each update

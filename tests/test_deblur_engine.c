@@ -15,132 +15,12 @@
 
 #include "recblur.h"
 #include "recblur_deblur.h"
-
-static uint64_t rng = 88172645463325252ull;
-static double urand(void) /* [0,1) xorshift, deterministic */
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
-
-/* Random a (m x m) and a random b with sum |b| = gain < 1 (provably stable:
- * the recursion is a contraction in the sup norm), over a random sub-window. */
-static void random_quadrant(int m, double gain, double *a, double *b)
-{
-    for (int k = 0; k < m * m; k++)
-        a[k] = (urand() * 2 - 1) / m;
-    memset(b, 0, sizeof(double) * (size_t)m * m);
-    int rb = 1 + (int)(urand() * m), cb = 1 + (int)(urand() * m);
-    if (rb * cb < 2)
-        cb = 2 > m ? m : 2, rb = m >= 2 ? rb : 1;
-    double s = 0;
-    for (int i = 0; i < rb; i++)
-        for (int j = 0; j < cb; j++)
-            if (i || j) {
-                b[i * m + j] = urand() * 2 - 1;
-                s += fabs(b[i * m + j]);
-            }
-    if (s == 0) {
-        b[1] = 1;
-        s = 1;
-    }
-    for (int k = 0; k < m * m; k++)
-        b[k] *= gain / s;
-}
-
-/* Boundary extension, written from its definition (not the engine's code). */
-static double ext_value(const double *img, int w, int h, int ch, int c, long i, long j,
-                        rb_boundary b)
-{
-    long n[2] = {h, w}, k[2] = {i, j};
-    for (int d = 0; d < 2; d++) {
-        if (k[d] >= 0 && k[d] < n[d])
-            continue;
-        switch (b.mode) {
-        case RB_BOUNDARY_CLAMP: k[d] = k[d] < 0 ? 0 : n[d] - 1; break;
-        case RB_BOUNDARY_PERIODIC: k[d] = ((k[d] % n[d]) + n[d]) % n[d]; break;
-        case RB_BOUNDARY_MIRROR: {
-            long p = ((k[d] % (2 * n[d])) + 2 * n[d]) % (2 * n[d]);
-            k[d] = p < n[d] ? p : 2 * n[d] - 1 - p;
-            break;
-        }
-        case RB_BOUNDARY_CONSTANT: return b.value;
-        default: return 0.0;
-        }
-    }
-    return img[(k[0] * w + k[1]) * ch + c];
-}
-
-/* Direct float64 evaluation: each quadrant scans from its corner, starting
- * `P` pixels before the image on its leading sides from a zero state, with
- * the extended input there; the four are summed. */
-static void reference(int m, double *const a[4], double *const b[4], rb_boundary bd, int P,
-                      const double *in, double *out, int w, int h, int ch)
-{
-    long off = P + m, H2 = h + 2 * (long)off, W2 = w + 2 * (long)off;
-    double *X = malloc(sizeof(double) * H2 * W2), *Y = malloc(sizeof(double) * H2 * W2);
-    memset(out, 0, sizeof(double) * (size_t)w * h * ch);
-    for (int c = 0; c < ch; c++)
-        for (int q = 0; q < 4; q++) {
-            int si = (q & 2) ? -1 : 1, sj = (q & 1) ? -1 : 1;
-            for (long i = 0; i < H2; i++)
-                for (long j = 0; j < W2; j++) {
-                    long ii = i - off, jj = j - off;
-                    int inside = ii >= -P && ii < h + P && jj >= -P && jj < w + P;
-                    /* only the leading margins exist: nothing before the scan start */
-                    X[i * W2 + j] = inside ? ext_value(in, w, h, ch, c, ii, jj, bd) : 0.0;
-                    Y[i * W2 + j] = 0.0;
-                }
-            for (long t1 = 0; t1 < h + P; t1++)
-                for (long t2 = 0; t2 < w + P; t2++) {
-                    long ii = si > 0 ? t1 - P : h - 1 + P - t1;
-                    long jj = sj > 0 ? t2 - P : w - 1 + P - t2;
-                    double s = 0;
-                    for (int r1 = 0; r1 < m; r1++)
-                        for (int r2 = 0; r2 < m; r2++) {
-                            long xi = ii - si * r1, xj = jj - sj * r2;
-                            /* reads before the scan start are zero */
-                            int before = (si > 0 ? xi < -P : xi > h - 1 + P) ||
-                                         (sj > 0 ? xj < -P : xj > w - 1 + P);
-                            if (!before)
-                                s += a[q][r1 * m + r2] * X[(xi + off) * W2 + xj + off];
-                            if ((r1 || r2) && !before)
-                                s += b[q][r1 * m + r2] * Y[(xi + off) * W2 + xj + off];
-                        }
-                    Y[(ii + off) * W2 + jj + off] = s;
-                }
-            for (long i = 0; i < h; i++)
-                for (long j = 0; j < w; j++)
-                    out[(i * w + j) * ch + c] += Y[(i + off) * W2 + j + off];
-        }
-    free(X);
-    free(Y);
-}
-
-static double rel_rms(const float *x, const double *ref, size_t n)
-{
-    double num = 0, den = 0;
-    for (size_t k = 0; k < n; k++) {
-        num += (x[k] - ref[k]) * (x[k] - ref[k]);
-        den += ref[k] * ref[k];
-    }
-    return den > 0 ? sqrt(num / den) : sqrt(num);
-}
+#include "test_util.h"
+#include "deblur_reference.h"
 
 typedef struct {
     int m, w, h, ch;
 } case_t;
-
-/* sum |b|: below 1 is stable, but taps m - 1 apart let a response travel m - 1
- * pixels per step, so keep gain^(256/(m-1)) ~ 1e-9 for it to decay on the
- * engine's 512 x 512 check grid. */
-static double gain_for(int m)
-{
-    double g = pow(10.0, -9.0 * (m - 1) / 256.0);
-    return g < 0.9 ? g : 0.9;
-}
 
 static void run_case(const case_t *cs, rb_boundary bd, int threads, double *worst)
 {
@@ -149,7 +29,7 @@ static void run_case(const case_t *cs, rb_boundary bd, int threads, double *wors
     for (int q = 0; q < 4; q++) {
         a[q] = malloc(sizeof(double) * m * m);
         b[q] = malloc(sizeof(double) * m * m);
-        random_quadrant(m, gain_for(m), a[q], b[q]);
+        dr_random_quadrant(m, dr_gain_for(m), 0, a[q], b[q]);
     }
     rb_context *ctx;
     assert_int_equal(rb_context_create(&ctx), RB_OK);
@@ -164,18 +44,18 @@ static void run_case(const case_t *cs, rb_boundary bd, int threads, double *wors
     double *in = malloc(sizeof(double) * n), *ref = malloc(sizeof(double) * n);
     float *fin = malloc(sizeof(float) * n), *fout = malloc(sizeof(float) * n);
     for (size_t k = 0; k < n; k++)
-        fin[k] = (float)urand(), in[k] = fin[k];
-    rb_image I = {w, h, ch, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, fin};
-    rb_image O = I;
-    O.data = fout;
-    st = rb_deblur_execute(p, &I, &O);
+        fin[k] = (float)tu_uniform(), in[k] = fin[k];
+    rb_image src = {w, h, ch, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, fin};
+    rb_image dst = src;
+    dst.data = fout;
+    st = rb_deblur_execute(p, &src, &dst);
     if (st != RB_OK)
         fail_msg("%s", rb_context_error(ctx));
     int P = rb_deblur_plan_margin(p);
     if (bd.mode == RB_BOUNDARY_ZERO || bd.mode == RB_BOUNDARY_NONE)
         assert_int_equal(P, 0);
-    reference(m, a, b, bd, P, in, ref, w, h, ch);
-    double e = rel_rms(fout, ref, n);
+    dr_reference(m, a, b, bd, P, in, ref, w, h, ch);
+    double e = dr_rel_rms(fout, ref, n);
     if (e > *worst)
         *worst = e;
     if (e > 1e-5)
@@ -183,8 +63,8 @@ static void run_case(const case_t *cs, rb_boundary bd, int threads, double *wors
                  rb_boundary_name(bd.mode), threads, P, e);
     /* The margin is long enough: a reference with a 3x longer one agrees too. */
     if (P > 0 && m <= 8) {
-        reference(m, a, b, bd, 3 * P + 5, in, ref, w, h, ch);
-        double e2 = rel_rms(fout, ref, n);
+        dr_reference(m, a, b, bd, 3 * P + 5, in, ref, w, h, ch);
+        double e2 = dr_rel_rms(fout, ref, n);
         if (e2 > 1e-5)
             fail_msg("m=%d boundary %s: margin %d too short: rel RMS %g against margin %d", m,
                      rb_boundary_name(bd.mode), P, e2, 3 * P + 5);
@@ -192,9 +72,9 @@ static void run_case(const case_t *cs, rb_boundary bd, int threads, double *wors
     /* in == out gives the same pixels. */
     float *copy = malloc(sizeof(float) * n);
     memcpy(copy, fin, sizeof(float) * n);
-    I.data = copy;
-    O.data = copy;
-    assert_int_equal(rb_deblur_execute(p, &I, &O), RB_OK);
+    src.data = copy;
+    dst.data = copy;
+    assert_int_equal(rb_deblur_execute(p, &src, &dst), RB_OK);
     assert_memory_equal(copy, fout, sizeof(float) * n);
     free(copy);
     free(in), free(ref), free(fin), free(fout);
@@ -238,12 +118,12 @@ static void test_threads_bitwise(void **state)
     for (int q = 0; q < 4; q++) {
         a[q] = malloc(sizeof(double) * m * m);
         b[q] = malloc(sizeof(double) * m * m);
-        random_quadrant(m, gain_for(m), a[q], b[q]);
+        dr_random_quadrant(m, dr_gain_for(m), 0, a[q], b[q]);
     }
     float *in = malloc(sizeof(float) * w * h), *o1 = malloc(sizeof(float) * w * h),
           *o2 = malloc(sizeof(float) * w * h);
     for (int k = 0; k < w * h; k++)
-        in[k] = (float)urand();
+        in[k] = (float)tu_uniform();
     rb_boundary bd = {RB_BOUNDARY_MIRROR, 0};
     for (int t = 1; t <= 8; t++) {
         rb_context *ctx;
@@ -254,10 +134,10 @@ static void test_threads_bitwise(void **state)
                                                  (const double *const *)b, &f), RB_OK);
         rb_deblur_plan *p;
         assert_int_equal(rb_deblur_plan_create(ctx, f, bd, w, h, 1, &p), RB_OK);
-        rb_image I = {w, h, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in};
-        rb_image O = I;
-        O.data = t == 1 ? o1 : o2;
-        assert_int_equal(rb_deblur_execute(p, &I, &O), RB_OK);
+        rb_image src = {w, h, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in};
+        rb_image dst = src;
+        dst.data = t == 1 ? o1 : o2;
+        assert_int_equal(rb_deblur_execute(p, &src, &dst), RB_OK);
         if (t > 1)
             assert_memory_equal(o1, o2, sizeof(float) * w * h);
         rb_deblur_plan_destroy(p);
@@ -320,8 +200,8 @@ static void test_stability_and_errors(void **state)
     assert_int_equal(rb_deblur_plan_create(ctx, f, bd, 5, 5, 5, &p), RB_ERR_SIZE);
     assert_int_equal(rb_deblur_plan_create(ctx, f, bd, 5, 5, 1, &p), RB_OK);
     float px[36] = {0};
-    rb_image I = {6, 6, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, px};
-    assert_int_equal(rb_deblur_execute(p, &I, &I), RB_ERR_SIZE);
+    rb_image src = {6, 6, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, px};
+    assert_int_equal(rb_deblur_execute(p, &src, &src), RB_ERR_SIZE);
     assert_non_null(strstr(rb_context_error(ctx), "6x6"));
     rb_deblur_plan_destroy(p);
     rb_deblur_filter_destroy(f);
@@ -342,11 +222,11 @@ static void test_identity_u8(void **state)
     assert_int_equal(rb_deblur_plan_create(ctx, f, bd, 17, 11, 3, &p), RB_OK);
     unsigned char in[17 * 11 * 3], out[17 * 11 * 3];
     for (int k = 0; k < 17 * 11 * 3; k++)
-        in[k] = (unsigned char)(urand() * 256);
-    rb_image I = {17, 11, 3, 0, RB_U8, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in};
-    rb_image O = I;
-    O.data = out;
-    assert_int_equal(rb_deblur_execute(p, &I, &O), RB_OK);
+        in[k] = (unsigned char)(tu_uniform() * 256);
+    rb_image src = {17, 11, 3, 0, RB_U8, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in};
+    rb_image dst = src;
+    dst.data = out;
+    assert_int_equal(rb_deblur_execute(p, &src, &dst), RB_OK);
     assert_memory_equal(in, out, sizeof in);
     rb_deblur_plan_destroy(p);
     rb_deblur_filter_destroy(f);
@@ -355,6 +235,7 @@ static void test_identity_u8(void **state)
 
 int main(void)
 {
+    tu_seed("test_deblur_engine");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_against_reference),
         cmocka_unit_test(test_threads_bitwise),

@@ -22,144 +22,11 @@
 #include "rb_internal.h"
 #include "recblur.h"
 #include "recblur_deblur.h"
+#include "test_util.h"
+#include "deblur_reference.h"
 
-static int gpu_present(void)
-{
-    static int cached = -1;
-    if (cached < 0) {
-        char why[256] = "";
-        const rb_backend_ops *ops = rb_backend_cuda();
-        cached = ops && ops->probe && ops->probe(why, sizeof why) == RB_OK;
-        if (!cached)
-            fprintf(stderr, "test_deblur_gpu: %s\n", why[0] ? why : "CUDA back end not built");
-    }
-    return cached;
-}
-
-#define NEED_GPU()                                                                         \
-    do {                                                                                   \
-        if (!gpu_present()) {                                                              \
-            fprintf(stderr, "test_deblur_gpu: skipped: no usable CUDA device\n");          \
-            skip();                                                                        \
-        }                                                                                  \
-    } while (0)
-
-static uint64_t rng = 0x2545F4914F6CDD1Dull;
-static double urand(void) /* [0,1) xorshift, deterministic */
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
-
-/* Random a, and b with sum |b| = gain < 1 over a random sub-window (a
- * contraction in the sup norm, so stable); full: b over the whole window. */
-static void random_quadrant(int m, double gain, int full, double *a, double *b)
-{
-    for (int k = 0; k < m * m; k++)
-        a[k] = (urand() * 2 - 1) / m;
-    memset(b, 0, sizeof(double) * (size_t)m * m);
-    int rb = full ? m : 1 + (int)(urand() * m), cb = full ? m : 1 + (int)(urand() * m);
-    if (rb * cb < 2)
-        cb = 2;
-    double s = 0;
-    for (int i = 0; i < rb; i++)
-        for (int j = 0; j < cb; j++)
-            if (i || j) {
-                b[i * m + j] = urand() * 2 - 1;
-                s += fabs(b[i * m + j]);
-            }
-    for (int k = 0; k < m * m; k++)
-        b[k] *= gain / s;
-}
-
-/* Decays on the engine's 512 x 512 stability grid (see test_deblur_engine.c). */
-static double gain_for(int m)
-{
-    double g = pow(10.0, -9.0 * (m - 1) / 256.0);
-    return g < 0.9 ? g : 0.9;
-}
-
-/* Boundary extension from its definition (not the engine's code). */
-static double ext_value(const double *img, int w, int h, int ch, int c, long i, long j,
-                        rb_boundary b)
-{
-    long n[2] = {h, w}, k[2] = {i, j};
-    for (int d = 0; d < 2; d++) {
-        if (k[d] >= 0 && k[d] < n[d])
-            continue;
-        switch (b.mode) {
-        case RB_BOUNDARY_CLAMP: k[d] = k[d] < 0 ? 0 : n[d] - 1; break;
-        case RB_BOUNDARY_PERIODIC: k[d] = ((k[d] % n[d]) + n[d]) % n[d]; break;
-        case RB_BOUNDARY_MIRROR: {
-            long p = ((k[d] % (2 * n[d])) + 2 * n[d]) % (2 * n[d]);
-            k[d] = p < n[d] ? p : 2 * n[d] - 1 - p;
-            break;
-        }
-        case RB_BOUNDARY_CONSTANT: return b.value;
-        default: return 0.0;
-        }
-    }
-    return img[(k[0] * w + k[1]) * ch + c];
-}
-
-/* Direct float64 evaluation of recblur_deblur.h: each quadrant scans from its
- * corner from a zero state P pixels before the image on its leading sides
- * (extended input there); the four are summed. */
-static void reference(int m, double *const a[4], double *const b[4], rb_boundary bd, int P,
-                      const double *in, double *out, int w, int h, int ch)
-{
-    long off = P + m, H2 = h + 2 * off, W2 = w + 2 * off;
-    double *X = malloc(sizeof(double) * H2 * W2), *Y = malloc(sizeof(double) * H2 * W2);
-    assert_non_null(X);
-    assert_non_null(Y);
-    memset(out, 0, sizeof(double) * (size_t)w * h * ch);
-    for (int c = 0; c < ch; c++)
-        for (int q = 0; q < 4; q++) {
-            int si = (q & 2) ? -1 : 1, sj = (q & 1) ? -1 : 1;
-            for (long i = 0; i < H2; i++)
-                for (long j = 0; j < W2; j++) {
-                    long ii = i - off, jj = j - off;
-                    int inside = ii >= -P && ii < h + P && jj >= -P && jj < w + P;
-                    X[i * W2 + j] = inside ? ext_value(in, w, h, ch, c, ii, jj, bd) : 0.0;
-                    Y[i * W2 + j] = 0.0;
-                }
-            for (long t1 = 0; t1 < h + P; t1++)
-                for (long t2 = 0; t2 < w + P; t2++) {
-                    long ii = si > 0 ? t1 - P : h - 1 + P - t1;
-                    long jj = sj > 0 ? t2 - P : w - 1 + P - t2;
-                    double s = 0;
-                    for (int r1 = 0; r1 < m; r1++)
-                        for (int r2 = 0; r2 < m; r2++) {
-                            long xi = ii - si * r1, xj = jj - sj * r2;
-                            int before = (si > 0 ? xi < -P : xi > h - 1 + P) ||
-                                         (sj > 0 ? xj < -P : xj > w - 1 + P);
-                            if (before)
-                                continue;
-                            s += a[q][r1 * m + r2] * X[(xi + off) * W2 + xj + off];
-                            if (r1 || r2)
-                                s += b[q][r1 * m + r2] * Y[(xi + off) * W2 + xj + off];
-                        }
-                    Y[(ii + off) * W2 + jj + off] = s;
-                }
-            for (long i = 0; i < h; i++)
-                for (long j = 0; j < w; j++)
-                    out[(i * w + j) * ch + c] += Y[(i + off) * W2 + j + off];
-        }
-    free(X);
-    free(Y);
-}
-
-static double rel_rms(const float *x, const double *ref, size_t n)
-{
-    double num = 0, den = 0;
-    for (size_t k = 0; k < n; k++) {
-        num += (x[k] - ref[k]) * (x[k] - ref[k]);
-        den += ref[k] * ref[k];
-    }
-    return den > 0 ? sqrt(num / den) : sqrt(num);
-}
+#define GPU_SUITE "test_deblur_gpu"
+#include "gpu_skip.h"
 
 typedef struct {
     int m, w, h, ch, full;
@@ -177,7 +44,7 @@ static void coefs_make(rb_context *ctx, int m, int full, coefs *c)
     for (int q = 0; q < 4; q++) {
         c->a[q] = malloc(sizeof(double) * m * m);
         c->b[q] = malloc(sizeof(double) * m * m);
-        random_quadrant(m, gain_for(m), full, c->a[q], c->b[q]);
+        dr_random_quadrant(m, dr_gain_for(m), full, c->a[q], c->b[q]);
     }
     rb_status st = rb_deblur_filter_create(ctx, m, (const double *const *)c->a,
                                            (const double *const *)c->b, &c->f);
@@ -214,25 +81,25 @@ static double run_case(const case_t *cs, rb_boundary bd)
     double *in = malloc(sizeof(double) * n), *ref = malloc(sizeof(double) * n);
     float *fin = malloc(sizeof(float) * n), *fout = malloc(sizeof(float) * n);
     for (size_t k = 0; k < n; k++)
-        fin[k] = (float)urand(), in[k] = fin[k], fout[k] = NAN;
-    rb_image I = {w, h, ch, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, fin};
-    rb_image O = I;
-    O.data = fout;
-    if (rb_deblur_execute(p, &I, &O) != RB_OK)
+        fin[k] = (float)tu_uniform(), in[k] = fin[k], fout[k] = NAN;
+    rb_image src = {w, h, ch, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, fin};
+    rb_image dst = src;
+    dst.data = fout;
+    if (rb_deblur_execute(p, &src, &dst) != RB_OK)
         fail_msg("%s", rb_context_error(ctx));
     if (strncmp(rb_deblur_plan_backend_name(p), "cuda", 4) != 0)
         fail_msg("ran on '%s', not the GPU", rb_deblur_plan_backend_name(p));
     int P = rb_deblur_plan_margin(p);
-    reference(cs->m, c.a, c.b, bd, P, in, ref, w, h, ch);
-    double e = rel_rms(fout, ref, n);
+    dr_reference(cs->m, c.a, c.b, bd, P, in, ref, w, h, ch);
+    double e = dr_rel_rms(fout, ref, n);
     if (!(e <= 1e-5))
         fail_msg("m=%d %dx%dx%d boundary %s margin %d: GPU vs float64 rel RMS %g > 1e-5", cs->m, w,
                  h, ch, rb_boundary_name(bd.mode), P, e);
     /* in == out gives the same pixels */
     float *copy = malloc(sizeof(float) * n);
     memcpy(copy, fin, sizeof(float) * n);
-    I.data = O.data = copy;
-    assert_int_equal(rb_deblur_execute(p, &I, &O), RB_OK);
+    src.data = dst.data = copy;
+    assert_int_equal(rb_deblur_execute(p, &src, &dst), RB_OK);
     assert_memory_equal(copy, fout, sizeof(float) * n);
     free(copy), free(in), free(ref), free(fin), free(fout);
     rb_deblur_plan_destroy(p);
@@ -287,18 +154,18 @@ static void test_any_grid_size(void **state)
     float *in = malloc(sizeof(float) * n), *o0 = malloc(sizeof(float) * n),
           *o1 = malloc(sizeof(float) * n);
     for (size_t k = 0; k < n; k++)
-        in[k] = (float)urand();
-    rb_image I = {w, h, ch, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in};
-    rb_image O = I;
-    O.data = o0;
-    assert_int_equal(rb_deblur_execute(p, &I, &O), RB_OK);
+        in[k] = (float)tu_uniform();
+    rb_image src = {w, h, ch, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in};
+    rb_image dst = src;
+    dst.data = o0;
+    assert_int_equal(rb_deblur_execute(p, &src, &dst), RB_OK);
     const char *grids[] = {"1", "2", "3", "7", "1000"};
     for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
         setenv("RECBLUR_CUDA_DEBLUR_GRID", grids[g], 1);
         for (size_t k = 0; k < n; k++)
             o1[k] = NAN;
-        O.data = o1;
-        rb_status st = rb_deblur_execute(p, &I, &O);
+        dst.data = o1;
+        rb_status st = rb_deblur_execute(p, &src, &dst);
         unsetenv("RECBLUR_CUDA_DEBLUR_GRID");
         if (st != RB_OK)
             fail_msg("grid %s: %s", grids[g], rb_context_error(ctx));
@@ -334,13 +201,13 @@ static void test_integer_formats(void **state)
         size_t bs = fmt ? 2 : 1;
         unsigned char *in = malloc(n * bs), *og = malloc(n * bs), *oc = malloc(n * bs);
         for (size_t k = 0; k < n * bs; k++)
-            in[k] = (unsigned char)(urand() * 256);
-        rb_image I = {w, h, ch, 0, F, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in};
-        rb_image O = I;
-        O.data = og;
-        assert_int_equal(rb_deblur_execute(pg, &I, &O), RB_OK);
-        O.data = oc;
-        assert_int_equal(rb_deblur_execute(pc, &I, &O), RB_OK);
+            in[k] = (unsigned char)(tu_uniform() * 256);
+        rb_image src = {w, h, ch, 0, F, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in};
+        rb_image dst = src;
+        dst.data = og;
+        assert_int_equal(rb_deblur_execute(pg, &src, &dst), RB_OK);
+        dst.data = oc;
+        assert_int_equal(rb_deblur_execute(pc, &src, &dst), RB_OK);
         long worst = 0, nonzero = 0;
         for (size_t k = 0; k < n; k++) {
             long g = fmt ? ((uint16_t *)og)[k] : og[k], r = fmt ? ((uint16_t *)oc)[k] : oc[k];
@@ -391,14 +258,14 @@ static void test_device_errors(void **state)
             float *in = malloc(sizeof(float) * w * h), *out = malloc(sizeof(float) * w * h);
             double *din = malloc(sizeof(double) * w * h), *ref = malloc(sizeof(double) * w * h);
             for (int k = 0; k < w * h; k++)
-                in[k] = (float)urand(), din[k] = in[k], out[k] = -7.f;
-            rb_image I = {w, h, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in};
-            rb_image O = I;
-            O.data = out;
+                in[k] = (float)tu_uniform(), din[k] = in[k], out[k] = -7.f;
+            rb_image src = {w, h, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in};
+            rb_image dst = src;
+            dst.data = out;
             size_t before = rb_cuda_device_bytes_in_use();
             setenv(env[e][0], env[e][1], 1);
             log_lines = 0;
-            rb_status st = rb_deblur_execute(p, &I, &O);
+            rb_status st = rb_deblur_execute(p, &src, &dst);
             unsetenv(env[e][0]);
             assert_int_equal(rb_cuda_device_bytes_in_use(), before);
             if (!backend) {
@@ -412,8 +279,8 @@ static void test_device_errors(void **state)
                 assert_true(log_lines > 0);
                 assert_non_null(strstr(last_log, "falling back to the cpu"));
                 assert_non_null(strstr(rb_deblur_plan_backend_name(p), "cpu"));
-                reference(4, c.a, c.b, bd, rb_deblur_plan_margin(p), din, ref, w, h, 1);
-                assert_true(rel_rms(out, ref, (size_t)w * h) <= 1e-5);
+                dr_reference(4, c.a, c.b, bd, rb_deblur_plan_margin(p), din, ref, w, h, 1);
+                assert_true(dr_rel_rms(out, ref, (size_t)w * h) <= 1e-5);
             }
             free(in), free(out), free(din), free(ref);
             rb_deblur_plan_destroy(p);
@@ -460,6 +327,7 @@ static void test_dispatch(void **state)
 
 int main(void)
 {
+    tu_seed("test_deblur_gpu");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dispatch),
         cmocka_unit_test(test_gpu_against_reference),

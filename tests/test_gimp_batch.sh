@@ -8,12 +8,7 @@
 set -u
 PLUGIN=$1 CLI=$2 T=$3 W=$4
 . "$T/test_gimp_lib.sh"
-D=$T/data/gimp
-O=$W/out
-CHECK="$PY $T/gimp_check.py"
-
-gimp_profile "$W/profile" "$PLUGIN"
-rm -rf "$O" && mkdir -p "$O"
+gimp_setup
 printf 'description = test preset\nop = blur\nsigma = 2.5\nboundary = mirror\n' >"$O/t.preset"
 
 # One GIMP start: the batch, three failing calls, then save what they left open.
@@ -25,20 +20,10 @@ gimp_run -b "(begin $L (recblur-test-batch \"$D\" \"$O\"))" \
          -b "(begin $L (recblur-test-error \"$D\" 3.0 3 \"0.5, x: 0.5\"))" \
          -b "(begin $L (recblur-test-save-open \"$O\"))" \
          -b '(gimp-quit 0)' >"$W/gimp.log" 2>&1
-echo "--- gimp log: $W/gimp.log"
-grep -E "^batch command|recblur" "$W/gimp.log"
-
-# GIMP exits 0 whatever happened: the order of batch results is the verdict.
-got=$(grep -oE "^batch command (executed successfully|experienced an execution error)" "$W/gimp.log" |
-      sed -e 's/.*executed successfully/ok/' -e 's/.*execution error/err/' | tr '\n' ' ')
-[ "$got" = "ok err err err ok " ] || fail "batch results were '$got', expected 'ok err err err ok '"
+gimp_verdict "ok err err err ok"
 grep -q "unstable" "$W/gimp.log" || fail "no 'unstable' message from the unstable signature"
 grep -q "0.3" "$W/gimp.log" || fail "the bad sigma message does not name 0.3"
 grep -q "0.5, x: 0.5" "$W/gimp.log" || fail "the garbled signature message does not quote it"
-
-rc=0
-run() { "$@" || rc=1; }
-cli() { "$CLI" "$@" || { echo "FAIL: $CLI $*" >&2; rc=1; }; }
 
 # Every boundary, sigma 3 x 2 (x and y must not be swapped).
 for b in zero "constant=0.3" clamp periodic mirror; do
@@ -96,13 +81,6 @@ run $CHECK seam "$O/tile_periodic.png" MAX 1.2
 run $CHECK seam "$O/tile_zero.png" MIN 1.5
 
 # The three failed calls left their images unchanged.
-n=0
-for f in "$O"/err_*.png; do
-    [ -e "$f" ] || break
-    run $CHECK same "$f" "$D/rgb.png"
-    n=$((n + 1))
-done
-[ "$n" = 3 ] || { echo "FAIL: expected 3 images left open by the failed calls, found $n"; rc=1; }
+gimp_unchanged 3
 
-[ $rc = 0 ] && echo "test_gimp_batch: all checks passed"
-exit $rc
+gimp_done test_gimp_batch

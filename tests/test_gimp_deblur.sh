@@ -9,12 +9,7 @@
 set -u
 PLUGIN=$1 CLI=$2 T=$3 W=$4
 . "$T/test_gimp_lib.sh"
-D=$T/data/gimp
-O=$W/out
-CHECK="$PY $T/gimp_check.py"
-
-gimp_profile "$W/profile" "$PLUGIN"
-rm -rf "$O" && mkdir -p "$O"
+gimp_setup
 "$CLI" design-deblur --psf-sigma 1.2 --window 5 --noise 0.003 --boundary periodic \
     --out "$O/my.deblur" || fail "design-deblur failed"
 
@@ -26,21 +21,11 @@ gimp_run -b "(begin $L (recblur-test-deblur \"$D\" \"$O\" \"$O/my.deblur\"))" \
          -b "(begin $L (recblur-test-deblur-error \"$D\" 1.5 0.005 8 \"nosuchdeblur\"))" \
          -b "(begin $L (recblur-test-save-open \"$O\"))" \
          -b '(gimp-quit 0)' >"$W/gimp.log" 2>&1
-echo "--- gimp log: $W/gimp.log"
-grep -E "^batch command|recblur" "$W/gimp.log"
-
-# GIMP exits 0 whatever happened: the order of batch results is the verdict.
-got=$(grep -oE "^batch command (executed successfully|experienced an execution error)" "$W/gimp.log" |
-      sed -e 's/.*executed successfully/ok/' -e 's/.*execution error/err/' | tr '\n' ' ')
-[ "$got" = "ok err err err err ok " ] || fail "batch results were '$got', expected 'ok err err err err ok '"
+gimp_verdict "ok err err err err ok"
 grep -q "PSF sigma 0.1 out of range" "$W/gimp.log" || fail "no message naming PSF sigma 0.1"
 grep -q "window 99 must be an integer 2..64" "$W/gimp.log" || fail "no message naming window 99"
 grep -q "noise 0.9 must be" "$W/gimp.log" || fail "no message naming noise 0.9"
 grep -q "nosuchdeblur" "$W/gimp.log" || fail "no message naming the unknown preset"
-
-rc=0
-run() { "$@" || rc=1; }
-cli() { "$CLI" "$@" || { echo "FAIL: $CLI $*" >&2; rc=1; }; }
 
 # 8-bit: GIMP filters float and rounds, the CLI reads and rounds 8-bit: one step.
 cli deblur --psf-sigma 1.5 "$D/rgb.png" "$O/ref_default.png"
@@ -81,13 +66,6 @@ cli deblur --psf-sigma 1.5 --boundary clamp "$O/crop.pfm" "$O/ref_crop.pfm"
 run $CHECK selection "$O/d_sel.png" "$D/rgb.png" 10 8 30 20 "$O/ref_crop.pfm"
 
 # The four failed calls left their images unchanged.
-n=0
-for f in "$O"/err_*.png; do
-    [ -e "$f" ] || break
-    run $CHECK same "$f" "$D/rgb.png"
-    n=$((n + 1))
-done
-[ "$n" = 4 ] || { echo "FAIL: expected 4 images left open by the failed calls, found $n"; rc=1; }
+gimp_unchanged 4
 
-[ $rc = 0 ] && echo "test_gimp_deblur: all checks passed"
-exit $rc
+gimp_done test_gimp_deblur

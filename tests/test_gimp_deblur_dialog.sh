@@ -14,10 +14,8 @@ if [ -z "${RB_IN_XVFB:-}" ]; then
 fi
 PLUGIN=$1 CLI=$2 T=$3 W=$4 IN=$5
 . "$T/test_gimp_lib.sh"
-O=$W/out
-CHECK="$PY $T/gimp_check.py"
-gimp_profile "$W/profile" "$PLUGIN"
-rm -rf "$O" "$W/gimp-deblur-dialog.png" && mkdir -p "$O"
+gimp_setup
+rm -f "$W/gimp-deblur-dialog.png"
 
 # Position of deblur-gauss-2 in the menu: entry 0 designs, then the presets sorted.
 N=$(ls "${RECBLUR_PRESET_PATH:-$T/../presets}" | sed -n 's/\.deblur$//p' | LC_ALL=C sort |
@@ -73,15 +71,12 @@ sleep 2
 press_ok "$WID"
 
 wait "$GIMP_PID"
-grep -E "^batch command|recblur" "$W/gimp.log"
-grep -q "^batch command executed successfully" "$W/gimp.log" || fail "the interactive batch did not succeed"
+gimp_verdict "ok"
 
-rc=0
-"$CLI" deblur --psf-sigma 2.5 --window 6 "$IN" "$O/ref_design.png" || rc=1
-"$CLI" deblur --preset deblur-gauss-2 "$IN" "$O/ref_preset.png" || rc=1
-$CHECK changed "$O/dialog_design.png" "$IN" 1.0 || rc=1
-$CHECK close8 "$O/dialog_design.png" "$O/ref_design.png" || rc=1
-$CHECK close8 "$O/dialog_preset.png" "$O/ref_preset.png" || rc=1
-$CHECK same "$O/last_vals.png" "$O/dialog_preset.png" || rc=1
-[ $rc = 0 ] && echo "test_gimp_deblur_dialog: all checks passed"
-exit $rc
+cli deblur --psf-sigma 2.5 --window 6 "$IN" "$O/ref_design.png"
+cli deblur --preset deblur-gauss-2 "$IN" "$O/ref_preset.png"
+run $CHECK changed "$O/dialog_design.png" "$IN" 1.0
+run $CHECK close8 "$O/dialog_design.png" "$O/ref_design.png"
+run $CHECK close8 "$O/dialog_preset.png" "$O/ref_preset.png"
+run $CHECK same "$O/last_vals.png" "$O/dialog_preset.png"
+gimp_done test_gimp_deblur_dialog

@@ -15,10 +15,8 @@ if [ -z "${RB_IN_XVFB:-}" ]; then
 fi
 PLUGIN=$1 CLI=$2 T=$3 W=$4 IN=$5
 . "$T/test_gimp_lib.sh"
-O=$W/out
-CHECK="$PY $T/gimp_check.py"
-gimp_profile "$W/profile" "$PLUGIN"
-rm -rf "$O" "$W/gimp-dialog.png" && mkdir -p "$O"
+gimp_setup
+rm -f "$W/gimp-dialog.png"
 
 # Position of tileable-blur in the menu: "(custom)", then the presets the
 # plug-in can run (blur/filter/bspline), in the engine's list order.
@@ -64,14 +62,11 @@ for try in 1 2 3; do
     xdotool search --name '^Recursive Blur$' >/dev/null 2>&1 || break
 done
 wait "$GIMP_PID"
-grep -E "^batch command|recblur" "$W/gimp.log"
-grep -q "^batch command executed successfully" "$W/gimp.log" || fail "the interactive batch did not succeed"
+gimp_verdict "ok"
 
-rc=0
-$CHECK srgb2lin "$IN" "$O/in_lin.pfm" || rc=1
-"$CLI" blur --sigma 12 --accurate --boundary periodic "$O/in_lin.pfm" "$O/ref_lin.pfm" || rc=1
-$CHECK changed "$O/dialog.png" "$IN" 1.0 || rc=1
-$CHECK lin2close8 "$O/dialog.png" "$O/ref_lin.pfm" || rc=1
-$CHECK same "$O/last_vals.png" "$O/dialog.png" || rc=1
-[ $rc = 0 ] && echo "test_gimp_dialog: all checks passed"
-exit $rc
+run $CHECK srgb2lin "$IN" "$O/in_lin.pfm"
+cli blur --sigma 12 --accurate --boundary periodic "$O/in_lin.pfm" "$O/ref_lin.pfm"
+run $CHECK changed "$O/dialog.png" "$IN" 1.0
+run $CHECK lin2close8 "$O/dialog.png" "$O/ref_lin.pfm"
+run $CHECK same "$O/last_vals.png" "$O/dialog.png"
+gimp_done test_gimp_dialog

@@ -1,5 +1,6 @@
-# Sourced by the GIMP plug-in tests: a throwaway GIMP 2.10 profile with the
-# freshly built plug-in in it, and a headless gimp-console runner.
+# Sourced by every GIMP plug-in test (tests/test_gimp_*.sh): a throwaway GIMP
+# 2.10 profile with the freshly built plug-in in it, a headless gimp-console
+# runner, and the harness around it (set-up, batch verdict, pixel checks).
 # GIMP always exits 0: callers read stderr and check the pixels. The timeout
 # is generous: a loaded 2-core machine makes each plug-in start take seconds
 # (the deblur batch: 30 s of CPU, 110 s wall at load 10). timeout -k:
@@ -33,3 +34,47 @@ gimp_run() {
 }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# gimp_setup: after PLUGIN, T (tests source dir) and W (work dir) are set: D
+# (test images), O (outputs, emptied), CHECK (numpy comparisons, gimp_check.py)
+# and a fresh profile in $W/profile with the plug-in.
+gimp_setup() {
+    D=$T/data/gimp
+    O=$W/out
+    CHECK="$PY $T/gimp_check.py"
+    gimp_profile "$W/profile" "$PLUGIN"
+    rm -rf "$O" && mkdir -p "$O"
+}
+
+# gimp_verdict "ok err ...": GIMP exits 0 whatever happened, so the order of
+# the batch results in $W/gimp.log (one per -b command but the quit) is the verdict.
+gimp_verdict() {
+    echo "--- gimp log: $W/gimp.log"
+    grep -E "^batch command|recblur" "$W/gimp.log"
+    local got
+    got=$(grep -oE "^batch command (executed successfully|experienced an execution error)" "$W/gimp.log" |
+          sed -e 's/.*executed successfully/ok/' -e 's/.*execution error/err/' | tr '\n' ' ')
+    [ "$got" = "$1 " ] || fail "batch results were '$got', expected '$1 '"
+}
+
+# The pixel checks: run CMD / cli ARGS (the recblur CLI) record a failure in
+# rc and go on, so one run reports every mismatch; gimp_done NAME exits with it.
+rc=0
+run() { "$@" || rc=1; }
+cli() { "$CLI" "$@" || { echo "FAIL: $CLI $*" >&2; rc=1; }; }
+gimp_done() {
+    [ $rc = 0 ] && echo "$1: all checks passed"
+    exit $rc
+}
+
+# gimp_unchanged N: the failed calls left N images open (err_*.png, saved by
+# recblur-test-save-open), each equal to the input it was given.
+gimp_unchanged() {
+    local n=0 f
+    for f in "$O"/err_*.png; do
+        [ -e "$f" ] || break
+        run $CHECK same "$f" "$D/rgb.png"
+        n=$((n + 1))
+    done
+    [ "$n" = "$1" ] || { echo "FAIL: expected $1 images left open by the failed calls, found $n"; rc=1; }
+}

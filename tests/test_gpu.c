@@ -23,72 +23,18 @@
 #include "rb_internal.h"
 #include "recblur.h"
 #include "reference.h"
+#include "test_util.h"
 
 /* tests/gpu_emu.cu: the tiled solver's per-lane code run on the host */
 int rb_gpu_emulate_2d(const rb_plan *plan, const float *in, float *out, float bval);
 
-static int gpu_present(void)
-{
-    static int cached = -1;
-    if (cached < 0) {
-        char why[256] = "";
-        const rb_backend_ops *ops = rb_backend_cuda();
-        cached = ops && ops->probe && ops->probe(why, sizeof why) == RB_OK;
-        if (!cached) fprintf(stderr, "test_gpu: %s\n", why[0] ? why : "CUDA back end not built");
-    }
-    return cached;
-}
-
-#define NEED_GPU()                                                                   \
-    do {                                                                             \
-        if (!gpu_present()) {                                                        \
-            fprintf(stderr, "test_gpu: skipped: no usable CUDA device\n");           \
-            skip();                                                                  \
-        }                                                                            \
-    } while (0)
+#define GPU_SUITE "test_gpu"
+#include "gpu_skip.h"
 
 /* ------------------------------------------------------------ random filters */
-#define RNG_SEED 0x9E3779B97F4A7C15ull
-static uint64_t rng = RNG_SEED;
-static double urand(void) /* [0,1) */
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
-
-/* a_k (signature convention y = x + sum a_k y_{i-k}) of r random poles, |p| <= pmax */
-static void random_feedback(int r, double pmax, double *a)
-{
-    double d[RB_MAX_ORDER + 3] = {1.0};
-    int deg = 0;
-    while (deg < r) {
-        /* factor 1 + c1 z^-1 + c2 z^-2: a complex pair, or one real pole (c2 = 0) */
-        double rad = pmax * (0.3 + 0.7 * urand()), c1, c2;
-        int step;
-        if (r - deg >= 2 && urand() < 0.5) {
-            double th = 3.14159265358979 * urand();
-            c1 = -2.0 * rad * cos(th);
-            c2 = rad * rad;
-            step = 2;
-        } else {
-            c1 = -(urand() < 0.5 ? -1.0 : 1.0) * rad;
-            c2 = 0.0;
-            step = 1;
-        }
-        double t[RB_MAX_ORDER + 3] = {0};
-        for (int k = 0; k <= deg + step; ++k) {
-            double v = k <= deg ? d[k] : 0.0;
-            if (k >= 1 && k - 1 <= deg) v += c1 * d[k - 1];
-            if (k >= 2 && k - 2 <= deg) v += c2 * d[k - 2];
-            t[k] = v;
-        }
-        deg += step;
-        memcpy(d, t, sizeof d);
-    }
-    for (int k = 0; k < r; ++k) a[k] = -d[k + 1];
-}
+/* Random draws come from tests/test_util.h (tu_seed in main: RB_TEST_SEED=<n>
+ * reproduces a run); the emulated solver test replays the draws from here. */
+static uint64_t suite_seed;
 
 typedef struct {
     rb_axis_filter ax[2];
@@ -103,13 +49,13 @@ static rb_filter *make_filter(rb_context *ctx, int order, int kind, double pmax,
     for (int a = 0; a < 2; ++a) {
         rb_axis_filter *f = &tf->ax[a];
         f->causal_order = order;
-        random_feedback(order, pmax, f->causal);
+        tu_random_feedback(order, pmax, f->causal);
         if (kind == 2) {
-            f->anticausal_order = 1 + (int)(urand() * order);
-            random_feedback(f->anticausal_order, pmax, f->anticausal);
+            f->anticausal_order = tu_int(1, order);
+            tu_random_feedback(f->anticausal_order, pmax, f->anticausal);
             f->fir_lo = -1;
             f->fir_hi = 2;
-            for (int t = 0; t < 4; ++t) tf->taps[a][t] = 0.1 + urand();
+            for (int t = 0; t < 4; ++t) tf->taps[a][t] = 0.1 + tu_uniform();
             f->fir = tf->taps[a];
         } else {
             f->anticausal_order = order;
@@ -117,7 +63,7 @@ static rb_filter *make_filter(rb_context *ctx, int order, int kind, double pmax,
             if (kind == 1) {
                 f->fir_lo = -1;
                 f->fir_hi = 1;
-                tf->taps[a][0] = tf->taps[a][2] = 0.25 + 0.1 * urand();
+                tf->taps[a][0] = tf->taps[a][2] = 0.25 + 0.1 * tu_uniform();
                 tf->taps[a][1] = 0.5;
                 f->fir = tf->taps[a];
             }
@@ -134,7 +80,7 @@ static rb_filter *make_filter(rb_context *ctx, int order, int kind, double pmax,
 static void fill_random(void *data, rb_format fmt, size_t count)
 {
     for (size_t i = 0; i < count; ++i) {
-        double v = urand();
+        double v = tu_uniform();
         switch (fmt) {
         case RB_U8: ((uint8_t *)data)[i] = (uint8_t)(v * 255.999); break;
         case RB_U16: ((uint16_t *)data)[i] = (uint16_t)(v * 65535.999); break;
@@ -645,11 +591,11 @@ static void test_gpu_wide_gaussian(void **state)
 static void test_fused_solver_emulated(void **state)
 {
     (void)state;
-    uint64_t saved = rng;
+    uint64_t saved = tu_state;
     rb_context *ctx;
     assert_int_equal(rb_context_create(&ctx), RB_OK);
     assert_int_equal(rb_context_set_backend(ctx, RB_BACKEND_CPU), RB_OK);
-    rng = RNG_SEED;
+    tu_state = suite_seed;
     {
         test_filter tf; /* the draws of test_cuda_backend_request */
         rb_filter_destroy(make_filter(ctx, 2, 1, 0.8, &tf));
@@ -740,11 +686,12 @@ static void test_fused_solver_emulated(void **state)
             "reference; %d failures\n", cases, worst, worst_ref, bad);
     assert_int_equal(bad, 0);
     rb_context_destroy(ctx);
-    rng = saved;
+    tu_state = saved;
 }
 
 int main(void)
 {
+    suite_seed = tu_seed("test_gpu");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cuda_backend_request),
         cmocka_unit_test(test_gpu_matches_cpu_all_modes),

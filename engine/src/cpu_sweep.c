@@ -28,6 +28,7 @@
 #include "cpu_sweep.h"
 
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -64,12 +65,17 @@ typedef struct {
     long n, D;                   /* line length, feedback domain [-D, n + D) */
     int padded, shift;
     rb_boundary_mode mode;
+    int wrap;                    /* periodic or mirror (padded, the line wrapped), else 0 */
     double f[SW_MAX_TAPS], dc[RB_MAX_ORDER], da[RB_MAX_ORDER];
     double pro;                  /* fsum * prologue_dc: causal slots per unit boundary (35) */
     double fsum;
     double epi;                  /* padded route: anticausal slots per unit boundary */
     long double gain;            /* DC gain, for the mean shift */
-    const double *M44, *v44;     /* (44) */
+    double M44[RB_MAX_ORDER * RB_MAX_ORDER], v44[RB_MAX_ORDER]; /* (44) */
+    /* the same, rounded to float, for the float lanes */
+    float f_f[SW_MAX_TAPS], dc_f[RB_MAX_ORDER], da_f[RB_MAX_ORDER];
+    float pro_f, fsum_f, epi_f;
+    float M44_f[RB_MAX_ORDER * RB_MAX_ORDER], v44_f[RB_MAX_ORDER];
 } sw_axis;
 
 /* One pass: source rows -> transposed destination. */
@@ -103,407 +109,16 @@ static double sw_cpu(void)
 
 static size_t fmt_size(rb_format f) { return f == RB_U8 ? 1 : f == RB_U16 ? 2 : 4; }
 
-/* 8 source samples as rb_pixels_load makes them (u8/u16 scaled to [0,1]).
- * Bytes are widened by a shuffle with zeros first: GCC 12 turns a direct
- * u8 -> int conversion of a vector into byte-by-byte scalar code. */
-static inline __attribute__((always_inline)) v8d cvt8(const unsigned char *s, rb_format f)
-{
-    v8i iv;
-    float scale;
-    if (f == RB_U8) {
-        v16u8 b = {0};
-        memcpy(&b, s, 8);
-        v16u8 w = __builtin_shufflevector(b, (v16u8){0}, /* GCC 12 and clang both have it */
-                                          0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16);
-        v8u16 h;
-        memcpy(&h, &w, sizeof h);
-        iv = __builtin_convertvector(h, v8i);
-        scale = 255.0f;
-    } else if (f == RB_U16) {
-        v8u16 h;
-        memcpy(&h, s, sizeof h);
-        iv = __builtin_convertvector(h, v8i);
-        scale = 65535.0f;
-    } else {
-        v8f x;
-        memcpy(&x, s, sizeof x);
-        return __builtin_convertvector(x, v8d);
-    }
-    v8f x = __builtin_convertvector(iv, v8f) / scale;
-    return __builtin_convertvector(x, v8d);
-}
-
-/* Lanes g0 .. g0+nl-1 of source row i (lanes past nl read as 0). */
-static inline __attribute__((always_inline)) v8d load8(const sw_pass *p, long i, long g0, int nl)
-{
-    const size_t es = fmt_size(p->sfmt);
-    const unsigned char *s = p->alt && i >= p->alt_from && i < p->alt_to
-                                 ? p->alt + (size_t)(i - p->alt_from) * p->alt_row
-                                 : p->src + (size_t)i * p->srow;
-    s += (size_t)g0 * es;
-    if (nl == 8)
-        return cvt8(s, p->sfmt);
-    unsigned char tmp[32] = {0};
-    memcpy(tmp, s, (size_t)nl * es);
-    return cvt8(tmp, p->sfmt);
-}
-
-/* Rows of a column strip are a page or more apart, so the hardware
- * prefetchers (which stay inside a 4 KiB page) miss every one of them: ask
- * for the row PF steps ahead. */
-#define SW_PF 12
-static inline __attribute__((always_inline)) void prefetch_row(const sw_pass *p, long i, long g0)
-{
-    if (i >= 0 && i < p->ax->n)
-        __builtin_prefetch(p->src + (size_t)i * p->srow + (size_t)g0 * fmt_size(p->sfmt));
-}
-
-/* Result of step i for nl lanes -> the destination, rounded as rb_pixels_store
- * (x * max + 0.5, clamped, NaN -> 0, truncated), computed 8 wide. */
-static inline __attribute__((always_inline)) void store8(const sw_pass *p, long i,
-                                                         const size_t *doff, int nl, v8d v)
-{
-    const size_t es = fmt_size(p->dfmt);
-    unsigned char *d = p->dst + (size_t)i * (size_t)p->ch * es;
-    v8f f = __builtin_convertvector(v, v8f);
-    /* The empty asm keeps this loop scalar: GCC makes an AVX-512 scatter of
-     * it, which is microcoded and slow (Zen 4: 40 % of a band's samples). */
-    if (p->dfmt == RB_F32) {
-        for (int l = 0; l < nl; l++) {
-            float fl = f[l]; /* a copy: clang refuses the address of a vector element */
-            memcpy(d + doff[l], &fl, sizeof fl);
-            __asm__("" ::: "memory");
-        }
-        return;
-    }
-    const float top = p->dfmt == RB_U8 ? 255.0f : 65535.0f;
-    v8f x = f * top + 0.5f, mx = (v8f){0} + top;
-    v8i above0 = x > (v8f){0}, below = x < mx, xi, mi;
-    memcpy(&xi, &x, sizeof xi);
-    memcpy(&mi, &mx, sizeof mi);
-    v8i sel = above0 & ((below & xi) | (~below & mi)); /* NaN fails both tests: 0 */
-    v8f c;
-    memcpy(&c, &sel, sizeof c);
-    v8i q = __builtin_convertvector(c, v8i);
-    if (p->dfmt == RB_U8)
-        for (int l = 0; l < nl; l++)
-            d[doff[l]] = (unsigned char)q[l];
-    else
-        for (int l = 0; l < nl; l++) {
-            uint16_t u = (uint16_t)q[l];
-            memcpy(d + doff[l], &u, sizeof u);
-        }
-}
-
-/* The causal pass (FIR fused, state s in registers, s[0] = y_{j-1}) over
- * domain steps [j0, j1) (step j is sample i = j - D). Y: outputs Y[j - j0],
- * or NULL. save: the state before steps first, first + B, ... (nsave of
- * them) goes to save[k * sstride + 0..R-1]. R is a constant at each call. */
-static inline __attribute__((always_inline)) void causal(const sw_pass *p, long g0, int nl,
-                                                         v8d mean, v8d c0, v8d c1, v8d *s,
-                                                         long j0, long j1, v8d *Y, v8d *save,
-                                                         long first, long B, long nsave,
-                                                         size_t sstride, const int R, const int TP)
-{
-    const sw_axis *a = p->ax;
-    const long n = a->n, D = a->D, lo = a->lo;
-    const int taps = TP ? TP : a->taps;
-    int rs = 1;
-    while (rs < taps)
-        rs <<= 1;
-    const long mask = rs - 1;
-    /* TP (a constant) taps: the FIR window slides in registers; otherwise a
-     * ring in L1 */
-    v8d ring[TP ? 1 : SW_MAX_TAPS], win[TP ? TP : 1];
-    /* x extended: c0 before the line, c1 after it, x - mean on it */
-#define XEXT(i) ((i) < 0 ? c0 : (i) >= n ? c1 : load8(p, (i), g0, nl) - mean)
-    for (long q = j0; q < j0 + taps - 1; q++) {
-        if (TP)
-            win[q - j0 + 1] = XEXT(q - D + lo);
-        else
-            ring[q & mask] = XEXT(q - D + lo);
-    }
-    long next = save && nsave > 0 ? first : -1, k = 0;
-    for (long j = j0; j < j1; j++) {
-        if (save && j == next) {
-            for (int r = 0; r < R; r++)
-                save[(size_t)k * sstride + (size_t)r] = s[r];
-            k++;
-            next = k < nsave ? next + B : -1;
-        }
-        long q = j + taps - 1;
-        prefetch_row(p, q - D + lo + SW_PF, g0);
-        v8d u;
-        if (TP) {
-            for (int t = 0; t + 1 < TP; t++)
-                win[t] = win[t + 1];
-            win[TP - 1] = XEXT(q - D + lo);
-            /* two partial sums: half the latency of one chain */
-            v8d u0 = a->f[0] * win[0], u1 = (v8d){0};
-            for (int t = 1; t < TP; t++) {
-                if (t & 1)
-                    u1 += a->f[t] * win[t];
-                else
-                    u0 += a->f[t] * win[t];
-            }
-            u = u0 + u1;
-        } else {
-            ring[q & mask] = XEXT(q - D + lo);
-            u = a->f[0] * ring[j & mask];
-            for (int t = 1; t < taps; t++)
-                u += a->f[t] * ring[(j + t) & mask];
-        }
-        v8d acc = u;
-        for (int kk = R - 1; kk >= 0; kk--)
-            acc -= a->dc[kk] * s[kk];
-        for (int kk = R - 1; kk > 0; kk--)
-            s[kk] = s[kk - 1];
-        s[0] = acc;
-        if (Y)
-            Y[j - j0] = acc;
-    }
-#undef XEXT
-}
-
-/* The anticausal start after a causal pass that ended in state s: (44)
- * z_{m+k} = sum_j M44[k][j] y_{m-r+j} + v44[k] c1 fsum, or the padded
- * route's steady state. z[0] = z_m. */
-static inline __attribute__((always_inline)) void anti_start(const sw_axis *a, const v8d *s,
-                                                             v8d c1, v8d *z, const int R)
-{
-    if (a->padded) {
-        for (int k = 0; k < R; k++)
-            z[k] = c1 * a->epi;
-        return;
-    }
-    v8d C1 = c1 * a->fsum;
-    for (int k = 0; k < R; k++) {
-        v8d acc = a->v44[k] * C1;
-        for (int jj = 0; jj < R; jj++)
-            acc += a->M44[k * R + jj] * s[R - 1 - jj];
-        z[k] = acc;
-    }
-}
-
-/* The anticausal pass from state z (z[0] = z_{j1}) over steps j1-1 down to
- * j0, reading Y[j - j0]; the results of steps [j0, o1) are stored (plus off)
- * at destination step j - j0. */
-static inline __attribute__((always_inline)) void anticausal(const sw_pass *p, const v8d *Y,
-                                                             long j0, long j1, v8d *z, long o1,
-                                                             const size_t *doff, int nl, v8d off,
-                                                             const int R)
-{
-    const sw_axis *a = p->ax;
-    long j = j1 - 1;
-    for (; j >= o1; j--) {
-        v8d acc = Y[j - j0];
-        for (int k = R - 1; k >= 0; k--)
-            acc -= a->da[k] * z[k];
-        for (int k = R - 1; k > 0; k--)
-            z[k] = z[k - 1];
-        z[0] = acc;
-    }
-    for (; j >= j0; j--) {
-        v8d acc = Y[j - j0];
-        for (int k = R - 1; k >= 0; k--)
-            acc -= a->da[k] * z[k];
-        for (int k = R - 1; k > 0; k--)
-            z[k] = z[k - 1];
-        z[0] = acc;
-        store8(p, j - j0, doff, nl, acc + off);
-    }
-}
-
-/* Per block of 8 lanes: the mean shift and the boundary values. */
-typedef struct {
-    v8d mean, c0, c1, off;
-} sw_blk;
-
-/* always_inline: a 64-byte vector must never cross a call between a clone
- * and default-target code (their ABIs pass it differently) */
-static inline __attribute__((always_inline)) void block_setup(const sw_pass *p, long gb, int nl,
-                                                              v8d sum, sw_blk *bk, size_t *doff)
-{
-    const sw_axis *a = p->ax;
-    v8d mean = (v8d){0}, c0 = (v8d){0}, c1 = (v8d){0}, off = (v8d){0};
-    for (int l = 0; l < 8; l++) {
-        long g = gb + (l < nl ? l : 0);
-        doff[l] = (size_t)(g / p->ch) * p->drow + (size_t)(g % p->ch) * fmt_size(p->dfmt);
-    }
-    if (a->shift)
-        mean = sum / (double)a->n;
-    if (a->mode == RB_BOUNDARY_CLAMP) {
-        c0 = load8(p, 0, gb, nl) - mean;
-        c1 = load8(p, a->n - 1, gb, nl) - mean;
-    } else if (a->mode == RB_BOUNDARY_CONSTANT) {
-        for (int l = 0; l < 8; l++)
-            c0[l] = p->cval[(gb + l) % p->ch];
-        c0 -= mean;
-        c1 = c0;
-    }
-    if (a->shift)
-        for (int l = 0; l < 8; l++)
-            off[l] = (double)(a->gain * mean[l]);
-    bk->mean = mean;
-    bk->c0 = c0;
-    bk->c1 = c1;
-    bk->off = off;
-}
-
-/* Per-lane sums of the ns (<= 64) lanes from g0 over all n steps. */
-static inline __attribute__((always_inline)) void strip_sums(const sw_pass *p, long g0, long ns,
-                                                             v8d *sum)
-{
-    const int nb = (int)((ns + 7) / 8);
-    for (int b = 0; b < nb; b++)
-        sum[b] = (v8d){0};
-    if (!p->ax->shift)
-        return;
-    for (long i = 0; i < p->ax->n; i++) {
-        prefetch_row(p, i + SW_PF, g0);
-        for (int b = 0; b < nb; b++) {
-            long nl = ns - b * 8 < 8 ? ns - b * 8 : 8;
-            sum[b] += load8(p, i, g0 + b * 8, (int)nl);
-        }
-    }
-}
-
-/* A whole line per block (the row pass over a band): sums, causal, (44),
- * anticausal, stored. Y: n + 2D vectors. */
-SW_CLONES static void line_strip(const sw_pass *p, long g0, long ns, v8d *Y)
-{
-    const sw_axis *a = p->ax;
-    const long n = a->n, D = a->D, m = n + 2 * D;
-    v8d sum[8];
-    strip_sums(p, g0, ns, sum);
-    for (int b = 0; b < (int)((ns + 7) / 8); b++) {
-        const long gb = g0 + b * 8;
-        const int nl = (int)(ns - b * 8 < 8 ? ns - b * 8 : 8);
-        sw_blk bk;
-        size_t doff[8];
-        block_setup(p, gb, nl, sum[b], &bk, doff);
-        v8d s[RB_MAX_ORDER], z[RB_MAX_ORDER];
-        switch (a->r) {
-#define CASE(R)                                                                                    \
-    case R:                                                                                        \
-        for (int k = 0; k < R; k++)                                                                \
-            s[k] = bk.c0 * a->pro; /* (35) */                                                      \
-        if (a->taps == 7)                                                                          \
-            causal(p, gb, nl, bk.mean, bk.c0, bk.c1, s, 0, m, Y, NULL, 0, 0, 0, 0, R, 7);         \
-        else                                                                                       \
-            causal(p, gb, nl, bk.mean, bk.c0, bk.c1, s, 0, m, Y, NULL, 0, 0, 0, 0, R, 0);         \
-        anti_start(a, s, bk.c1, z, R);                                                             \
-        anticausal(p, Y + D, D, m, z, D + n, doff, nl, bk.off, R);                                 \
-        break;
-            CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
-#undef CASE
-        }
-    }
-}
-
 /* The column pass' state between phase A and the bands. */
 typedef struct {
     long B, nbands, nblocks;
-    sw_blk *blk;                 /* per block */
-    v8d *st;                     /* causal state at each band top: [band][block][R] */
-    v8d *z;                      /* anticausal state carried up: [block][R] */
-    v8d *sums;                   /* per-lane column sums, [thread][block] (mean shift) */
+    /* of the lane type of this call (v8d or v8f): */
+    void *blk;                   /* per block: mean shift and boundary values */
+    void *st;                    /* causal state at each band top: [band][block][R] */
+    void *z;                     /* anticausal state carried up: [block][R] */
+    void *sums;                  /* per-lane column sums, [thread][block] (mean shift) */
     int nsums;                   /* threads that summed */
 } sw_cols;
-
-/* Column sums of rows [i0, i1) for the mean shift, read row by row (the
- * sequential reads the prefetchers follow), added to acc. */
-SW_CLONES static void col_sums(const sw_pass *p, long i0, long i1, v8d *acc, long nblocks)
-{
-    for (long i = i0; i < i1; i++)
-        for (long k = 0; k < nblocks; k++) {
-            long nl = p->lanes - k * 8 < 8 ? p->lanes - k * 8 : 8;
-            acc[k] += load8(p, i, k * 8, (int)nl);
-        }
-}
-
-/* Phase A over a strip of ns (<= 64) lanes from g0. */
-SW_CLONES static void cols_phase_a(const sw_pass *p, const sw_cols *cs, long g0, long ns)
-{
-    const sw_axis *a = p->ax;
-    const long m = a->n + 2 * a->D;
-    const int R = a->r;
-    for (int b = 0; b < (int)((ns + 7) / 8); b++) {
-        const long gb = g0 + b * 8, blk = gb / 8;
-        const int nl = (int)(ns - b * 8 < 8 ? ns - b * 8 : 8);
-        sw_blk *bk = &cs->blk[blk];
-        size_t doff[8];
-        v8d sum = (v8d){0};
-        for (int t = 0; t < cs->nsums; t++)
-            sum += cs->sums[(size_t)t * (size_t)cs->nblocks + (size_t)blk];
-        block_setup(p, gb, nl, sum, bk, doff);
-        v8d s[RB_MAX_ORDER];
-        v8d *save = cs->st + (size_t)blk * (size_t)R;
-        const size_t sstride = (size_t)cs->nblocks * (size_t)R;
-        switch (R) {
-#define CASE(R)                                                                                    \
-    case R:                                                                                        \
-        for (int k = 0; k < R; k++)                                                                \
-            s[k] = bk->c0 * a->pro; /* (35) */                                                     \
-        if (a->taps == 7)                                                                          \
-            causal(p, gb, nl, bk->mean, bk->c0, bk->c1, s, 0, m, NULL, save, a->D, cs->B,         \
-                   cs->nbands, sstride, R, 7);                                                     \
-        else                                                                                       \
-            causal(p, gb, nl, bk->mean, bk->c0, bk->c1, s, 0, m, NULL, save, a->D, cs->B,         \
-                   cs->nbands, sstride, R, 0);                                                     \
-        anti_start(a, s, bk->c1, cs->z + (size_t)blk * R, R);                                      \
-        break;
-            CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
-#undef CASE
-        }
-    }
-}
-
-/* Band `band` of the column pass for blocks [k0, k1): results into p->dst
- * (the band buffer). Y: B + D vectors. */
-SW_CLONES static void cols_band(const sw_pass *p, const sw_cols *cs, long band, long k0, long k1,
-                                v8d *Y)
-{
-    const sw_axis *a = p->ax;
-    const long n = a->n, D = a->D, m = n + 2 * D;
-    const int R = a->r;
-    const long j0 = D + band * cs->B;
-    const long j1 = band == cs->nbands - 1 ? m : j0 + cs->B;
-    const long o1 = j1 < D + n ? j1 : D + n;
-    for (long blk = k0; blk < k1; blk++) {
-        const long gb = blk * 8;
-        const int nl = (int)(p->lanes - gb < 8 ? p->lanes - gb : 8);
-        const sw_blk *bk = &cs->blk[blk];
-        size_t doff[8];
-        for (int l = 0; l < 8; l++) {
-            long g = gb + (l < nl ? l : 0);
-            doff[l] = (size_t)(g / p->ch) * p->drow + (size_t)(g % p->ch) * sizeof(float);
-        }
-        v8d s[RB_MAX_ORDER];
-        const v8d *st = cs->st + ((size_t)band * (size_t)cs->nblocks + (size_t)blk) * (size_t)R;
-        v8d *zc = cs->z + (size_t)blk * (size_t)R;
-        switch (R) {
-#define CASE(R)                                                                                    \
-    case R: {                                                                                      \
-        v8d z[R];                                                                                  \
-        for (int k = 0; k < R; k++) {                                                              \
-            s[k] = st[k];                                                                          \
-            z[k] = zc[k];                                                                          \
-        }                                                                                          \
-        if (a->taps == 7)                                                                          \
-            causal(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, Y, NULL, 0, 0, 0, 0, R, 7);    \
-        else                                                                                       \
-            causal(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, Y, NULL, 0, 0, 0, 0, R, 0);    \
-        anticausal(p, Y, j0, j1, z, o1, doff, nl, bk->off, R);                                     \
-        for (int k = 0; k < R; k++)                                                                \
-            zc[k] = z[k];                                                                          \
-        break;                                                                                     \
-    }
-            CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
-#undef CASE
-        }
-    }
-}
 
 /* A barrier whose party count is fixed once every thread has started. */
 typedef struct {
@@ -552,83 +167,80 @@ typedef struct {
 typedef struct {
     sw_shared *sh;
     int t;
-    v8d *Y;
+    void *Y;                     /* lane vectors of this call's type */
 } sw_thread;
 
-static void *sweep_main(void *arg)
+
+/* Sample index of extended index i for periodic and mirror (edge sample
+ * repeated: period 2n, FORMULAS.md). */
+static inline long sw_wrap(const sw_axis *a, long i)
 {
-    sw_thread *th = arg;
-    sw_shared *sh = th->sh;
-    barrier_wait(&sh->bar); /* every party known */
-    const int t = th->t;
-    const sw_cols *cs = &sh->cs;
-    double t0 = th->t == 0 && sh->tphase ? sw_cpu() : 0.0, trow = 0.0;
+    const long per = a->wrap == RB_BOUNDARY_MIRROR ? 2 * a->n : a->n;
+    long k = i % per;
+    if (k < 0)
+        k += per;
+    return k >= a->n ? per - 1 - k : k;
+}
 
-    /* column sums (mean shift): chunks of rows, each thread into its array */
-    const sw_pass *p1 = sh->p1;
-    atomic_long *ctr = sh->ctr;
-    long k, c0;
-    if (p1->ax->shift) {
-        const long n = p1->ax->n, CH = 32;
-        while ((c0 = atomic_fetch_add(&ctr[0], CH)) < n)
-            col_sums(p1, c0, c0 + CH < n ? c0 + CH : n, cs->sums + (size_t)t * (size_t)cs->nblocks,
-                     cs->nblocks);
-        barrier_wait(&sh->bar);
-    }
-    /* phase A: strips of 64 bytes of input */
-    const long strip = 64 / (long)fmt_size(p1->sfmt);
-    const long nstrips = (p1->lanes + strip - 1) / strip;
-    while ((k = atomic_fetch_add(&ctr[1], 1)) < nstrips) {
-        long g0 = k * strip;
-        cols_phase_a(p1, cs, g0, p1->lanes - g0 < strip ? p1->lanes - g0 : strip);
-    }
-    barrier_wait(&sh->bar);
-    double t1 = th->t == 0 && sh->tphase ? sw_cpu() : 0.0;
+/* The kernels, once with double lanes and once with float lanes. */
+#define SW_V v8d
+#define SW_E double
+#define SW_N(x) x##_d
+#define SW_C(x) x
+#include "cpu_sweep_kernel.h"
+#undef SW_V
+#undef SW_E
+#undef SW_N
+#undef SW_C
+#define SW_V v8f
+#define SW_E float
+#define SW_N(x) x##_f
+#define SW_C(x) x##_f
+#include "cpu_sweep_kernel.h"
+#undef SW_V
+#undef SW_E
+#undef SW_N
+#undef SW_C
 
-    /* bands, bottom-up; the row pass of band b overlaps the column pass of
-     * band b - 1 (the other band buffer). Any thread may take any block: the
-     * carried anticausal states live in cs->z, and the barrier orders bands. */
-    const long CB = 32; /* column blocks per claim */
-    for (long b = cs->nbands - 1; b >= -1; b--) {
-        if (b + 1 < cs->nbands) { /* rows of band b + 1 */
-            double tr = th->t == 0 && sh->tphase ? sw_cpu() : 0.0;
-            long y0 = (b + 1) * cs->B, rows = sh->H - y0 < cs->B ? sh->H - y0 : cs->B;
-            sw_pass p2 = *sh->p2;
-            p2.src = (const unsigned char *)sh->bb[(b + 1) & 1];
-            p2.srow = sh->bbrow;
-            p2.lanes = rows * p2.ch;
-            p2.dst = sh->out + (size_t)y0 * sh->ostride;
-            p2.strip = 16;
-            p2.nstrips = (p2.lanes + 15) / 16;
-            while ((k = atomic_fetch_add(&ctr[2 + 2 * (b + 1)], 1)) < p2.nstrips) {
-                long g0 = k * 16;
-                line_strip(&p2, g0, p2.lanes - g0 < 16 ? p2.lanes - g0 : 16, th->Y);
-            }
-            if (th->t == 0 && sh->tphase)
-                trow += sw_cpu() - tr;
-        }
-        if (b >= 0) { /* columns of band b */
-            sw_pass pc = *p1;
-            pc.dst = (unsigned char *)sh->bb[b & 1];
-            pc.drow = sh->bbrow;
-            if (sh->heads && b + 1 < cs->nbands) {
-                pc.alt = sh->heads + (size_t)(b + 1) * (size_t)sh->nhead * sh->headrow;
-                pc.alt_from = (b + 1) * cs->B;
-                pc.alt_to = pc.alt_from + sh->nhead;
-                pc.alt_row = sh->headrow;
-            }
-            while ((c0 = atomic_fetch_add(&ctr[3 + 2 * b], CB)) < cs->nblocks)
-                cols_band(&pc, cs, b, c0, c0 + CB < cs->nblocks ? c0 + CB : cs->nblocks, th->Y);
-        }
-        barrier_wait(&sh->bar);
+/* Samples until the impulse response of y_i = -sum d_k y_{i-k} stays below
+ * 1e-13 of its peak (axis_plan.c's decay_steps, with the padded route's
+ * tolerance), or -1 past cap. */
+static long decay_steps(const double *d, int r, long cap)
+{
+    long double h[RB_MAX_ORDER] = {0}, peak = 0;
+    long last = 0;
+    for (long i = 0;; i++) {
+        if (last > cap) /* also ends a response that never decays */
+            return -1;
+        long double v = i == 0 ? 1.0L : 0.0L;
+        for (int k = 0; k < r; k++)
+            v -= d[k] * h[k];
+        for (int k = r - 1; k > 0; k--)
+            h[k] = h[k - 1];
+        h[0] = v;
+        long double m = fabsl(v);
+        if (m > peak)
+            peak = m;
+        if (m > 1e-13L * peak)
+            last = i;
+        if (i - last > 256 && i - last > last / 4)
+            break;
     }
-    if (th->t == 0 && sh->tphase) {
-        double t2 = sw_cpu();
-        sh->tphase[0] = t1 - t0;
-        sh->tphase[1] = t2 - t1 - trow;
-        sh->tphase[2] = trow;
-    }
-    return NULL;
+    return last + 1;
+}
+
+/* Periodic and mirror on this route: the padded route on the wrapped line
+ * (transients below 1e-13, as axis_plan.c's padded route), padding D each
+ * side. -1 when D would exceed the line (more than 3x the work: the bundle
+ * route's closed forms (49)/(51)/(67)/(72) are then cheaper). */
+static long wrap_pad(const rb_axis_plan *ap)
+{
+    const rb_axis *ax = &ap->ax;
+    long pc = decay_steps(ax->dc, ax->r, ap->n), pa = pc < 0 ? -1 : decay_steps(ax->da, ax->r, ap->n);
+    if (pc < 0 || pa < 0)
+        return -1;
+    long D = (pc > pa ? pc : pa) + ap->fir_ext + 8;
+    return D <= ap->n ? D : -1;
 }
 
 static int axis_ok(const rb_axis_plan *ap)
@@ -637,13 +249,13 @@ static int axis_ok(const rb_axis_plan *ap)
     if (!ax->active || ax->r < 1 || ax->r > RB_MAX_ORDER || ax->causal_order < 1 ||
         ax->anticausal_order < 1)
         return 0;
-    if (ap->mode != RB_BOUNDARY_ZERO && ap->mode != RB_BOUNDARY_CONSTANT &&
-        ap->mode != RB_BOUNDARY_CLAMP)
-        return 0;
-    if (ap->mirror_via_periodic)
-        return 0;
     int taps = ax->fir ? ax->fir_hi - ax->fir_lo + 1 : 1;
-    return taps >= 1 && taps <= SW_MAX_TAPS && ap->n >= 1;
+    if (taps < 1 || taps > SW_MAX_TAPS || ap->n < 1)
+        return 0;
+    if (ap->mode == RB_BOUNDARY_PERIODIC || ap->mode == RB_BOUNDARY_MIRROR)
+        return wrap_pad(ap) > 0;
+    return ap->mode == RB_BOUNDARY_ZERO || ap->mode == RB_BOUNDARY_CONSTANT ||
+           ap->mode == RB_BOUNDARY_CLAMP;
 }
 
 int rb_cpu_sweep_ok(const rb_plan *plan, const rb_image *in, const rb_image *out)
@@ -663,6 +275,10 @@ int rb_cpu_sweep_ok(const rb_plan *plan, const rb_image *in, const rb_image *out
         if (plan->linear_light && im->srgb)
             return 0;
     }
+    /* in place, band 0 of a periodic column pass would read the bottom rows
+     * (its FIR reach above the image), which the band order has written */
+    if (in->data == out->data && plan->cols.mode == RB_BOUNDARY_PERIODIC)
+        return 0;
     /* the band order writes output rows while later bands still read input
      * rows: overlapping images only when they are the same image */
     size_t row = (size_t)plan->width * (size_t)plan->channels;
@@ -684,6 +300,11 @@ static void axis_setup(const rb_axis_plan *ap, sw_axis *a)
     a->mode = ap->mode;
     a->padded = ap->padded;
     a->D = ap->padded ? ap->pad : ap->fir_ext;
+    if (ap->mode == RB_BOUNDARY_PERIODIC || ap->mode == RB_BOUNDARY_MIRROR) {
+        a->wrap = ap->mode; /* from zero states: c0 = c1 = 0 after the mean shift */
+        a->padded = 1;
+        a->D = wrap_pad(ap);
+    }
     if (ax->fir) {
         a->taps = ax->fir_hi - ax->fir_lo + 1;
         a->lo = ax->fir_lo;
@@ -707,9 +328,9 @@ static void axis_setup(const rb_axis_plan *ap, sw_axis *a)
     }
     a->pro = fsum * ap->prologue_dc;
     a->epi = fsum * ap->prologue_dc * ap->anticausal_dc;
-    a->M44 = ap->M44;
-    a->v44 = ap->v44;
-    a->shift = ap->mode == RB_BOUNDARY_CONSTANT || ap->mode == RB_BOUNDARY_CLAMP;
+    memcpy(a->M44, ap->M44, sizeof a->M44);
+    memcpy(a->v44, ap->v44, sizeof a->v44);
+    a->shift = ap->mode == RB_BOUNDARY_CONSTANT || ap->mode == RB_BOUNDARY_CLAMP || a->wrap;
     long double sc = 1.0L, sa = 1.0L, fs = ax->fir ? 0.0L : 1.0L;
     for (int k = 0; k < ax->r; k++) {
         sc += ax->dc[k];
@@ -719,6 +340,92 @@ static void axis_setup(const rb_axis_plan *ap, sw_axis *a)
         for (int t = 0; t < a->taps; t++)
             fs += ax->fir[t];
     a->gain = fs / (sc * sa);
+    for (int t = 0; t < a->taps; t++)
+        a->f_f[t] = (float)a->f[t];
+    for (int k = 0; k < RB_MAX_ORDER; k++) {
+        a->dc_f[k] = (float)a->dc[k];
+        a->da_f[k] = (float)a->da[k];
+        a->v44_f[k] = (float)a->v44[k];
+    }
+    for (int k = 0; k < RB_MAX_ORDER * RB_MAX_ORDER; k++)
+        a->M44_f[k] = (float)a->M44[k];
+    a->pro_f = (float)a->pro;
+    a->fsum_f = (float)a->fsum;
+    a->epi_f = (float)a->epi;
+}
+
+/* How far float lanes are from double lanes on this axis: the row kernel
+ * (the same arithmetic as the column pass, its boundary starts included) on
+ * 8 probe lines of the axis' length (at most SW_PROBE_N: past the transients
+ * the error does not grow with n), in both precisions; max |float - double|
+ * over max |double|. Lanes: 6 uniform random, a step, an impulse. */
+#define SW_PROBE_N 16384
+static double probe_error(const sw_axis *ax0, rb_format srcfmt)
+{
+    sw_axis a = *ax0;
+    if (a.n > SW_PROBE_N)
+        a.n = SW_PROBE_N;
+    const long n = a.n, m = n + 2 * a.D;
+    float *x = malloc((size_t)n * 8 * sizeof(float));
+    float *yd = malloc((size_t)n * 8 * sizeof(float) * 2), *yf = yd ? yd + (size_t)n * 8 : NULL;
+    v8d *Y = aligned_alloc(64, (size_t)m * sizeof(v8d));
+    double err = 1.0; /* no memory: no float */
+    if (x && yd && Y) {
+        uint32_t rng = 12345u;
+        for (long i = 0; i < n; i++)
+            for (int l = 0; l < 8; l++) {
+                rng = rng * 1664525u + 1013904223u;
+                float v = (float)(rng >> 8) / 16777216.0f;
+                if (srcfmt == RB_U8) /* the values that format can hold */
+                    v = (float)(int)(v * 255.0f) / 255.0f;
+                x[i * 8 + l] = l < 6 ? v : l == 6 ? (float)(i >= n / 2) : (float)(i == n / 2);
+            }
+        sw_pass p;
+        memset(&p, 0, sizeof p);
+        p.ax = &a;
+        p.src = (const unsigned char *)x;
+        p.srow = 8 * sizeof(float);
+        p.sfmt = RB_F32;
+        p.lanes = 8;
+        p.drow = (size_t)n * sizeof(float);
+        p.dfmt = RB_F32;
+        p.ch = 1;
+        p.cval[0] = 0.3;
+        p.dst = (unsigned char *)yd;
+        line_strip_d(&p, 0, 8, Y);
+        p.dst = (unsigned char *)yf;
+        line_strip_f(&p, 0, 8, (v8f *)Y);
+        double emax = 0.0, ymax = 0.0;
+        for (size_t k = 0; k < (size_t)n * 8; k++) {
+            double e = fabs((double)yf[k] - (double)yd[k]), y = fabs((double)yd[k]);
+            if (!(e <= emax)) /* NaN counts as an error */
+                emax = e == e ? e : 1.0;
+            if (y > ymax)
+                ymax = y;
+        }
+        err = ymax > 0.0 ? emax / ymax : emax;
+    }
+    free(x);
+    free(yd);
+    free(Y);
+    return err;
+}
+
+/* Float lanes only where they stay well inside what the output can show:
+ * 1e-6 of the signal for float and 16-bit output (the accuracy tests'
+ * bounds are 1e-5 relative RMS and up), a 64th of a step for 8-bit output.
+ * RECBLUR_CPU_LANES=double|float overrides (A/B measurements). */
+static int use_float_lanes(const sw_axis *ay, const sw_axis *ax, const rb_image *in,
+                           const rb_image *out, double *err)
+{
+    *err = probe_error(ay, in->format) + probe_error(ax, RB_F32);
+    const char *env = getenv("RECBLUR_CPU_LANES");
+    if (env && !strcmp(env, "double"))
+        return 0;
+    if (env && !strcmp(env, "float"))
+        return 1;
+    const double tol = out->format == RB_U8 ? 1.0 / (255.0 * 64.0) : 1e-6;
+    return *err <= tol;
 }
 
 rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out, int nt,
@@ -733,6 +440,9 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     sw_axis ay, ax;
     axis_setup(&plan->cols, &ay);
     axis_setup(&plan->rows, &ax);
+    double perr;
+    const int fl = use_float_lanes(&ay, &ax, in, out, &perr);
+    const size_t vs = fl ? sizeof(v8f) : sizeof(v8d);
     if (nt < 1)
         nt = 1;
     if (nt > SW_MAX_THREADS)
@@ -751,14 +461,14 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     long ymax = cs->B + ay.D > W + 2 * ax.D ? cs->B + ay.D : W + 2 * ax.D;
     sh.bbrow = (size_t)cs->B * (size_t)ch * sizeof(float);
     size_t bbn = (size_t)W * (size_t)cs->B * (size_t)ch;
-    cs->blk = aligned_alloc(64, (size_t)cs->nblocks * sizeof(sw_blk));
-    cs->st = aligned_alloc(64, (size_t)cs->nbands * (size_t)cs->nblocks * (size_t)R * sizeof(v8d));
-    cs->z = aligned_alloc(64, (size_t)cs->nblocks * (size_t)R * sizeof(v8d));
-    cs->sums = aligned_alloc(64, (size_t)cs->nblocks * (size_t)nt * sizeof(v8d));
+    cs->blk = aligned_alloc(64, (size_t)cs->nblocks * 4 * vs); /* sw_blk: 4 vectors */
+    cs->st = aligned_alloc(64, (size_t)cs->nbands * (size_t)cs->nblocks * (size_t)R * vs);
+    cs->z = aligned_alloc(64, (size_t)cs->nblocks * (size_t)R * vs);
+    cs->sums = aligned_alloc(64, (size_t)cs->nblocks * (size_t)nt * vs);
     sh.ctr = malloc((size_t)(2 + 2 * cs->nbands + 2) * sizeof(atomic_long));
     sh.bb[0] = aligned_alloc(64, 2 * bbn * sizeof(float));
     sh.bb[1] = sh.bb[0] ? sh.bb[0] + bbn : NULL;
-    v8d *Ymem = aligned_alloc(64, (size_t)ymax * sizeof(v8d) * (size_t)nt);
+    unsigned char *Ymem = aligned_alloc(64, (size_t)ymax * vs * (size_t)nt);
     if (!cs->blk || !cs->st || !cs->z || !cs->sums || !sh.ctr || !sh.bb[0] || !Ymem) {
         free(sh.ctr);
         free(cs->sums);
@@ -772,8 +482,7 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
 
     for (long k = 0; k < 2 + 2 * cs->nbands + 2; k++)
         atomic_init(&sh.ctr[k], 0);
-    for (size_t k = 0; k < (size_t)cs->nblocks * (size_t)nt; k++)
-        cs->sums[k] = (v8d){0};
+    memset(cs->sums, 0, (size_t)cs->nblocks * (size_t)nt * vs);
     sw_pass p1, p2;
     memset(&p1, 0, sizeof p1);
     p1.ax = &ay;
@@ -835,8 +544,8 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     for (int t = 1; t < nt; t++) {
         th[t].sh = &sh;
         th[t].t = t;
-        th[t].Y = Ymem + (size_t)ymax * (size_t)t;
-        if (pthread_create(&tid[t], NULL, sweep_main, &th[t]) != 0)
+        th[t].Y = Ymem + (size_t)ymax * vs * (size_t)t;
+        if (pthread_create(&tid[t], NULL, fl ? sweep_main_f : sweep_main_d, &th[t]) != 0)
             break; /* fewer threads: the others claim their share of the work */
         started++;
     }
@@ -848,7 +557,7 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     sh.bar.parties = started;
     cs->nsums = ay.shift ? started : 0;
     pthread_mutex_unlock(&sh.bar.mu);
-    sweep_main(&th[0]);
+    (fl ? sweep_main_f : sweep_main_d)(&th[0]);
     for (int t = 1; t < started; t++)
         pthread_join(tid[t], NULL);
     pthread_cond_destroy(&sh.bar.cv);
@@ -864,7 +573,7 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     free(Ymem);
     if (times)
         fprintf(stderr, "recblur cpu sweep: %.4f s wall; thread 0 CPU: column phase A %.4f s, "
-                "column bands %.4f s, row pass %.4f s; %d threads\n", sw_now() - tstart, tphase[0], tphase[1],
-                tphase[2], started);
+                "column bands %.4f s, row pass %.4f s; %d threads; %s lanes (float vs double probe %.2g)\n",
+                sw_now() - tstart, tphase[0], tphase[1], tphase[2], started, fl ? "float" : "double", perr);
     return RB_OK;
 }

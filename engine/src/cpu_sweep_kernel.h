@@ -1,0 +1,498 @@
+/* The kernels of the sweep route (cpu_sweep.c), written once for both lane
+ * types: cpu_sweep.c includes this file twice, with SW_V = v8d (8 doubles)
+ * and with SW_V = v8f (8 floats, half the vector width: twice the lanes per
+ * instruction), where SW_N(x) names the copy and SW_C(x) picks the axis
+ * coefficients in that precision. Not a header of its own: no guard. */
+
+/* 8 source samples as rb_pixels_load makes them (u8/u16 scaled to [0,1]).
+ * Bytes are widened by a shuffle with zeros first: GCC 12 turns a direct
+ * u8 -> int conversion of a vector into byte-by-byte scalar code. */
+static inline __attribute__((always_inline)) SW_V SW_N(cvt8)(const unsigned char *s, rb_format f)
+{
+    v8i iv;
+    float scale;
+    if (f == RB_U8) {
+        v16u8 b = {0};
+        memcpy(&b, s, 8);
+        v16u8 w = __builtin_shufflevector(b, (v16u8){0}, /* GCC 12 and clang both have it */
+                                          0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16);
+        v8u16 h;
+        memcpy(&h, &w, sizeof h);
+        iv = __builtin_convertvector(h, v8i);
+        scale = 255.0f;
+    } else if (f == RB_U16) {
+        v8u16 h;
+        memcpy(&h, s, sizeof h);
+        iv = __builtin_convertvector(h, v8i);
+        scale = 65535.0f;
+    } else {
+        v8f x;
+        memcpy(&x, s, sizeof x);
+        return __builtin_convertvector(x, SW_V);
+    }
+    v8f x = __builtin_convertvector(iv, v8f) / scale;
+    return __builtin_convertvector(x, SW_V);
+}
+
+/* Lanes g0 .. g0+nl-1 of source row i (lanes past nl read as 0). */
+static inline __attribute__((always_inline)) SW_V SW_N(load8)(const sw_pass *p, long i, long g0, int nl)
+{
+    const size_t es = fmt_size(p->sfmt);
+    const unsigned char *s = p->alt && i >= p->alt_from && i < p->alt_to
+                                 ? p->alt + (size_t)(i - p->alt_from) * p->alt_row
+                                 : p->src + (size_t)i * p->srow;
+    s += (size_t)g0 * es;
+    if (nl == 8)
+        return SW_N(cvt8)(s, p->sfmt);
+    unsigned char tmp[32] = {0};
+    memcpy(tmp, s, (size_t)nl * es);
+    return SW_N(cvt8)(tmp, p->sfmt);
+}
+
+/* Rows of a column strip are a page or more apart, so the hardware
+ * prefetchers (which stay inside a 4 KiB page) miss every one of them: ask
+ * for the row PF steps ahead. */
+#define SW_PF 12
+static inline __attribute__((always_inline)) void SW_N(prefetch_row)(const sw_pass *p, long i, long g0)
+{
+    if (i >= 0 && i < p->ax->n)
+        __builtin_prefetch(p->src + (size_t)i * p->srow + (size_t)g0 * fmt_size(p->sfmt));
+}
+
+/* Result of step i for nl lanes -> the destination, rounded as rb_pixels_store
+ * (x * max + 0.5, clamped, NaN -> 0, truncated), computed 8 wide. */
+static inline __attribute__((always_inline)) void SW_N(store8)(const sw_pass *p, long i,
+                                                         const size_t *doff, int nl, SW_V v)
+{
+    const size_t es = fmt_size(p->dfmt);
+    unsigned char *d = p->dst + (size_t)i * (size_t)p->ch * es;
+    v8f f = __builtin_convertvector(v, v8f);
+    /* The empty asm keeps this loop scalar: GCC makes an AVX-512 scatter of
+     * it, which is microcoded and slow (Zen 4: 40 % of a band's samples). */
+    if (p->dfmt == RB_F32) {
+        if (nl == 8) { /* a constant count: no compare and branch per lane */
+            for (int l = 0; l < 8; l++) {
+                float fl = f[l];
+                memcpy(d + doff[l], &fl, sizeof fl);
+                __asm__("" ::: "memory");
+            }
+            return;
+        }
+        for (int l = 0; l < nl; l++) {
+            float fl = f[l]; /* a copy: clang refuses the address of a vector element */
+            memcpy(d + doff[l], &fl, sizeof fl);
+            __asm__("" ::: "memory");
+        }
+        return;
+    }
+    const float top = p->dfmt == RB_U8 ? 255.0f : 65535.0f;
+    v8f x = f * top + 0.5f, mx = (v8f){0} + top;
+    v8i above0 = x > (v8f){0}, below = x < mx, xi, mi;
+    memcpy(&xi, &x, sizeof xi);
+    memcpy(&mi, &mx, sizeof mi);
+    v8i sel = above0 & ((below & xi) | (~below & mi)); /* NaN fails both tests: 0 */
+    v8f c;
+    memcpy(&c, &sel, sizeof c);
+    v8i q = __builtin_convertvector(c, v8i);
+    if (p->dfmt == RB_U8 && nl == 8)
+        for (int l = 0; l < 8; l++) {
+            d[doff[l]] = (unsigned char)q[l];
+            __asm__("" ::: "memory");
+        }
+    else if (p->dfmt == RB_U8)
+        for (int l = 0; l < nl; l++)
+            d[doff[l]] = (unsigned char)q[l];
+    else
+        for (int l = 0; l < nl; l++) {
+            uint16_t u = (uint16_t)q[l];
+            memcpy(d + doff[l], &u, sizeof u);
+        }
+}
+
+/* The causal pass (FIR fused, state s in registers, s[0] = y_{j-1}) over
+ * domain steps [j0, j1) (step j is sample i = j - D). Y: outputs Y[j - j0],
+ * or NULL. save: the state before steps first, first + B, ... (nsave of
+ * them) goes to save[k * sstride + 0..R-1]. R is a constant at each call. */
+static inline __attribute__((always_inline)) void SW_N(causal)(const sw_pass *p, long g0, int nl,
+                                                         SW_V mean, SW_V c0, SW_V c1, SW_V *s,
+                                                         long j0, long j1, SW_V *Y, SW_V *save,
+                                                         long first, long B, long nsave,
+                                                         size_t sstride, const int R, const int TP)
+{
+    const sw_axis *a = p->ax;
+    const long n = a->n, D = a->D, lo = a->lo;
+    const int taps = TP ? TP : a->taps;
+    int rs = 1;
+    while (rs < taps)
+        rs <<= 1;
+    const long mask = rs - 1;
+    /* TP (a constant) taps: the FIR window slides in registers; otherwise a
+     * ring in L1 */
+    SW_V ring[TP ? 1 : SW_MAX_TAPS], win[TP ? TP : 1];
+    /* x extended: c0 before the line, c1 after it, x - mean on it; periodic
+     * and mirror read the line itself, wrapped (the padded route) */
+#define XEXT(i)                                                                                    \
+    ((i) < 0 || (i) >= n ? (a->wrap ? SW_N(load8)(p, sw_wrap(a, (i)), g0, nl) - mean                 \
+                                    : (i) < 0 ? c0 : c1)                                           \
+                         : SW_N(load8)(p, (i), g0, nl) - mean)
+    for (long q = j0; q < j0 + taps - 1; q++) {
+        if (TP)
+            win[q - j0 + 1] = XEXT(q - D + lo);
+        else
+            ring[q & mask] = XEXT(q - D + lo);
+    }
+    long next = save && nsave > 0 ? first : -1, k = 0;
+    for (long j = j0; j < j1; j++) {
+        if (save && j == next) {
+            for (int r = 0; r < R; r++)
+                save[(size_t)k * sstride + (size_t)r] = s[r];
+            k++;
+            next = k < nsave ? next + B : -1;
+        }
+        long q = j + taps - 1;
+        SW_N(prefetch_row)(p, q - D + lo + SW_PF, g0);
+        SW_V u;
+        if (TP) {
+            for (int t = 0; t + 1 < TP; t++)
+                win[t] = win[t + 1];
+            win[TP - 1] = XEXT(q - D + lo);
+            /* two partial sums: half the latency of one chain */
+            SW_V u0 = a->SW_C(f)[0] * win[0], u1 = (SW_V){0};
+            for (int t = 1; t < TP; t++) {
+                if (t & 1)
+                    u1 += a->SW_C(f)[t] * win[t];
+                else
+                    u0 += a->SW_C(f)[t] * win[t];
+            }
+            u = u0 + u1;
+        } else {
+            ring[q & mask] = XEXT(q - D + lo);
+            u = a->SW_C(f)[0] * ring[j & mask];
+            for (int t = 1; t < taps; t++)
+                u += a->SW_C(f)[t] * ring[(j + t) & mask];
+        }
+        SW_V acc = u;
+        for (int kk = R - 1; kk >= 0; kk--)
+            acc -= a->SW_C(dc)[kk] * s[kk];
+        for (int kk = R - 1; kk > 0; kk--)
+            s[kk] = s[kk - 1];
+        s[0] = acc;
+        if (Y)
+            Y[j - j0] = acc;
+    }
+#undef XEXT
+}
+
+/* The anticausal start after a causal pass that ended in state s: (44)
+ * z_{m+k} = sum_j M44[k][j] y_{m-r+j} + v44[k] c1 fsum, or the padded
+ * route's steady state. z[0] = z_m. */
+static inline __attribute__((always_inline)) void SW_N(anti_start)(const sw_axis *a, const SW_V *s,
+                                                             SW_V c1, SW_V *z, const int R)
+{
+    if (a->padded) {
+        for (int k = 0; k < R; k++)
+            z[k] = c1 * a->SW_C(epi);
+        return;
+    }
+    SW_V C1 = c1 * a->SW_C(fsum);
+    for (int k = 0; k < R; k++) {
+        SW_V acc = a->SW_C(v44)[k] * C1;
+        for (int jj = 0; jj < R; jj++)
+            acc += a->SW_C(M44)[k * R + jj] * s[R - 1 - jj];
+        z[k] = acc;
+    }
+}
+
+/* The anticausal pass from state z (z[0] = z_{j1}) over steps j1-1 down to
+ * j0, reading Y[j - j0]; the results of steps [j0, o1) are stored (plus off)
+ * at destination step j - j0. */
+static inline __attribute__((always_inline)) void SW_N(anticausal)(const sw_pass *p, const SW_V *Y,
+                                                             long j0, long j1, SW_V *z, long o1,
+                                                             const size_t *doff, int nl, SW_V off,
+                                                             const int R)
+{
+    const sw_axis *a = p->ax;
+    long j = j1 - 1;
+    for (; j >= o1; j--) {
+        SW_V acc = Y[j - j0];
+        for (int k = R - 1; k >= 0; k--)
+            acc -= a->SW_C(da)[k] * z[k];
+        for (int k = R - 1; k > 0; k--)
+            z[k] = z[k - 1];
+        z[0] = acc;
+    }
+    for (; j >= j0; j--) {
+        SW_V acc = Y[j - j0];
+        for (int k = R - 1; k >= 0; k--)
+            acc -= a->SW_C(da)[k] * z[k];
+        for (int k = R - 1; k > 0; k--)
+            z[k] = z[k - 1];
+        z[0] = acc;
+        SW_N(store8)(p, j - j0, doff, nl, acc + off);
+    }
+}
+
+/* Per block of 8 lanes: the mean shift and the boundary values. */
+typedef struct {
+    SW_V mean, c0, c1, off;
+} SW_N(sw_blk);
+
+/* always_inline: a 64-byte vector must never cross a call between a clone
+ * and default-target code (their ABIs pass it differently) */
+static inline __attribute__((always_inline)) void SW_N(block_setup)(const sw_pass *p, long gb, int nl,
+                                                              SW_V sum, SW_N(sw_blk) *bk, size_t *doff)
+{
+    const sw_axis *a = p->ax;
+    SW_V mean = (SW_V){0}, c0 = (SW_V){0}, c1 = (SW_V){0}, off = (SW_V){0};
+    for (int l = 0; l < 8; l++) {
+        long g = gb + (l < nl ? l : 0);
+        doff[l] = (size_t)(g / p->ch) * p->drow + (size_t)(g % p->ch) * fmt_size(p->dfmt);
+    }
+    if (a->shift)
+        mean = sum / (SW_E)a->n;
+    if (a->mode == RB_BOUNDARY_CLAMP) {
+        c0 = SW_N(load8)(p, 0, gb, nl) - mean;
+        c1 = SW_N(load8)(p, a->n - 1, gb, nl) - mean;
+    } else if (a->mode == RB_BOUNDARY_CONSTANT) {
+        for (int l = 0; l < 8; l++)
+            c0[l] = p->cval[(gb + l) % p->ch];
+        c0 -= mean;
+        c1 = c0;
+    }
+    if (a->shift)
+        for (int l = 0; l < 8; l++)
+            off[l] = (SW_E)(a->gain * mean[l]);
+    bk->mean = mean;
+    bk->c0 = c0;
+    bk->c1 = c1;
+    bk->off = off;
+}
+
+/* Per-lane sums of the ns (<= 64) lanes from g0 over all n steps. */
+static inline __attribute__((always_inline)) void SW_N(strip_sums)(const sw_pass *p, long g0, long ns,
+                                                             SW_V *sum)
+{
+    const int nb = (int)((ns + 7) / 8);
+    for (int b = 0; b < nb; b++)
+        sum[b] = (SW_V){0};
+    if (!p->ax->shift)
+        return;
+    for (long i = 0; i < p->ax->n; i++) {
+        SW_N(prefetch_row)(p, i + SW_PF, g0);
+        for (int b = 0; b < nb; b++) {
+            long nl = ns - b * 8 < 8 ? ns - b * 8 : 8;
+            sum[b] += SW_N(load8)(p, i, g0 + b * 8, (int)nl);
+        }
+    }
+}
+
+/* A whole line per block (the row pass over a band): sums, causal, (44),
+ * anticausal, stored. Y: n + 2D vectors. */
+SW_CLONES static void SW_N(line_strip)(const sw_pass *p, long g0, long ns, SW_V *Y)
+{
+    const sw_axis *a = p->ax;
+    const long n = a->n, D = a->D, m = n + 2 * D;
+    SW_V sum[8];
+    SW_N(strip_sums)(p, g0, ns, sum);
+    for (int b = 0; b < (int)((ns + 7) / 8); b++) {
+        const long gb = g0 + b * 8;
+        const int nl = (int)(ns - b * 8 < 8 ? ns - b * 8 : 8);
+        SW_N(sw_blk) bk;
+        size_t doff[8];
+        SW_N(block_setup)(p, gb, nl, sum[b], &bk, doff);
+        SW_V s[RB_MAX_ORDER], z[RB_MAX_ORDER];
+        switch (a->r) {
+#define CASE(R)                                                                                    \
+    case R:                                                                                        \
+        for (int k = 0; k < R; k++)                                                                \
+            s[k] = bk.c0 * a->SW_C(pro); /* (35) */                                                      \
+        if (a->taps == 1)                                                                  \
+            SW_N(causal)(p, gb, nl, bk.mean, bk.c0, bk.c1, s, 0, m, Y, NULL, 0, 0, 0, 0, R, 1);         \
+        else if (a->taps == 7)                                                                          \
+            SW_N(causal)(p, gb, nl, bk.mean, bk.c0, bk.c1, s, 0, m, Y, NULL, 0, 0, 0, 0, R, 7);         \
+        else                                                                                       \
+            SW_N(causal)(p, gb, nl, bk.mean, bk.c0, bk.c1, s, 0, m, Y, NULL, 0, 0, 0, 0, R, 0);         \
+        SW_N(anti_start)(a, s, bk.c1, z, R);                                                             \
+        SW_N(anticausal)(p, Y + D, D, m, z, D + n, doff, nl, bk.off, R);                                 \
+        break;
+            CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
+#undef CASE
+        }
+    }
+}
+
+/* Column sums of rows [i0, i1) for the mean shift, read row by row (the
+ * sequential reads the prefetchers follow), added to acc. */
+SW_CLONES static void SW_N(col_sums)(const sw_pass *p, long i0, long i1, SW_V *acc, long nblocks)
+{
+    for (long i = i0; i < i1; i++)
+        for (long k = 0; k < nblocks; k++) {
+            long nl = p->lanes - k * 8 < 8 ? p->lanes - k * 8 : 8;
+            acc[k] += SW_N(load8)(p, i, k * 8, (int)nl);
+        }
+}
+
+/* Phase A over a strip of ns (<= 64) lanes from g0. */
+SW_CLONES static void SW_N(cols_phase_a)(const sw_pass *p, const sw_cols *cs, long g0, long ns)
+{
+    const sw_axis *a = p->ax;
+    const long m = a->n + 2 * a->D;
+    const int R = a->r;
+    for (int b = 0; b < (int)((ns + 7) / 8); b++) {
+        const long gb = g0 + b * 8, blk = gb / 8;
+        const int nl = (int)(ns - b * 8 < 8 ? ns - b * 8 : 8);
+        SW_N(sw_blk) *bk = &((SW_N(sw_blk) *)cs->blk)[blk];
+        size_t doff[8];
+        SW_V sum = (SW_V){0};
+        for (int t = 0; t < cs->nsums; t++)
+            sum += ((const SW_V *)cs->sums)[(size_t)t * (size_t)cs->nblocks + (size_t)blk];
+        SW_N(block_setup)(p, gb, nl, sum, bk, doff);
+        SW_V s[RB_MAX_ORDER];
+        SW_V *save = (SW_V *)cs->st + (size_t)blk * (size_t)R;
+        const size_t sstride = (size_t)cs->nblocks * (size_t)R;
+        switch (R) {
+#define CASE(R)                                                                                    \
+    case R:                                                                                        \
+        for (int k = 0; k < R; k++)                                                                \
+            s[k] = bk->c0 * a->SW_C(pro); /* (35) */                                                     \
+        if (a->taps == 1)                                                                  \
+            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, 0, m, NULL, save, a->D, cs->B,         \
+                   cs->nbands, sstride, R, 1);                                                     \
+        else if (a->taps == 7)                                                                          \
+            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, 0, m, NULL, save, a->D, cs->B,         \
+                   cs->nbands, sstride, R, 7);                                                     \
+        else                                                                                       \
+            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, 0, m, NULL, save, a->D, cs->B,         \
+                   cs->nbands, sstride, R, 0);                                                     \
+        SW_N(anti_start)(a, s, bk->c1, (SW_V *)cs->z + (size_t)blk * R, R);                                      \
+        break;
+            CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
+#undef CASE
+        }
+    }
+}
+
+/* Band `band` of the column pass for blocks [k0, k1): results into p->dst
+ * (the band buffer). Y: B + D vectors. */
+SW_CLONES static void SW_N(cols_band)(const sw_pass *p, const sw_cols *cs, long band, long k0, long k1,
+                                SW_V *Y)
+{
+    const sw_axis *a = p->ax;
+    const long n = a->n, D = a->D, m = n + 2 * D;
+    const int R = a->r;
+    const long j0 = D + band * cs->B;
+    const long j1 = band == cs->nbands - 1 ? m : j0 + cs->B;
+    const long o1 = j1 < D + n ? j1 : D + n;
+    for (long blk = k0; blk < k1; blk++) {
+        const long gb = blk * 8;
+        const int nl = (int)(p->lanes - gb < 8 ? p->lanes - gb : 8);
+        const SW_N(sw_blk) *bk = &((const SW_N(sw_blk) *)cs->blk)[blk];
+        size_t doff[8];
+        for (int l = 0; l < 8; l++) {
+            long g = gb + (l < nl ? l : 0);
+            doff[l] = (size_t)(g / p->ch) * p->drow + (size_t)(g % p->ch) * sizeof(float);
+        }
+        SW_V s[RB_MAX_ORDER];
+        const SW_V *st = (const SW_V *)cs->st + ((size_t)band * (size_t)cs->nblocks + (size_t)blk) * (size_t)R;
+        SW_V *zc = (SW_V *)cs->z + (size_t)blk * (size_t)R;
+        switch (R) {
+#define CASE(R)                                                                                    \
+    case R: {                                                                                      \
+        SW_V z[R];                                                                                  \
+        for (int k = 0; k < R; k++) {                                                              \
+            s[k] = st[k];                                                                          \
+            z[k] = zc[k];                                                                          \
+        }                                                                                          \
+        if (a->taps == 1)                                                                  \
+            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, Y, NULL, 0, 0, 0, 0, R, 1);    \
+        else if (a->taps == 7)                                                                          \
+            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, Y, NULL, 0, 0, 0, 0, R, 7);    \
+        else                                                                                       \
+            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, Y, NULL, 0, 0, 0, 0, R, 0);    \
+        SW_N(anticausal)(p, Y, j0, j1, z, o1, doff, nl, bk->off, R);                                     \
+        for (int k = 0; k < R; k++)                                                                \
+            zc[k] = z[k];                                                                          \
+        break;                                                                                     \
+    }
+            CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
+#undef CASE
+        }
+    }
+}
+
+static void *SW_N(sweep_main)(void *arg)
+{
+    sw_thread *th = arg;
+    sw_shared *sh = th->sh;
+    barrier_wait(&sh->bar); /* every party known */
+    const int t = th->t;
+    const sw_cols *cs = &sh->cs;
+    double t0 = th->t == 0 && sh->tphase ? sw_cpu() : 0.0, trow = 0.0;
+
+    /* column sums (mean shift): chunks of rows, each thread into its array */
+    const sw_pass *p1 = sh->p1;
+    atomic_long *ctr = sh->ctr;
+    long k, c0;
+    if (p1->ax->shift) {
+        const long n = p1->ax->n, CH = 32;
+        while ((c0 = atomic_fetch_add(&ctr[0], CH)) < n)
+            SW_N(col_sums)(p1, c0, c0 + CH < n ? c0 + CH : n, (SW_V *)cs->sums + (size_t)t * (size_t)cs->nblocks,
+                     cs->nblocks);
+        barrier_wait(&sh->bar);
+    }
+    /* phase A: strips of 64 bytes of input */
+    const long strip = 64 / (long)fmt_size(p1->sfmt);
+    const long nstrips = (p1->lanes + strip - 1) / strip;
+    while ((k = atomic_fetch_add(&ctr[1], 1)) < nstrips) {
+        long g0 = k * strip;
+        SW_N(cols_phase_a)(p1, cs, g0, p1->lanes - g0 < strip ? p1->lanes - g0 : strip);
+    }
+    barrier_wait(&sh->bar);
+    double t1 = th->t == 0 && sh->tphase ? sw_cpu() : 0.0;
+
+    /* bands, bottom-up; the row pass of band b overlaps the column pass of
+     * band b - 1 (the other band buffer). Any thread may take any block: the
+     * carried anticausal states live in cs->z, and the barrier orders bands. */
+    const long CB = 32; /* column blocks per claim */
+    for (long b = cs->nbands - 1; b >= -1; b--) {
+        if (b + 1 < cs->nbands) { /* rows of band b + 1 */
+            double tr = th->t == 0 && sh->tphase ? sw_cpu() : 0.0;
+            long y0 = (b + 1) * cs->B, rows = sh->H - y0 < cs->B ? sh->H - y0 : cs->B;
+            sw_pass p2 = *sh->p2;
+            p2.src = (const unsigned char *)sh->bb[(b + 1) & 1];
+            p2.srow = sh->bbrow;
+            p2.lanes = rows * p2.ch;
+            p2.dst = sh->out + (size_t)y0 * sh->ostride;
+            p2.strip = 16;
+            p2.nstrips = (p2.lanes + 15) / 16;
+            while ((k = atomic_fetch_add(&ctr[2 + 2 * (b + 1)], 1)) < p2.nstrips) {
+                long g0 = k * 16;
+                SW_N(line_strip)(&p2, g0, p2.lanes - g0 < 16 ? p2.lanes - g0 : 16, (SW_V *)th->Y);
+            }
+            if (th->t == 0 && sh->tphase)
+                trow += sw_cpu() - tr;
+        }
+        if (b >= 0) { /* columns of band b */
+            sw_pass pc = *p1;
+            pc.dst = (unsigned char *)sh->bb[b & 1];
+            pc.drow = sh->bbrow;
+            if (sh->heads && b + 1 < cs->nbands) {
+                pc.alt = sh->heads + (size_t)(b + 1) * (size_t)sh->nhead * sh->headrow;
+                pc.alt_from = (b + 1) * cs->B;
+                pc.alt_to = pc.alt_from + sh->nhead;
+                pc.alt_row = sh->headrow;
+            }
+            while ((c0 = atomic_fetch_add(&ctr[3 + 2 * b], CB)) < cs->nblocks)
+                SW_N(cols_band)(&pc, cs, b, c0, c0 + CB < cs->nblocks ? c0 + CB : cs->nblocks, (SW_V *)th->Y);
+        }
+        barrier_wait(&sh->bar);
+    }
+    if (th->t == 0 && sh->tphase) {
+        double t2 = sw_cpu();
+        sh->tphase[0] = t1 - t0;
+        sh->tphase[1] = t2 - t1 - trow;
+        sh->tphase[2] = trow;
+    }
+    return NULL;
+}
+
