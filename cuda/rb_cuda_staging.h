@@ -15,6 +15,7 @@
  *                                     context's threads, at most 8; at most 16)
  *   RECBLUR_CUDA_STAGING_COPY=memcpy  plain memcpy instead of streaming stores (benchmark)
  *   RECBLUR_CUDA_STAGING_STRIPS=<n>   strips of the row pass (1..8, default RB_STAGE_STRIPS)
+ *   RECBLUR_CUDA_STAGING_BANDS=<n>    column bands of a float32 upload (default RB_STAGE_BANDS)
  *   RECBLUR_CUDA_STAGING_SLOT=<bytes> slot size (tests: many small chunks; at least a row)
  * All are read when a plan is made. */
 #ifndef RB_CUDA_STAGING_H
@@ -32,6 +33,7 @@ extern "C" {
 #define RB_STAGE_SLOT_BYTES ((size_t)8 << 20)   /* most a slot holds (a row more when rows are larger) */
 #define RB_STAGE_MAX_STRIPS 8                   /* strips of the last axis' pass, at most */
 #define RB_STAGE_STRIPS 4                       /* strips wanted by default */
+#define RB_STAGE_BANDS 4                        /* column bands wanted by default */
 
 typedef struct rb_cuda_stage_pool rb_cuda_stage_pool;  /* the CPU copy threads */
 
@@ -47,6 +49,7 @@ typedef struct rb_cuda_staging {
     int threads;                             /* CPU copy threads wanted (pool made at first need) */
     int nt;                                  /* copies with streaming stores */
     int strips;                              /* strips of the last pass wanted (1..RB_STAGE_MAX_STRIPS) */
+    int bands;                               /* column bands of a float32 input's upload (1: none) */
     rb_cuda_stage_pool *pool;
 } rb_cuda_staging;
 
