@@ -213,30 +213,33 @@ static void rb_cuda_pixels_of(const rb_plan *plan, const rb_image *img, size_t p
 }
 
 /* Strips of the last pass for a host output of `rawrow` bytes per row: about
- * sg->strips of them, whole 32-row tiles of the row solver, on images large
- * enough for the overlap to pay; one strip otherwise. More strips hide more of
- * the pass behind the download, but each pays the latency of the solver's
- * chain over the blocks of a row. */
+ * RB_STAGE_STRIPS of them (or as set), whole 32-row tiles of the row solver, on
+ * images large enough for the overlap to pay; one strip otherwise. More strips
+ * hide more of the pass behind the download, but each pays the latency of the
+ * solver's chain over the blocks of a row. */
 static int rb_cuda_strips(const rb_plan *plan, const rb_cuda_staging *sg, size_t rawrow, size_t *strip_rows)
 {
     size_t h = (size_t)plan->height;
+    int want = sg->strips ? sg->strips : rawrow * h >= RB_STAGE_OVERLAP_BYTES ? RB_STAGE_STRIPS : 1;
     *strip_rows = h;
-    if (h < 64 || sg->strips < 2 || rawrow * h < 2 * sg->slot_bytes) return 1;
-    size_t sr = (h + sg->strips - 1) / sg->strips;
+    if (h < 64 || want < 2 || rawrow * h < 2 * sg->slot_bytes) return 1;
+    size_t sr = (h + want - 1) / want;
     sr = (sr + 31) & ~(size_t)31;
     *strip_rows = sr;
     return (int)((h + sr - 1) / sr);
 }
 
 /* Column bands of a float32 host input (the upload of band b + 1 overlaps the
- * column pass of band b): sg->bands of them, whole warps of lanes (32 pixels),
- * on images large enough for it to pay; one otherwise. */
+ * column pass of band b): RB_STAGE_BANDS of them (or as set), whole warps of
+ * lanes (32 pixels), on images large enough for it to pay; one otherwise. */
 static int rb_cuda_bands(const rb_plan *plan, const rb_cuda_staging *sg, size_t *band)
 {
     const size_t w = (size_t)plan->width, row = w * plan->channels * sizeof(float);
+    const size_t bytes = row * plan->height;
+    int want = sg->bands ? sg->bands : bytes >= RB_STAGE_OVERLAP_BYTES ? RB_STAGE_BANDS : 1;
     *band = w;
-    if (w < 64 || sg->bands < 2 || row * plan->height < 2 * sg->slot_bytes) return 1;
-    size_t bw = (w + sg->bands - 1) / sg->bands;
+    if (w < 64 || want < 2 || bytes < 2 * sg->slot_bytes) return 1;
+    size_t bw = (w + want - 1) / want;
     bw = (bw + 31) & ~(size_t)31;
     *band = bw;
     return (int)((w + bw - 1) / bw);
