@@ -12,9 +12,15 @@
  * is). 3 warm-up runs, median of 31. Every CUDA call is checked.
  *
  * The SAT rows time the one-pass kernel (rb_cuda_sat_run, cuda/rb_cuda_scan_sat.cu).
+ * "kernel" columns: the back end's entry point on preallocated scratch
+ * (rb_cuda_rec1d_run / rb_cuda_sat_run); "API" columns: the public call
+ * (rb_recurrence_1d / rb_sat on device memory, CUDA context) with everything it
+ * does per call (plan, scratch, synchronisation), timed the same way. A CUB
+ * inclusive prefix sum of the same floats is the reference row ("cub scan").
  *
- * Usage: gpu_scan_bench [--quick]   (--quick: 2^24 and 4096^2 only; the full run needs
- * about 4 minutes on an H100 host, mostly the CPU back end's checks of 2^28+ signals) */
+ * Usage: gpu_scan_bench [--quick] [--huge]   (--quick: 2^24 and 4096^2 only; --huge:
+ * also 2^30 - 16384 samples; the full run needs about 2 minutes on an H100 host,
+ * mostly the CPU back end's checks of the 2^28 signals) */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -23,6 +29,7 @@
 #include <string.h>
 #include <algorithm>
 #include <vector>
+#include <cub/device/device_scan.cuh>
 
 #include "rb_internal.h"
 #include "rb_cuda_scan.cuh"
@@ -47,6 +54,7 @@
     } while (0)
 
 static const int REPS = 31, WARM = 3;
+static rb_context *gctx; /* CUDA back end, for the API columns */
 
 __global__ void fill_kernel(float *x, size_t n, uint32_t seed, int u8)
 {
@@ -121,7 +129,9 @@ static void feedback(int r, double *a)
     for (int k = 0; k < r; ++k) a[k] = -d[k + 1];
 }
 
-static void bench_1d(rb_context *ctx, size_t n, int order, int both, rb_boundary_mode mode)
+/* api_reps: timed public calls (rb_recurrence_1d builds a plan per call, whose host
+ * work grows with n: a few repetitions suffice, 0 skips the column) */
+static void bench_1d(rb_context *ctx, size_t n, int order, int both, rb_boundary_mode mode, int api_reps)
 {
     rb_axis_filter af;
     memset(&af, 0, sizeof af);
@@ -190,14 +200,35 @@ static void bench_1d(rb_context *ctx, size_t n, int order, int both, rb_boundary
         if (r >= WARM) t.push_back(ms);
     }
     double ms = median(t), cms = copy_ms(n * sizeof(float));
+    /* the public call on the same device buffers */
+    t.clear();
+    for (int r = 0; r < (api_reps ? 1 + api_reps : 0); ++r) {
+        fill(x, n, 555u * r + order, 0);
+        CK(cudaMemset(y, 0xFF, n * sizeof(float)));
+        CK(cudaDeviceSynchronize());
+        CK(cudaEventRecord(e0));
+        if (rb_recurrence_1d(gctx, f, b, x, y, n, RB_MEMORY_DEVICE) != RB_OK) {
+            fprintf(stderr, "gpu_scan_bench: rb_recurrence_1d: %s\n", rb_context_error(gctx));
+            exit(2);
+        }
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ams;
+        CK(cudaEventElapsedTime(&ams, e0, e1));
+        if (r >= 1) t.push_back(ams);
+    }
+    double api_ms = api_reps ? median(t) : NAN;
     int passes = rb_cuda_rec1d_passes(p);
     double gbs = 2.0 * passes * n * sizeof(float) / (ms * 1e6);
     char sz[32];
     if ((n & (n - 1)) == 0) snprintf(sz, sizeof sz, "2^%d", (int)lround(log2((double)n)));
     else snprintf(sz, sizeof sz, "%zu", n);
-    printf("| 1D recurrence | %s | %d | %s | %s | %.2f | %.1f | %.3f | %.1f | %d | %.0f | %.1e |\n",
+    char api[64] = "- | -";
+    if (api_reps) snprintf(api, sizeof api, "%.3f | %.4f", api_ms, cms / api_ms);
+    printf("| 1D recurrence | %s | %d | %s | %s | %.3f | %.1f | %.3f | %s | %.1f | %d | %.0f | %.1e |\n",
            sz, order, both ? "causal+anticausal" : "causal",
-           rb_boundary_name(mode), ms, n / (ms * 1e6), cms / ms, n / (cms * 1e6), passes, gbs, rel);
+           rb_boundary_name(mode), ms, n / (ms * 1e6), cms / ms, api, n / (cms * 1e6),
+           passes, gbs, rel);
     fflush(stdout);
     CK(cudaEventDestroy(e0));
     CK(cudaEventDestroy(e1));
@@ -268,10 +299,32 @@ static void bench_sat(rb_context *ctx, int w, rb_format inf)
         if (r >= WARM) t.push_back(ms);
     }
     double ms = median(t), cms = copy_ms(count * sizeof(float));
+    /* rb_sat on the same device images */
+    rb_image din = in, dout = out;
+    din.memory = dout.memory = RB_MEMORY_DEVICE;
+    din.data = x;
+    dout.data = y;
+    t.clear();
+    for (int r = 0; r < WARM + REPS; ++r) {
+        fill(x, count, 17u * r + 3, inf == RB_U8);
+        CK(cudaMemset(y, 0xFF, count * sizeof(float)));
+        CK(cudaDeviceSynchronize());
+        CK(cudaEventRecord(e0));
+        if (rb_sat(gctx, &din, &dout) != RB_OK) {
+            fprintf(stderr, "gpu_scan_bench: rb_sat: %s\n", rb_context_error(gctx));
+            exit(2);
+        }
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ams;
+        CK(cudaEventElapsedTime(&ams, e0, e1));
+        if (r >= WARM) t.push_back(ams);
+    }
+    double api_ms = median(t);
     double gbs = (double)count * (isz + 4) / (ms * 1e6);
-    printf("| SAT %s -> f32 | %d^2 | - | - | - | %.3f | %.1f | %.3f | %.1f | 1 | %.0f | %s |\n",
-           inf == RB_U8 ? "u8" : "f32", w, ms, count / (ms * 1e6), cms / ms, count / (cms * 1e6), gbs,
-           inf == RB_U8 ? "exact" : "<=1 ulp");
+    printf("| SAT %s -> f32 | %d^2 | - | - | - | %.3f | %.1f | %.3f | %.3f | %.3f | %.1f | 1 | %.0f | %s |\n",
+           inf == RB_U8 ? "u8" : "f32", w, ms, count / (ms * 1e6), cms / ms, api_ms, cms / api_ms,
+           count / (cms * 1e6), gbs, inf == RB_U8 ? "exact" : "<=1 ulp");
     fflush(stdout);
     CK(cudaEventDestroy(e0));
     CK(cudaEventDestroy(e1));
@@ -280,9 +333,49 @@ static void bench_sat(rb_context *ctx, int w, rb_format inf)
     CK(cudaFree(work));
 }
 
+/* CUB's inclusive prefix sum of n floats: the reference for a 1D scan's speed */
+static void bench_cub(size_t n)
+{
+    float *x, *y;
+    void *tmp = NULL;
+    size_t tb = 0;
+    CK(cudaMalloc((void **)&x, n * sizeof(float)));
+    CK(cudaMalloc((void **)&y, n * sizeof(float)));
+    CK(cub::DeviceScan::InclusiveSum(tmp, tb, x, y, (int)n));
+    CK(cudaMalloc(&tmp, tb));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<double> t;
+    for (int r = 0; r < WARM + REPS; ++r) {
+        fill(x, n, 999u * r, 0);
+        CK(cudaEventRecord(e0));
+        CK(cub::DeviceScan::InclusiveSum(tmp, tb, x, y, (int)n));
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= WARM) t.push_back(ms);
+    }
+    double ms = median(t), cms = copy_ms(n * sizeof(float));
+    printf("| cub scan (sum) | 2^%d | - | - | - | %.3f | %.1f | %.3f | - | - | %.1f | 1 | %.0f | - |\n",
+           (int)lround(log2((double)n)), ms, n / (ms * 1e6), cms / ms, n / (cms * 1e6),
+           2.0 * n * sizeof(float) / (ms * 1e6));
+    fflush(stdout);
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    CK(cudaFree(x));
+    CK(cudaFree(y));
+    CK(cudaFree(tmp));
+}
+
 int main(int argc, char **argv)
 {
-    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    int quick = 0, huge = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--huge")) huge = 1;
+    }
     cudaDeviceProp prop;
     int dev = 0, drv = 0;
     CK(cudaGetDevice(&dev));
@@ -290,26 +383,35 @@ int main(int argc, char **argv)
     CK(cudaDriverGetVersion(&drv));
     printf("GPU: %s, driver API %d.%d, %d SMs\n\n", prop.name, drv / 1000, drv % 1000 / 10,
            prop.multiProcessorCount);
-    printf("| workload | size | order | passes | boundary | ms | Gsamples/s | fraction of copy | copy Gsamples/s | sweeps | GB/s moved | vs CPU |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("| workload | size | order | passes | boundary | kernel ms | Gsamples/s | kernel fraction of copy | API ms | API fraction of copy | copy Gsamples/s | sweeps | GB/s moved (kernel) | vs CPU |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     rb_context *ctx;
     rb_context_create(&ctx);
+    rb_context_create(&gctx);
+    if (rb_context_set_backend(gctx, RB_BACKEND_CUDA) != RB_OK) {
+        fprintf(stderr, "gpu_scan_bench: no CUDA back end: %s\n", rb_context_error(gctx));
+        return 2;
+    }
     /* 2^24 and the SATs first (quick), then the long signals, whose CPU-back-end checks
      * take seconds each */
-    for (int order : {1, 2, 4, 8})
-        for (int both = 0; both < 2; ++both) bench_1d(ctx, (size_t)1 << 24, order, both, RB_BOUNDARY_ZERO);
-    bench_1d(ctx, (size_t)1 << 24, 1, 0, RB_BOUNDARY_PERIODIC);
-    bench_1d(ctx, (size_t)1 << 24, 2, 1, RB_BOUNDARY_PERIODIC);
-    bench_1d(ctx, (size_t)1 << 24, 3, 1, RB_BOUNDARY_CLAMP);
+    bench_cub((size_t)1 << 24);
     for (int w : {4096, 8192})
         for (rb_format f : {RB_U8, RB_F32})
             if (!quick || w == 4096) bench_sat(ctx, w, f);
+    for (int order : {1, 2, 3, 4, 8})
+        for (int both = 0; both < 2; ++both)
+            bench_1d(ctx, (size_t)1 << 24, order, both, RB_BOUNDARY_ZERO, both == 0 && order <= 3 ? 5 : 0);
+    bench_1d(ctx, (size_t)1 << 24, 1, 0, RB_BOUNDARY_PERIODIC, 0);
+    bench_1d(ctx, (size_t)1 << 24, 2, 1, RB_BOUNDARY_PERIODIC, 0);
+    bench_1d(ctx, (size_t)1 << 24, 3, 1, RB_BOUNDARY_CLAMP, 0);
     if (!quick) {
-        for (int order : {1, 2, 4, 8})
-            for (int both = 0; both < 2; ++both) bench_1d(ctx, (size_t)1 << 28, order, both, RB_BOUNDARY_ZERO);
-        /* the API's longest signal: 2^30 less room for FIR reach (rb_recurrence_1d's limit) */
-        bench_1d(ctx, ((size_t)1 << 30) - 16384, 1, 0, RB_BOUNDARY_ZERO);
+        bench_cub((size_t)1 << 28);
+        for (int order : {1, 2, 3}) bench_1d(ctx, (size_t)1 << 28, order, 0, RB_BOUNDARY_ZERO, order == 1 ? 2 : 0);
+        bench_1d(ctx, (size_t)1 << 28, 1, 1, RB_BOUNDARY_ZERO, 0);
     }
+    if (huge) /* the API's longest signal: 2^30 less room for FIR reach (rb_recurrence_1d's limit) */
+        bench_1d(ctx, ((size_t)1 << 30) - 16384, 1, 0, RB_BOUNDARY_ZERO, 0);
+    rb_context_destroy(gctx);
     rb_context_destroy(ctx);
     return 0;
 }

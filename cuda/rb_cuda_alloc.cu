@@ -38,6 +38,45 @@ extern "C" cudaError_t rb_cuda_malloc(void **ptr, size_t bytes)
     return cudaSuccess;
 }
 
+extern "C" cudaError_t rb_cuda_malloc_async(void **ptr, size_t bytes, cudaStream_t s)
+{
+    *ptr = NULL;
+    std::lock_guard<std::mutex> hold(g_lock);
+    size_t limit = env_limit();
+    if (bytes > limit || g_device_bytes > limit - bytes) return cudaErrorMemoryAllocation;
+    static int pool_set = -1;
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) dev = 0;
+    if (pool_set != dev) { /* keep freed blocks for the next call instead of returning them */
+        cudaMemPool_t pool;
+        if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
+            unsigned long long keep = 64ull << 20;
+            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        }
+        pool_set = dev;
+    }
+    cudaError_t e = cudaMallocAsync(ptr, bytes, s);
+    if (e != cudaSuccess) {
+        *ptr = NULL;
+        return e;
+    }
+    g_device[*ptr] = bytes;
+    g_device_bytes += bytes;
+    return cudaSuccess;
+}
+
+extern "C" void rb_cuda_free_async(void *ptr, cudaStream_t s)
+{
+    if (!ptr) return;
+    std::lock_guard<std::mutex> hold(g_lock);
+    auto it = g_device.find(ptr);
+    if (it != g_device.end()) {
+        g_device_bytes -= it->second;
+        g_device.erase(it);
+    }
+    cudaFreeAsync(ptr, s);
+}
+
 extern "C" cudaError_t rb_cuda_malloc_host(void **ptr, size_t bytes)
 {
     *ptr = NULL;

@@ -24,6 +24,11 @@ cudaError_t rb_cuda_malloc_host(void **ptr, size_t bytes);
 /* Free what rb_cuda_malloc / rb_cuda_malloc_host gave; NULL is a no-op. */
 void rb_cuda_free(void *ptr);
 void rb_cuda_free_host(void *ptr);
+/* Stream-ordered scratch (cudaMallocAsync from the device's default pool, which
+ * keeps up to 64 MiB cached between calls, so per-call scratch costs no
+ * cudaMalloc/cudaFree): counted and limited as rb_cuda_malloc. */
+cudaError_t rb_cuda_malloc_async(void **ptr, size_t bytes, cudaStream_t s);
+void rb_cuda_free_async(void *ptr, cudaStream_t s);
 /* Pinned host bytes held now (tests: nothing leaks). */
 size_t rb_cuda_host_bytes_in_use(void);
 /* After a launch: cudaGetLastError(), or the simulated failure. */

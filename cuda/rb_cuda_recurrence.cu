@@ -1,9 +1,7 @@
-/* 1D recurrences on the device: rb_backend_ops.recurrence_1d. Orders 1-2 go
+/* 1D recurrences on the device: rb_backend_ops.recurrence_1d, every order
  * through the single-pass decoupled look-back scan of rb_cuda_scan.cu (one
- * pass over the signal per direction). Its states are float, which misses the
- * 1e-5 bound for some order >= 3 filters (periodic order 4 at n = 100003 gave
- * 1.1e-4 on the H100), so orders >= 3 take the block solver, whose in-block
- * recursion is double (exact, but its carry chain is one thread: slow).
+ * pass over the signal per direction; orders >= 3 recur and carry in double,
+ * which keeps them within 1e-5 of the float64 reference as the CPU back end).
  * Host signals are staged through the plan's buffers. */
 #include "rb_cuda.h"
 #include "rb_cuda_alloc.h"
@@ -37,26 +35,6 @@ rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size
         RB_CU(cudaStreamSynchronize(q), "copying the signal");
         return RB_OK;
     }
-    if (plan->rows.ax.r > 2) {
-        float cv[4] = {0, 0, 0, 0};
-        if (plan->boundary.mode == RB_BOUNDARY_CONSTANT) cv[0] = plan->boundary.value;
-        if (mem == RB_MEMORY_HOST) {
-            RB_CU(cudaMemcpyAsync(s->A, in, n * sizeof(float), cudaMemcpyHostToDevice, q),
-                  "copying the signal to the device");
-            src = s->A;
-        }
-        dst = (mem == RB_MEMORY_DEVICE && in != out) ? out : s->B;
-        RB_CU(rb_cuda_axis_pass(s, &s->brow, &plan->rows, s->fir_x, 1, cv, src, dst, 1, q),
-              "1D recurrence (block solver)");
-        if (mem == RB_MEMORY_HOST)
-            RB_CU(cudaMemcpyAsync(out, dst, n * sizeof(float), cudaMemcpyDeviceToHost, q),
-                  "copying the signal to the host");
-        else if (dst != out)
-            RB_CU(cudaMemcpyAsync(out, dst, n * sizeof(float), cudaMemcpyDeviceToDevice, q),
-                  "copying the signal");
-        RB_CU(cudaStreamSynchronize(q), "running the 1D recurrence");
-        return RB_OK;
-    }
     RB_CU(rb_cuda_rec1d_create(&plan->rows, plan->boundary.value, &rec), "preparing the recurrence");
     if (mem == RB_MEMORY_HOST) {
         /* the plan's two image buffers hold n floats each */
@@ -67,19 +45,20 @@ rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size
     }
     {
         size_t bytes = rb_cuda_rec1d_work_bytes(rec, src == dst);
-        RB_CU(rb_cuda_malloc(&work, bytes), "cudaMalloc (scan scratch)");
+        RB_CU(rb_cuda_malloc_async(&work, bytes, q), "cudaMallocAsync (scan scratch)");
     }
     RB_CU(rb_cuda_rec1d_run(rec, src, dst, work, q), "1D recurrence");
     if (mem == RB_MEMORY_HOST)
         RB_CU(cudaMemcpyAsync(out, dst, n * sizeof(float), cudaMemcpyDeviceToHost, q),
               "copying the signal to the host");
+    rb_cuda_free_async(work, q);
+    work = NULL;
     RB_CU(cudaStreamSynchronize(q), "running the 1D recurrence");
-    rb_cuda_free(work);
     rb_cuda_rec1d_destroy(rec);
     return RB_OK;
 fail:
+    rb_cuda_free_async(work, q);
     cudaStreamSynchronize(q);
-    rb_cuda_free(work);
     rb_cuda_rec1d_destroy(rec);
     return st;
 }

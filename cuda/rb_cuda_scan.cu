@@ -20,7 +20,8 @@ __global__ void rb_sc_map(const rb_sc_args a)
 enum { RB_SC_BC_START = 0, RB_SC_BC_PERIODIC_C, RB_SC_BC_ANTI, RB_SC_BC_PERIODIC_A };
 typedef struct {
     int kind, R, mode, has_c, const_like, n;
-    float cval, sumfir;
+    float cval;
+    double sumfir;
     double prologue_dc, anticausal_dc;
     double M44[RB_MAX_ORDER * RB_MAX_ORDER], v44[RB_MAX_ORDER];
     double Pf[RB_MAX_ORDER * RB_MAX_ORDER], Pr[RB_MAX_ORDER * RB_MAX_ORDER];
@@ -35,22 +36,22 @@ typedef struct {
 #define RB_SC_FIN_A 32
 #define RB_SC_SMALL 40
 
-__global__ void rb_sc_bc_kernel(const rb_sc_bc b, const float *x, float *small)
+__global__ void rb_sc_bc_kernel(const rb_sc_bc b, const float *x, double *small)
 {
     const int R = b.R;
     double ev[RB_MAX_ORDER], tv[RB_MAX_ORDER];
     switch (b.kind) {
     case RB_SC_BC_START: {
-        float c0 = 0.0f, c1 = 0.0f;
-        if (b.mode == RB_BOUNDARY_CONSTANT) c0 = c1 = b.cval * b.sumfir;
+        double c0 = 0.0, c1 = 0.0;
+        if (b.mode == RB_BOUNDARY_CONSTANT) c0 = c1 = (double)b.cval * b.sumfir;
         else if (b.mode == RB_BOUNDARY_CLAMP) {
-            c0 = x[0] * b.sumfir;
-            c1 = x[b.n - 1] * b.sumfir;
+            c0 = (double)x[0] * b.sumfir;
+            c1 = (double)x[b.n - 1] * b.sumfir;
         }
         small[RB_SC_C0] = c0;
         small[RB_SC_C1] = c1;
         for (int k = 0; k < R; ++k) /* (35) of the 2016 paper */
-            small[RB_SC_INIT_C + k] = b.const_like ? (float)(b.prologue_dc * c0) : 0.0f;
+            small[RB_SC_INIT_C + k] = b.const_like ? b.prologue_dc * c0 : 0.0;
         break;
     }
     case RB_SC_BC_PERIODIC_C: /* (49): p(Y) = Pf e_{-1}(Yhat), paper order reversed */
@@ -60,7 +61,7 @@ __global__ void rb_sc_bc_kernel(const rb_sc_bc b, const float *x, float *small)
             for (int j = 0; j < R; ++j) acc += b.Pf[i * R + j] * ev[j];
             tv[i] = acc;
         }
-        for (int k = 0; k < R; ++k) small[RB_SC_INIT_C + k] = (float)tv[R - 1 - k];
+        for (int k = 0; k < R; ++k) small[RB_SC_INIT_C + k] = tv[R - 1 - k];
         break;
     case RB_SC_BC_ANTI: { /* (44), or the anticausal-only DC response */
         double c1 = small[RB_SC_C1];
@@ -73,7 +74,7 @@ __global__ void rb_sc_bc_kernel(const rb_sc_bc b, const float *x, float *small)
                 acc = b.v44[i] * c1;
                 for (int j = 0; j < R; ++j) acc += b.M44[i * R + j] * ev[j];
             }
-            small[RB_SC_INIT_A + i] = (float)acc;
+            small[RB_SC_INIT_A + i] = acc;
         }
         break;
     }
@@ -82,7 +83,7 @@ __global__ void rb_sc_bc_kernel(const rb_sc_bc b, const float *x, float *small)
         for (int i = 0; i < R; ++i) {
             double acc = 0.0;
             for (int j = 0; j < R; ++j) acc += b.Pr[i * R + j] * ev[j];
-            small[RB_SC_INIT_A + i] = (float)acc;
+            small[RB_SC_INIT_A + i] = acc;
         }
         break;
     }
@@ -91,11 +92,12 @@ __global__ void rb_sc_bc_kernel(const rb_sc_bc b, const float *x, float *small)
 struct rb_cuda_rec1d {
     int R, n, mode, ntaps, fir_lo, has_c, has_a, const_like, periodic_like;
     long long m, s0, Kc, Ka;
-    float cval, sumfir;
-    float dc[RB_MAX_ORDER], da[RB_MAX_ORDER];
+    float cval;
+    double dc[RB_MAX_ORDER], da[RB_MAX_ORDER];
     rb_sc_bc bc;
-    float *dev;                /* tables (causal, anticausal) then FIR taps */
-    const float *tab_c, *tab_a, *fir;
+    char *dev;                 /* tables (causal, anticausal; float or double) then FIR taps */
+    const void *tab_c, *tab_a;
+    const float *fir;
 };
 
 /* C = A B, r x r, double */
@@ -125,17 +127,25 @@ static void rb_sc_pow(const double *A, long long e, double *out, int r)
     memcpy(out, res, sizeof(double) * r * r);
 }
 
-/* Lpow and Tpow of the state transition of feedbacks d, as floats */
-static void rb_sc_tables(const double *d, int r, float *tab)
+/* Lpow and Tpow of the state transition of feedbacks d, as the kernel's state type */
+static int rb_sc_double(int r) { return r >= RB_SC_DOUBLE_FROM; }
+
+static void rb_sc_tables(const double *d, int r, void *tabv)
 {
+    float *tab = (float *)tabv;
+    double *tabd = (double *)tabv;
     double A[RB_MAX_ORDER * RB_MAX_ORDER] = {0}, P[RB_MAX_ORDER * RB_MAX_ORDER];
     for (int k = 0; k < r; ++k) A[k] = -d[k];
     for (int i = 1; i < r; ++i) A[i * r + i - 1] = 1.0;
     for (int l = 0; l < RB_SC_NPOW; ++l) {
         rb_sc_pow(A, (long long)RB_SC_ITEMS * l, P, r);
-        for (int i = 0; i < r * r; ++i) tab[l * r * r + i] = (float)P[i];
+        for (int i = 0; i < r * r; ++i)
+            if (rb_sc_double(r)) tabd[l * r * r + i] = P[i];
+            else tab[l * r * r + i] = (float)P[i];
         rb_sc_pow(A, (long long)RB_SC_TILE * l, P, r);
-        for (int i = 0; i < r * r; ++i) tab[(RB_SC_NPOW + l) * r * r + i] = (float)P[i];
+        for (int i = 0; i < r * r; ++i)
+            if (rb_sc_double(r)) tabd[(RB_SC_NPOW + l) * r * r + i] = P[i];
+            else tab[(RB_SC_NPOW + l) * r * r + i] = (float)P[i];
     }
 }
 
@@ -172,10 +182,9 @@ extern "C" cudaError_t rb_cuda_rec1d_create(const rb_axis_plan *ap, float cval, 
         for (int t = 0; t < p->ntaps; ++t) sf += ax->fir[t];
     else
         sf = 1.0;
-    p->sumfir = (float)sf;
     for (int k = 0; k < r; ++k) {
-        p->dc[k] = (float)ax->dc[k];
-        p->da[k] = (float)ax->da[k];
+        p->dc[k] = ax->dc[k];
+        p->da[k] = ax->da[k];
     }
     const int mode = ap->mode;
     /* the domain the passes run over, as rb_cuda_line.cu */
@@ -202,7 +211,7 @@ extern "C" cudaError_t rb_cuda_rec1d_create(const rb_axis_plan *ap, float cval, 
     b->const_like = p->const_like;
     b->n = n;
     b->cval = cval;
-    b->sumfir = p->sumfir;
+    b->sumfir = sf;
     b->prologue_dc = ap->prologue_dc;
     b->anticausal_dc = ap->anticausal_dc;
     memcpy(b->M44, ap->M44, sizeof b->M44);
@@ -210,20 +219,22 @@ extern "C" cudaError_t rb_cuda_rec1d_create(const rb_axis_plan *ap, float cval, 
     memcpy(b->Pf, ap->Pf, sizeof b->Pf);
     memcpy(b->Pr, ap->Pr, sizeof b->Pr);
 
-    size_t tabf = r > 0 ? (size_t)2 * RB_SC_NPOW * r * r : 0;
-    size_t total = 2 * tabf + (size_t)p->ntaps + 1;
-    float *host = (float *)calloc(total, sizeof(float));
+    /* bytes of one pass's tables, a multiple of 8 */
+    size_t tabb = r > 0 ? (size_t)2 * RB_SC_NPOW * r * r * (rb_sc_double(r) ? 8 : 4) : 0;
+    tabb = (tabb + 7) & ~(size_t)7;
+    size_t total = 2 * tabb + ((size_t)p->ntaps + 1) * sizeof(float);
+    char *host = (char *)calloc(total, 1);
     if (!host) {
         free(p);
         return cudaErrorMemoryAllocation;
     }
     if (r > 0) {
         rb_sc_tables(ax->dc, r, host);
-        rb_sc_tables(ax->da, r, host + tabf);
+        rb_sc_tables(ax->da, r, host + tabb);
     }
-    for (int t = 0; t < p->ntaps; ++t) host[2 * tabf + t] = (float)ax->fir[t];
-    cudaError_t e = rb_cuda_malloc((void **)&p->dev, total * sizeof(float));
-    if (e == cudaSuccess) e = cudaMemcpy(p->dev, host, total * sizeof(float), cudaMemcpyHostToDevice);
+    for (int t = 0; t < p->ntaps; ++t) ((float *)(host + 2 * tabb))[t] = (float)ax->fir[t];
+    cudaError_t e = rb_cuda_malloc((void **)&p->dev, total);
+    if (e == cudaSuccess) e = cudaMemcpy(p->dev, host, total, cudaMemcpyHostToDevice);
     free(host);
     if (e != cudaSuccess) {
         rb_cuda_free(p->dev);
@@ -231,8 +242,8 @@ extern "C" cudaError_t rb_cuda_rec1d_create(const rb_axis_plan *ap, float cval, 
         return e;
     }
     p->tab_c = p->dev;
-    p->tab_a = p->dev + tabf;
-    p->fir = p->dev + 2 * tabf;
+    p->tab_a = p->dev + tabb;
+    p->fir = (const float *)(p->dev + 2 * tabb);
     *out = p;
     return cudaSuccess;
 }
@@ -246,9 +257,16 @@ extern "C" void rb_cuda_rec1d_destroy(rb_cuda_rec1d *p)
 
 static size_t rb_sc_al(size_t b) { return (b + 255) & ~(size_t)255; }
 
+/* Scratch: the tiles' tagged state words (aggregate, inclusive), the passes'
+ * tickets and the boundary states (all zeroed by one memset per run; each pass
+ * tags its words with its own number), then the causal pass's output Y and, in
+ * place, a copy X of the input. */
 typedef struct {
-    int *flags;   /* 4 regions of (tiles + 1) ints: the last int of each is its ticket */
-    float *agg, *inc, *small, *Y, *X;
+    unsigned long long *agg, *inc;
+    unsigned *tickets;  /* 4: one per pass */
+    double *small;
+    size_t zero_bytes;  /* from agg up to the end of small */
+    float *Y, *X;
     size_t tiles;
 } rb_sc_work;
 
@@ -261,16 +279,17 @@ static int rb_sc_needs_xcopy(const rb_cuda_rec1d *p)
 static size_t rb_sc_layout(const rb_cuda_rec1d *p, int in_place, char *base, rb_sc_work *w)
 {
     size_t tiles = (size_t)((p->m + RB_SC_TILE - 1) / RB_SC_TILE), off = 0;
-    const size_t R = p->R > 0 ? p->R : 1;
+    const size_t R = p->R > 0 ? p->R : 1, words = tiles * R * (rb_sc_double(p->R) ? 2 : 1);
 #define RB_SC_PUT(field, type, count)                                        \
     do {                                                                     \
         if (w) w->field = (type *)(base + off);                              \
         off += rb_sc_al(sizeof(type) * (count));                             \
     } while (0)
-    RB_SC_PUT(flags, int, 4 * (tiles + 1));
-    RB_SC_PUT(agg, float, tiles * R);
-    RB_SC_PUT(inc, float, tiles * R);
-    RB_SC_PUT(small, float, RB_SC_SMALL);
+    RB_SC_PUT(agg, unsigned long long, words);
+    RB_SC_PUT(inc, unsigned long long, words);
+    RB_SC_PUT(tickets, unsigned, 4);
+    RB_SC_PUT(small, double, RB_SC_SMALL);
+    if (w) w->zero_bytes = off;
     if (p->has_c && p->has_a) RB_SC_PUT(Y, float, (size_t)p->m);
     else if (w) w->Y = NULL;
     if (in_place && rb_sc_needs_xcopy(p)) RB_SC_PUT(X, float, (size_t)p->n);
@@ -336,20 +355,23 @@ extern "C" cudaError_t rb_cuda_rec1d_run(const rb_cuda_rec1d *p, const float *in
         rb_sc_map<<<grid, 256, 0, s>>>(a);
         return rb_cuda_launch_check();
     }
-    if ((e = cudaMemsetAsync(w.flags, 0, 4 * (w.tiles + 1) * sizeof(int), s)) != cudaSuccess) return e;
+    if ((e = cudaMemsetAsync(w.agg, 0, w.zero_bytes, s)) != cudaSuccess) return e;
     int region = 0;
 #define RB_SC_REGION(args)                                                     \
     do {                                                                       \
-        (args).flags = w.flags + region * (w.tiles + 1);                       \
-        (args).ticket = (unsigned *)((args).flags + w.tiles);                  \
+        (args).ticket = w.tickets + region;                                    \
+        (args).tag = (unsigned)region + 1;                                     \
         (args).agg = w.agg;                                                    \
         (args).inc = w.inc;                                                    \
         ++region;                                                              \
     } while (0)
     rb_sc_bc b = p->bc;
-    b.kind = RB_SC_BC_START;
-    rb_sc_bc_kernel<<<1, 1, 0, s>>>(b, x, w.small);
-    if ((e = rb_cuda_launch_check()) != cudaSuccess) return e;
+    if (p->const_like && p->mode != RB_BOUNDARY_ZERO) {
+        /* otherwise c0 = c1 = 0 and a zero initial state: the memset wrote them */
+        b.kind = RB_SC_BC_START;
+        rb_sc_bc_kernel<<<1, 1, 0, s>>>(b, x, w.small);
+        if ((e = rb_cuda_launch_check()) != cudaSuccess) return e;
+    }
 
     if (p->has_c) {
         rb_sc_args c = a;

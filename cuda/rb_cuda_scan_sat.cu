@@ -1,6 +1,6 @@
 /* Summed-area tables on the GPU in one pass over the image: the input is read
- * once and the table written once (rb_sat through ops->sat when
- * RECBLUR_CUDA_SAT=onepass: see rb_cuda_sat.cu).
+ * once and the table written once (rb_sat's default on the GPU; the multi-pass
+ * path of rb_cuda_sat.cu stays behind RECBLUR_CUDA_SAT=multipass).
  *
  * The image (w * ch samples per row) is cut into tiles of 32 rows by TW
  * samples (TW = 128, or 96 for 3 channels, so a tile holds whole pixels). With
@@ -15,8 +15,9 @@
  * B = sum_y of its row carries, and C = sum of B over the tiles above. This is
  * the 2011 paper's algorithm SAT (stages 1-4: block sums, carries along rows
  * and columns, corner, final block) with the carries fused into the single
- * pass by look-back (Merrill & Garland 2016). Tiles take tickets in row-major
- * order, so every tile waited on started before the waiting one.
+ * pass by look-back (Merrill & Garland 2016), 32 predecessors per step (lane q
+ * polls the tile q + 1 back). Tiles take tickets in row-major order, so every
+ * tile waited on started before the waiting one.
  *
  * Precision: every sum is a double; U8/U16 sums (< 2^53) are exact and the
  * output is the exact table, rounded once for F32 (as the CPU's sat.c). F32
@@ -124,18 +125,25 @@ __global__ void __launch_bounds__(RB_SAT_THREADS) rb_sat_kernel(const rb_sat_arg
             __threadfence();
             __syncwarp();
             if (lane == 0) hf[k] = 1;
-            for (long long j = k - 1;; --j) {
-                int f = 0;
-                if (lane == 0)
+            /* 32 predecessors at once (lane q: distance base + q), up to the nearest
+             * inclusive record; the band's first tile always publishes one */
+            for (int base = 1;; base += 32) {
+                const int dist = base + lane;
+                int f = 2;
+                if (dist <= si)
                     do {
-                        f = hf[j];
+                        f = hf[k - dist];
                     } while (f == 0);
-                f = __shfl_sync(0xffffffffu, f, 0);
+                const unsigned im = __ballot_sync(0xffffffffu, f == 2);
+                const int stop = im ? __ffs(im) - 1 : 31;
                 __threadfence();
-                const volatile double *src = (f == 2 ? a.hinc : a.hagg) + j * HS + lane * CH;
+                for (int q = 0; q <= stop && base + q <= si; ++q) {
+                    const int fq = __shfl_sync(0xffffffffu, f, q);
+                    const double *src = (fq == 2 ? a.hinc : a.hagg) + (k - base - q) * HS + lane * CH;
 #pragma unroll
-                for (int c = 0; c < CH; ++c) acc[c] += src[c];
-                if (f == 2) break;
+                    for (int c = 0; c < CH; ++c) acc[c] += __ldcg(src + c);
+                }
+                if (im) break;
             }
         }
 #pragma unroll
@@ -178,19 +186,24 @@ __global__ void __launch_bounds__(RB_SAT_THREADS) rb_sat_kernel(const rb_sat_arg
             __threadfence();
             __syncwarp();
             if (lane == 0) vf[k] = 1;
-            for (long long j = k - a.tiles_x;; j -= a.tiles_x) {
-                int f = 0;
-                if (lane == 0)
+            for (int base = 1;; base += 32) {
+                const int dist = base + lane;
+                int f = 2;
+                if (dist <= ti)
                     do {
-                        f = vf[j];
+                        f = vf[k - (long long)dist * a.tiles_x];
                     } while (f == 0);
-                f = __shfl_sync(0xffffffffu, f, 0);
+                const unsigned im = __ballot_sync(0xffffffffu, f == 2);
+                const int stop = im ? __ffs(im) - 1 : 31;
                 __threadfence();
-                const volatile double *src = (f == 2 ? a.vinc : a.vagg) + j * VS;
+                for (int q = 0; q <= stop && base + q <= ti; ++q) {
+                    const int fq = __shfl_sync(0xffffffffu, f, q);
+                    const double *src = (fq == 2 ? a.vinc : a.vagg) + (k - (long long)(base + q) * a.tiles_x) * VS;
 #pragma unroll
-                for (int q = 0; q <= P; ++q)
-                    if (lane + 32 * q < VS) ca[q] += src[lane + 32 * q];
-                if (f == 2) break;
+                    for (int j = 0; j <= P; ++j)
+                        if (lane + 32 * j < VS) ca[j] += __ldcg(src + lane + 32 * j);
+                }
+                if (im) break;
             }
         }
 #pragma unroll
@@ -333,27 +346,28 @@ extern "C" rb_status rb_cuda_sat_onepass(rb_context *ctx, const rb_image *in, rb
     const size_t n = (size_t)w * ch;
     const size_t in_row = n * rb_format_size(in->format), out_row = n * rb_format_size(out->format);
     void *work = NULL, *sin = NULL, *sout = NULL;
-    cudaStream_t q = NULL;
+    /* the calling thread's default stream and stream-ordered scratch: a fresh stream
+     * and cudaMalloc/cudaFree per call cost about as much as the kernel at 4096^2 */
+    cudaStream_t q = cudaStreamPerThread;
     const void *src = in->data;
     void *dst = out->data;
     size_t src_pitch = rb_image_stride(in), dst_pitch = rb_image_stride(out);
-    RB_SAT_CU(cudaStreamCreateWithFlags(&q, cudaStreamNonBlocking), "cudaStreamCreate");
-    RB_SAT_CU(rb_cuda_malloc(&work, rb_cuda_sat_work_bytes(w, h, ch)), "cudaMalloc (carries)");
+    RB_SAT_CU(rb_cuda_malloc_async(&work, rb_cuda_sat_work_bytes(w, h, ch), q), "cudaMalloc (carries)");
     if (in->memory == RB_MEMORY_HOST) {
-        RB_SAT_CU(rb_cuda_malloc(&sin, in_row * h), "cudaMalloc (input staging)");
+        RB_SAT_CU(rb_cuda_malloc_async(&sin, in_row * h, q), "cudaMalloc (input staging)");
         RB_SAT_CU(cudaMemcpy2DAsync(sin, in_row, in->data, src_pitch, in_row, h,
                                     cudaMemcpyHostToDevice, q), "copying the input to the device");
         src = sin;
         src_pitch = in_row;
     }
     if (out->memory == RB_MEMORY_HOST) {
-        RB_SAT_CU(rb_cuda_malloc(&sout, out_row * h), "cudaMalloc (output staging)");
+        RB_SAT_CU(rb_cuda_malloc_async(&sout, out_row * h, q), "cudaMalloc (output staging)");
         dst = sout;
         dst_pitch = out_row;
     }
     if (src == dst && (src_pitch != dst_pitch || rb_format_size(in->format) != rb_format_size(out->format))) {
         /* one device buffer, two layouts: a tile's table would overwrite other tiles' input */
-        RB_SAT_CU(rb_cuda_malloc(&sin, in_row * h), "cudaMalloc (input copy)");
+        RB_SAT_CU(rb_cuda_malloc_async(&sin, in_row * h, q), "cudaMalloc (input copy)");
         RB_SAT_CU(cudaMemcpy2DAsync(sin, in_row, src, src_pitch, in_row, h, cudaMemcpyDeviceToDevice, q),
                   "copying the input");
         src = sin;
@@ -366,10 +380,9 @@ extern "C" rb_status rb_cuda_sat_onepass(rb_context *ctx, const rb_image *in, rb
                                     cudaMemcpyDeviceToHost, q), "copying the table to the host");
     RB_SAT_CU(cudaStreamSynchronize(q), "computing the table");
 done:
-    if (q) cudaStreamSynchronize(q);
-    rb_cuda_free(work);
-    rb_cuda_free(sin);
-    rb_cuda_free(sout);
-    if (q) cudaStreamDestroy(q);
+    rb_cuda_free_async(work, q);
+    rb_cuda_free_async(sin, q);
+    rb_cuda_free_async(sout, q);
+    cudaStreamSynchronize(q);
     return st;
 }

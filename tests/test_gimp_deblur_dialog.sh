@@ -17,10 +17,10 @@ PLUGIN=$1 CLI=$2 T=$3 W=$4 IN=$5
 gimp_setup
 rm -f "$W/gimp-deblur-dialog.png"
 
-# Position of deblur-gauss-2 in the menu: entry 0 designs, then the presets sorted.
-N=$(ls "${RECBLUR_PRESET_PATH:-$T/../presets}" | sed -n 's/\.deblur$//p' | LC_ALL=C sort |
-    awk '$1 == "deblur-gauss-2" { print NR; exit }')
-[ -n "$N" ] || fail "preset deblur-gauss-2.deblur not found in ${RECBLUR_PRESET_PATH:-$T/../presets}"
+# Position of deblur-gauss-2 in the menu: entry 0 designs, then the .deblur
+# presets in the engine's list order (rb_deblur_preset_list, as `recblur presets`).
+N=$("$CLI" presets | awk '$2 == "deblur" { n++; if ($1 == "deblur-gauss-2") { print n; exit } }')
+[ -n "$N" ] || fail "preset deblur-gauss-2 not found by '$CLI presets'"
 
 gimp_run -b "(begin (load \"$T/test_gimp.scm\") (recblur-test-deblur-dialog \"$IN\" \"$O\"))" \
          -b '(gimp-quit 0)' >"$W/gimp.log" 2>&1 &
