@@ -455,18 +455,23 @@ static double probe_error(const sw_axis *ax0, rb_format srcfmt)
     return err;
 }
 
-/* Float lanes only where they stay well inside what the output can show:
- * 1e-6 of the signal for float and 16-bit output (the accuracy tests'
- * bounds are 1e-5 relative RMS and up), a 64th of a step for 8-bit output.
- * RECBLUR_CPU_LANES=double|float overrides (A/B measurements). */
+/* Float lanes (RECBLUR_CPU_LANES=auto) only where they stay well inside what
+ * the output can show: 1e-6 of the signal for float and 16-bit output (the
+ * accuracy tests' bounds are 1e-5 relative RMS and up), a 64th of a step for
+ * 8-bit output. Off by default: float lanes change a few samples by one step
+ * against the double routes (the bundle route, straight alpha, the CUDA
+ * fall-back), and the ImageMagick module's tests hold the module to the
+ * engine's other routes bit for bit (bench/RESULTS.md, round 3).
+ * RECBLUR_CPU_LANES=float forces them (A/B), =double or unset: double. */
 static int use_float_lanes(const sw_axis *ay, const sw_axis *ax, const rb_image *in,
                            const rb_image *out, double *err)
 {
-    *err = probe_error(ay, in->format) + probe_error(ax, RB_F32);
     const char *env = getenv("RECBLUR_CPU_LANES");
-    if (env && !strcmp(env, "double"))
+    *err = -1.0; /* not probed */
+    if (!env || (strcmp(env, "auto") && strcmp(env, "float")))
         return 0;
-    if (env && !strcmp(env, "float"))
+    *err = probe_error(ay, in->format) + probe_error(ax, RB_F32);
+    if (!strcmp(env, "float"))
         return 1;
     const double tol = out->format == RB_U8 ? 1.0 / (255.0 * 64.0) : 1e-6;
     return *err <= tol;
