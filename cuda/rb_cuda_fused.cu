@@ -26,6 +26,16 @@
 #define RB_FZ_SM_STRIDE(c) (33 * (c))
 #define RB_FZ_SM_FLOATS (128 * 33)
 
+/* a thread's row of the tile with the channel count known at compile time
+ * (C = 1: the row kernels are bound by instruction issue, and a runtime
+ * stride costs an address computation per access); C = 0: f.c at run time */
+template <int C>
+struct rb_fz_smc {
+    float *p;
+    int c;
+    __device__ __forceinline__ float &operator[](int j) const { return p[j * (C ? C : c)]; }
+};
+
 /* whether block blk lies inside the line and needs no FIR: read x directly */
 static __device__ __forceinline__ int rb_fz_plain(const rb_cuda_fz &f, long long j0, int len)
 {
@@ -118,11 +128,12 @@ rb_fz_final_cols(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
  * consecutive floats of a row. The (row, column) of each number is stepped,
  * not divided, since 32c need not be a power of two. Floats outside the image
  * or the block are left unset: no thread uses them. The caller syncs. */
+template <int C>
 static __device__ __forceinline__ void rb_fz_tile_load(const rb_cuda_fz &f, const float *__restrict__ in,
                                                        float *sm, long long row0, long long h, long long j0,
                                                        int len)
 {
-    const int c = f.c, st = RB_FZ_SM_STRIDE(c), W = len * c, W32 = B * c, nthr = blockDim.x;
+    const int c = C ? C : f.c, st = RB_FZ_SM_STRIDE(c), W = len * c, W32 = B * c, nthr = C ? 128 : blockDim.x;
     const int drow = nthr / W32, dcol = nthr - drow * W32;
     int r_ = threadIdx.x / W32, col = threadIdx.x - r_ * W32;
     const long long nr = h - row0; /* rows of the image left from row0 */
@@ -142,11 +153,12 @@ static __device__ __forceinline__ void rb_fz_tile_load(const rb_cuda_fz &f, cons
     __pipeline_wait_prior(0);
 }
 
+template <int C>
 static __device__ __forceinline__ void rb_fz_tile_store(const rb_cuda_fz &f, float *__restrict__ out,
                                                         const float *sm, long long row0, long long h,
                                                         long long j0, int len)
 {
-    const int c = f.c, st = RB_FZ_SM_STRIDE(c), W32 = B * c, nthr = blockDim.x;
+    const int c = C ? C : f.c, st = RB_FZ_SM_STRIDE(c), W32 = B * c, nthr = C ? 128 : blockDim.x;
     const int drow = nthr / W32, dcol = nthr - drow * W32;
     /* only the pixels inside the line */
     long long p0 = j0 < 0 ? 0 : j0, p1 = j0 + len > f.b.ax.n ? f.b.ax.n : j0 + len;
@@ -168,13 +180,13 @@ static __device__ __forceinline__ void rb_fz_tile_store(const rb_cuda_fz &f, flo
 
 /* rows: one thread block = RB_FZ_TR(c) image rows x all channels (lane y*c + k),
  * one block of 32 samples along x */
-template <int R, typename CT, typename IT>
+template <int R, typename CT, typename IT, int C>
 __global__ void __launch_bounds__(128)
 rb_fz_s1_rows(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__ car1,
               CT *__restrict__ car2, float *__restrict__ sums, size_t lanes, unsigned ntile)
 {
     __shared__ float sm[RB_FZ_SM_FLOATS];
-    const int c = f.c, st = RB_FZ_SM_STRIDE(c), t = threadIdx.x, TR = RB_FZ_TR(c);
+    const int c = C ? C : f.c, st = RB_FZ_SM_STRIDE(c), t = threadIdx.x, TR = RB_FZ_TR(c);
     /* consecutive thread blocks take consecutive blocks along the same rows, so
      * the blocks resident at a time read whole rows (DRAM pages), not 128 B of
      * each of thousands of rows */
@@ -189,14 +201,14 @@ rb_fz_s1_rows(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
     const long long j0 = (long long)a.s0 + (long long)blk * B;
     const int plain = rb_fz_plain(f, j0, len);
     if (plain) {
-        rb_fz_tile_load(f, in, sm, row0, h, j0, len);
+        rb_fz_tile_load<C>(f, in, sm, row0, h, j0, len);
         __syncthreads();
     }
     if (y >= h) return;
     double bs = 0.0, T[R], H[R];
     if constexpr (std::is_same<IT, float>::value) {
         /* float recursion: in place in the thread's row of the tile */
-        const rb_fz_smu u = {sm + ty * st + k, c};
+        const rb_fz_smc<C> u = {sm + ty * st + k, c};
         if (plain) {
             /* volatile: the compiler would otherwise keep all 32 samples in
              * registers for the recursion below (30 more registers, fewer warps) */
@@ -232,14 +244,14 @@ rb_fz_s1_rows(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
     if (a.shift) RB_FZ_SUM(sums, blk) = (float)bs;
 }
 
-template <int R, typename CT, typename IT>
+template <int R, typename CT, typename IT, int C>
 __global__ void __launch_bounds__(128)
 rb_fz_final_rows(const rb_cuda_fz f, const float *__restrict__ in, float *__restrict__ out,
                  const CT *__restrict__ car1, const CT *__restrict__ car2,
                  const float *__restrict__ mean, size_t lanes, unsigned ntile)
 {
     __shared__ float sm[RB_FZ_SM_FLOATS];
-    const int c = f.c, st = RB_FZ_SM_STRIDE(c), t = threadIdx.x, TR = RB_FZ_TR(c);
+    const int c = C ? C : f.c, st = RB_FZ_SM_STRIDE(c), t = threadIdx.x, TR = RB_FZ_TR(c);
     /* consecutive thread blocks take consecutive blocks along the same rows, so
      * the blocks resident at a time read whole rows (DRAM pages), not 128 B of
      * each of thousands of rows */
@@ -255,7 +267,7 @@ rb_fz_final_rows(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
     if (j0 >= a.n || j0 + len <= 0) return; /* uniform over the thread block */
     const int plain = rb_fz_plain(f, j0, len);
     if (plain) {
-        rb_fz_tile_load(f, in, sm, row0, h, j0, len);
+        rb_fz_tile_load<C>(f, in, sm, row0, h, j0, len);
         __syncthreads();
     }
     const int valid = y < h;
@@ -264,7 +276,7 @@ rb_fz_final_rows(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
         /* float recursion: in place in the thread's row of the tile (only this
          * thread touches that row until the barrier before the store) */
         if (valid) {
-            const rb_fz_smu u = {sm + ty * st + k, c};
+            const rb_fz_smc<C> u = {sm + ty * st + k, c};
             if (!plain) rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
             double P[R], E[R];
 #pragma unroll
@@ -311,7 +323,7 @@ rb_fz_final_rows(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
         }
         __syncthreads();
     }
-    rb_fz_tile_store(f, out, sm, row0, h, j0, len);
+    rb_fz_tile_store<C>(f, out, sm, row0, h, j0, len);
 }
 
 template <int R, typename CT>
@@ -520,7 +532,8 @@ static cudaError_t rb_fz_launch(const rb_cuda_fz *f, const float *in, float *out
     }
     grid = (unsigned long long)n2 * nb;
     if (grid > 0x7fffffffull || n2 == 0) return cudaErrorInvalidConfiguration;
-    if (f->rows) rb_fz_s1_rows<R, CT, IT><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
+    if (f->rows && f->c == 1) rb_fz_s1_rows<R, CT, IT, 1><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
+    else if (f->rows) rb_fz_s1_rows<R, CT, IT, 0><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
     else rb_fz_s1_cols<R, CT, IT><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
     if (ev) cudaEventRecord(ev[0], s);
     if (f->dbl || rb_fz_seq_chain()) {
@@ -532,7 +545,10 @@ static cudaError_t rb_fz_launch(const rb_cuda_fz *f, const float *in, float *out
                                                                                           sums, mean, lanes);
     }
     if (ev) cudaEventRecord(ev[1], s);
-    if (f->rows) rb_fz_final_rows<R, CT, IT><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);
+    if (f->rows && f->c == 1)
+        rb_fz_final_rows<R, CT, IT, 1><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);
+    else if (f->rows)
+        rb_fz_final_rows<R, CT, IT, 0><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);
     else rb_fz_final_cols<R, CT, IT><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);
     if (ev) cudaEventRecord(ev[2], s);
     return cudaGetLastError();
