@@ -55,7 +55,6 @@
 
 static const int REPS = 31, WARM = 3;
 static rb_context *gctx; /* CUDA back end, for the API columns */
-static const char *g_variant = ""; /* the scan kernel's variant (rb_cuda_scan.cu's environment) */
 
 __global__ void fill_kernel(float *x, size_t n, uint32_t seed, int u8)
 {
@@ -226,8 +225,8 @@ static void bench_1d(rb_context *ctx, size_t n, int order, int both, rb_boundary
     else snprintf(sz, sizeof sz, "%zu", n);
     char api[64] = "- | -";
     if (api_reps) snprintf(api, sizeof api, "%.3f | %.4f", api_ms, cms / api_ms);
-    printf("| 1D recurrence%s | %s | %d | %s | %s | %.3f | %.1f | %.3f | %s | %.1f | %d | %.0f | %.1e |\n",
-           g_variant, sz, order, both ? "causal+anticausal" : "causal",
+    printf("| 1D recurrence | %s | %d | %s | %s | %.3f | %.1f | %.3f | %s | %.1f | %d | %.0f | %.1e |\n",
+           sz, order, both ? "causal+anticausal" : "causal",
            rb_boundary_name(mode), ms, n / (ms * 1e6), cms / ms, api, n / (cms * 1e6),
            passes, gbs, rel);
     fflush(stdout);
@@ -323,8 +322,8 @@ static void bench_sat(rb_context *ctx, int w, rb_format inf)
     }
     double api_ms = median(t);
     double gbs = (double)count * (isz + 4) / (ms * 1e6);
-    printf("| SAT %s -> f32%s | %d^2 | - | - | - | %.3f | %.1f | %.3f | %.3f | %.3f | %.1f | 1 | %.0f | %s |\n",
-           inf == RB_U8 ? "u8" : "f32", g_variant, w, ms, count / (ms * 1e6), cms / ms, api_ms, cms / api_ms,
+    printf("| SAT %s -> f32 | %d^2 | - | - | - | %.3f | %.1f | %.3f | %.3f | %.3f | %.1f | 1 | %.0f | %s |\n",
+           inf == RB_U8 ? "u8" : "f32", w, ms, count / (ms * 1e6), cms / ms, api_ms, cms / api_ms,
            count / (cms * 1e6), gbs, inf == RB_U8 ? "exact" : "<=1 ulp");
     fflush(stdout);
     CK(cudaEventDestroy(e0));
@@ -399,13 +398,6 @@ int main(int argc, char **argv)
     for (int w : {4096, 8192})
         for (rb_format f : {RB_U8, RB_F32})
             if (!quick || w == 4096) bench_sat(ctx, w, f);
-    if (!quick) { /* SAT in blockIdx.x tile order (rb_cuda_scan_sat.cu) */
-        setenv("RECBLUR_CUDA_SCAN_TICKET", "0", 1);
-        g_variant = " [ticket=0]";
-        for (int w : {4096, 8192}) bench_sat(ctx, w, RB_F32);
-        unsetenv("RECBLUR_CUDA_SCAN_TICKET");
-        g_variant = "";
-    }
     for (int order : {1, 2, 3, 4, 8})
         for (int both = 0; both < 2; ++both)
             bench_1d(ctx, (size_t)1 << 24, order, both, RB_BOUNDARY_ZERO, both == 0 && order <= 3 ? 5 : 0);
@@ -416,24 +408,6 @@ int main(int argc, char **argv)
         bench_cub((size_t)1 << 28);
         for (int order : {1, 2, 3}) bench_1d(ctx, (size_t)1 << 28, order, 0, RB_BOUNDARY_ZERO, order == 1 ? 2 : 0);
         bench_1d(ctx, (size_t)1 << 28, 1, 1, RB_BOUNDARY_ZERO, 0);
-    }
-    if (!quick) {
-        /* the kernel's variants (each output checked against the CPU as above) */
-        static const char *vars[][3] = {{" [ticket=0]", "0", ""}, {" [occ=5]", "", "5"},
-                                        {" [ticket=0 occ=5]", "0", "5"}};
-        for (auto &v : vars) {
-            g_variant = v[0];
-            if (v[1][0]) setenv("RECBLUR_CUDA_SCAN_TICKET", v[1], 1);
-            else unsetenv("RECBLUR_CUDA_SCAN_TICKET");
-            if (v[2][0]) setenv("RECBLUR_CUDA_SCAN_OCC", v[2], 1);
-            else unsetenv("RECBLUR_CUDA_SCAN_OCC");
-            for (int order : {1, 2}) bench_1d(ctx, (size_t)1 << 24, order, 0, RB_BOUNDARY_ZERO, 0);
-            bench_1d(ctx, (size_t)1 << 24, 1, 1, RB_BOUNDARY_ZERO, 0);
-        }
-        bench_1d(ctx, (size_t)1 << 28, 1, 0, RB_BOUNDARY_ZERO, 0);
-        unsetenv("RECBLUR_CUDA_SCAN_TICKET");
-        unsetenv("RECBLUR_CUDA_SCAN_OCC");
-        g_variant = "";
     }
     if (huge) /* the API's longest signal: 2^30 less room for FIR reach (rb_recurrence_1d's limit) */
         bench_1d(ctx, ((size_t)1 << 30) - 16384, 1, 0, RB_BOUNDARY_ZERO, 0);

@@ -309,17 +309,10 @@ extern "C" int rb_cuda_rec1d_passes(const rb_cuda_rec1d *p)
     return p->R == 0 ? 1 : p->has_c + p->has_a;
 }
 
-/* Kernel variants, for measuring (the tests run under each):
- *   RECBLUR_CUDA_SCAN_TICKET=0  tiles in blockIdx.x order instead of by ticket
- *   RECBLUR_CUDA_SCAN_OCC=5     orders 1-2: at most 48 registers, 5 tiles per SM */
 static cudaError_t rb_sc_launch(const rb_cuda_rec1d *p, rb_sc_args a, cudaStream_t s)
 {
     unsigned grid = (unsigned)((a.L + RB_SC_TILE - 1) / RB_SC_TILE);
     if (grid == 0) return cudaSuccess;
-    const char *ev = getenv("RECBLUR_CUDA_SCAN_TICKET");
-    if (ev && ev[0] == '0') a.ticket = NULL;
-    ev = getenv("RECBLUR_CUDA_SCAN_OCC");
-    a.occ5 = ev && ev[0] == '5';
     switch (p->R) {
 #define RB_SC_CASE(R) case R: rb_sc_launch_##R(a, grid, s); break;
     RB_SC_CASE(1) RB_SC_CASE(2) RB_SC_CASE(3) RB_SC_CASE(4)

@@ -43,9 +43,8 @@ typedef struct {
      * a reader needs no flag and no fence: a value is there when all its words carry
      * the tag (Merrill & Garland 2016 pack status and value the same way) */
     unsigned long long *agg, *inc;
-    unsigned *ticket;        /* tile order by ticket, or NULL: by blockIdx.x (as CUB) */
+    unsigned *ticket;
     unsigned tag;
-    int occ5;                /* orders 1-2: the variant limited to 48 registers (5 tiles per SM) */
     double d[RB_MAX_ORDER];
 } rb_sc_args;
 static __device__ __forceinline__ float rb_sc_xext(const float *x, long long j, int n, int mode,
@@ -266,8 +265,8 @@ static __device__ __noinline__ void rb_sc_tile_carry(const rb_sc_args &a, long l
 
 /* __grid_constant__: rb_sc_tile_carry takes the parameters by reference, which
  * would otherwise copy them to every thread's stack */
-template <int R, bool fwd, int MINB>
-__global__ void __launch_bounds__(RB_SC_THREADS, MINB) rb_sc_kernel(const __grid_constant__ rb_sc_args a)
+template <int R, bool fwd>
+__global__ void __launch_bounds__(RB_SC_THREADS) rb_sc_kernel(const __grid_constant__ rb_sc_args a)
 {
     typedef rb_sc_S<R> S;
     typedef cub::BlockLoad<float, RB_SC_THREADS, RB_SC_ITEMS, cub::BLOCK_LOAD_WARP_TRANSPOSE> BL;
@@ -282,11 +281,9 @@ __global__ void __launch_bounds__(RB_SC_THREADS, MINB) rb_sc_kernel(const __grid
     const int lt = fwd ? t : RB_SC_THREADS - 1 - t;
     const int llane = fwd ? lane : 31 - lane;
     const int lw = fwd ? w : RB_SC_WARPS - 1 - w;
-    if (a.ticket) {
-        if (t == 0) s_tile = (long long)atomicAdd(a.ticket, 1u);
-        __syncthreads();
-    }
-    const long long k = a.ticket ? s_tile : (long long)blockIdx.x, T = RB_SC_TILE;
+    if (t == 0) s_tile = (long long)atomicAdd(a.ticket, 1u);
+    __syncthreads();
+    const long long k = s_tile, T = RB_SC_TILE;
     const long long mb = fwd ? k * T : a.m - k * T - T;      /* first position of the tile */
     const long long lo = fwd ? 0 : a.m - a.L, hi = fwd ? a.L : a.m;
     const bool full = mb >= lo && mb + T <= hi;
@@ -378,13 +375,8 @@ __global__ void __launch_bounds__(RB_SC_THREADS, MINB) rb_sc_kernel(const __grid
 template <int R>
 cudaError_t rb_sc_launch_order(const rb_sc_args &a, unsigned grid, cudaStream_t s)
 {
-    if (R <= 2 && a.occ5) {
-        if (a.dir > 0) rb_sc_kernel<R, true, 5><<<grid, RB_SC_THREADS, 0, s>>>(a);
-        else rb_sc_kernel<R, false, 5><<<grid, RB_SC_THREADS, 0, s>>>(a);
-    } else {
-        if (a.dir > 0) rb_sc_kernel<R, true, 1><<<grid, RB_SC_THREADS, 0, s>>>(a);
-        else rb_sc_kernel<R, false, 1><<<grid, RB_SC_THREADS, 0, s>>>(a);
-    }
+    if (a.dir > 0) rb_sc_kernel<R, true><<<grid, RB_SC_THREADS, 0, s>>>(a);
+    else rb_sc_kernel<R, false><<<grid, RB_SC_THREADS, 0, s>>>(a);
     return cudaSuccess;
 }
 cudaError_t rb_sc_launch_1(const rb_sc_args &a, unsigned grid, cudaStream_t s);

@@ -26,7 +26,6 @@
 #include "rb_cuda_alloc.h"
 #include "rb_cuda_scan.cuh"
 #include <stdio.h>
-#include <stdlib.h>
 
 #define RB_SAT_TH 32
 #define RB_SAT_THREADS 256
@@ -39,7 +38,6 @@ typedef struct {
     int h, tiles_x;
     int *hflag, *vflag;
     unsigned *ticket;
-    int use_ticket;          /* 0: tiles in blockIdx.x order (RECBLUR_CUDA_SCAN_TICKET=0, as CUB) */
     double *hagg, *hinc, *vagg, *vinc;
 } rb_sat_args;
 
@@ -60,11 +58,9 @@ __global__ void __launch_bounds__(RB_SAT_THREADS) rb_sat_kernel(const rb_sat_arg
     __shared__ double s_rowsum[RB_SAT_TH][CH], s_H[RB_SAT_TH][CH], s_V[TW], s_C[CH];
     __shared__ long long s_k;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    if (a.use_ticket) {
-        if (tid == 0) s_k = (long long)atomicAdd(a.ticket, 1u);
-        __syncthreads();
-    }
-    const long long k = a.use_ticket ? s_k : (long long)blockIdx.x;
+    if (tid == 0) s_k = (long long)atomicAdd(a.ticket, 1u);
+    __syncthreads();
+    const long long k = s_k;
     const int ti = (int)(k / a.tiles_x), si = (int)(k % a.tiles_x);
     const long long x0 = (long long)si * TW;
     const int y0 = ti * RB_SAT_TH;
@@ -320,8 +316,6 @@ extern "C" cudaError_t rb_cuda_sat_run(const void *in, size_t in_pitch, rb_forma
     a.out_pitch = out_pitch;
     a.n = (long long)w * ch;
     a.h = h;
-    const char *ev = getenv("RECBLUR_CUDA_SCAN_TICKET");
-    a.use_ticket = !(ev && ev[0] == '0');
     const size_t ty = (size_t)((h + RB_SAT_TH - 1) / RB_SAT_TH), tiles = ty * (size_t)a.tiles_x;
     cudaError_t e = cudaMemsetAsync(a.hflag, 0, (2 * tiles + 1) * sizeof(int), s);
     if (e != cudaSuccess) return e;
