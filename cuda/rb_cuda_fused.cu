@@ -11,7 +11,9 @@
  * of their own. */
 #include "rb_cuda.h"
 #include "rb_cuda_fused.cuh"
+#include <cuda_pipeline.h>
 #include <math.h>
+#include <type_traits>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,14 +108,16 @@ rb_fz_final_cols(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
     }
 }
 
-/* The tile of rows row0 .. row0+TR-1, samples j0 .. j0+len-1, through shared
+/* The tile of rows row0 .. row0+TR-1, samples j0 .. j0+len-1, into shared
  * memory. The tile's TR * 32c floats are numbered row by row and thread t
- * moves numbers t, t + nthr, ..., 32 of them (TR c = nthr, 128 or 126): all
- * 32 loads of a thread are issued before the first store, so a thread block
- * has 16 KB in flight instead of one row segment per warp at a time (the old
- * loop waited out 32 latencies per warp), and consecutive threads still read
+ * copies numbers t, t + nthr, ..., 32 of them (TR c = nthr, 128 or 126), all
+ * as asynchronous copies (cp.async) issued before the first wait: a thread
+ * block has its 16 KB in flight at once (the old loop had each warp load one
+ * row segment, store it, and wait out the next latency, 32 times), without
+ * 32 registers per thread to hold them, and consecutive threads still read
  * consecutive floats of a row. The (row, column) of each number is stepped,
- * not divided, since 32c need not be a power of two. */
+ * not divided, since 32c need not be a power of two. Floats outside the image
+ * or the block are left unset: no thread uses them. The caller syncs. */
 static __device__ __forceinline__ void rb_fz_tile_load(const rb_cuda_fz &f, const float *__restrict__ in,
                                                        float *sm, long long row0, long long h, long long j0,
                                                        int len)
@@ -123,10 +127,10 @@ static __device__ __forceinline__ void rb_fz_tile_load(const rb_cuda_fz &f, cons
     int r_ = threadIdx.x / W32, col = threadIdx.x - r_ * W32;
     const long long nr = h - row0; /* rows of the image left from row0 */
     const float *src = in + row0 * f.ld + j0 * c;
-    float v[B];
 #pragma unroll
     for (int i = 0; i < B; ++i) {
-        v[i] = (r_ < nr && col < W) ? __ldg(src + (long long)r_ * f.ld + col) : 0.0f;
+        if (r_ < nr && col < W)
+            __pipeline_memcpy_async(sm + r_ * st + col, src + (long long)r_ * f.ld + col, sizeof(float));
         r_ += drow;
         col += dcol;
         if (col >= W32) {
@@ -134,18 +138,8 @@ static __device__ __forceinline__ void rb_fz_tile_load(const rb_cuda_fz &f, cons
             ++r_;
         }
     }
-    r_ = threadIdx.x / W32;
-    col = threadIdx.x - r_ * W32;
-#pragma unroll
-    for (int i = 0; i < B; ++i) {
-        sm[r_ * st + col] = v[i];
-        r_ += drow;
-        col += dcol;
-        if (col >= W32) {
-            col -= W32;
-            ++r_;
-        }
-    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
 }
 
 static __device__ __forceinline__ void rb_fz_tile_store(const rb_cuda_fz &f, float *__restrict__ out,
@@ -199,20 +193,37 @@ rb_fz_s1_rows(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
         __syncthreads();
     }
     if (y >= h) return;
-    IT u[B];
-    double bs = 0.0;
-    if (plain) {
+    double bs = 0.0, T[R], H[R];
+    if constexpr (std::is_same<IT, float>::value) {
+        /* float recursion: in place in the thread's row of the tile */
+        const rb_fz_smu u = {sm + ty * st + k, c};
+        if (plain) {
+            /* volatile: the compiler would otherwise keep all 32 samples in
+             * registers for the recursion below (30 more registers, fewer warps) */
+            const volatile float *vu = sm + ty * st + k;
+            if (a.shift) {
 #pragma unroll
-        for (int j = 0; j < B; ++j)
-            if (j < len) {
-                u[j] = (IT)sm[ty * st + j * c + k];
-                bs += u[j];
+                for (int j = 0; j < B; ++j)
+                    if (j < len) bs += (double)vu[j * c];
             }
+        } else {
+            rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+        }
+        rb_fz_stage1<R, IT>(f, u, len, T, H);
     } else {
-        rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+        IT u[B];
+        if (plain) {
+#pragma unroll
+            for (int j = 0; j < B; ++j)
+                if (j < len) {
+                    u[j] = (IT)sm[ty * st + j * c + k];
+                    bs += u[j];
+                }
+        } else {
+            rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+        }
+        rb_fz_stage1<R, IT>(f, u, len, T, H);
     }
-    double T[R], H[R];
-    rb_fz_stage1<R, IT>(f, u, len, T, H);
 #pragma unroll
     for (int q = 0; q < R; ++q) {
         RB_FZ_CAR(car1, blk, q) = (CT)T[q];
@@ -248,36 +259,58 @@ rb_fz_final_rows(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
         __syncthreads();
     }
     const int valid = y < h;
-    IT u[B];
     double bs;
-    if (valid) {
-        if (plain) {
+    if constexpr (std::is_same<IT, float>::value) {
+        /* float recursion: in place in the thread's row of the tile (only this
+         * thread touches that row until the barrier before the store) */
+        if (valid) {
+            const rb_fz_smu u = {sm + ty * st + k, c};
+            if (!plain) rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+            double P[R], E[R];
+#pragma unroll
+            for (int q = 0; q < R; ++q) {
+                P[q] = (double)RB_FZ_CAR(car1, blk, q);
+                E[q] = (double)RB_FZ_CAR(car2, blk, q);
+            }
+            const double m = a.shift ? (double)mean[lane] : 0.0;
+            rb_fz_final<R, IT>(f, u, len, m * f.sumfird, P, E);
+            const double back = a.gain * m;
 #pragma unroll
             for (int j = 0; j < B; ++j)
-                if (j < len) u[j] = (IT)sm[ty * st + j * c + k];
-        } else {
-            rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+                if (j < len) u[j] = (float)((double)u[j] + back);
         }
-        double P[R], E[R];
+        __syncthreads();
+    } else {
+        IT u[B];
+        if (valid) {
+            if (plain) {
 #pragma unroll
-        for (int q = 0; q < R; ++q) {
-            P[q] = (double)RB_FZ_CAR(car1, blk, q);
-            E[q] = (double)RB_FZ_CAR(car2, blk, q);
+                for (int j = 0; j < B; ++j)
+                    if (j < len) u[j] = (IT)sm[ty * st + j * c + k];
+            } else {
+                rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+            }
+            double P[R], E[R];
+#pragma unroll
+            for (int q = 0; q < R; ++q) {
+                P[q] = (double)RB_FZ_CAR(car1, blk, q);
+                E[q] = (double)RB_FZ_CAR(car2, blk, q);
+            }
+            const double m = a.shift ? (double)mean[lane] : 0.0;
+            rb_fz_final<R, IT>(f, u, len, m * f.sumfird, P, E);
+            const double back = a.gain * m;
+#pragma unroll
+            for (int j = 0; j < B; ++j)
+                if (j < len) u[j] = (IT)((double)u[j] + back);
         }
-        const double m = a.shift ? (double)mean[lane] : 0.0;
-        rb_fz_final<R, IT>(f, u, len, m * f.sumfird, P, E);
-        const double back = a.gain * m;
+        __syncthreads(); /* every thread is done reading the tile */
+        if (valid) {
 #pragma unroll
-        for (int j = 0; j < B; ++j)
-            if (j < len) u[j] = (IT)((double)u[j] + back);
+            for (int j = 0; j < B; ++j)
+                if (j < len) sm[ty * st + j * c + k] = (float)u[j];
+        }
+        __syncthreads();
     }
-    __syncthreads(); /* every thread is done reading the tile */
-    if (valid) {
-#pragma unroll
-        for (int j = 0; j < B; ++j)
-            if (j < len) sm[ty * st + j * c + k] = (float)u[j];
-    }
-    __syncthreads();
     rb_fz_tile_store(f, out, sm, row0, h, j0, len);
 }
 

@@ -41,6 +41,20 @@
 #define RB_NO_UNROLL
 #endif
 
+/* The samples of one block where the per-block functions below take them:
+ * an array of IT (registers), or, for float recursion in the row kernels,
+ * the thread's row of the shared-memory tile (sample j at p[j * c]): the
+ * recursion then runs in place there and needs no 32 registers for u, so
+ * more thread blocks fit on an SM. Same arithmetic either way. */
+struct rb_fz_smu {
+    float *p;
+    int c;
+#ifdef __CUDACC__
+    __host__ __device__ __forceinline__
+#endif
+    float &operator[](int j) const { return p[j * c]; }
+};
+
 /* x on its infinite extension (input units) */
 RB_HD float rb_fz_xext(const float *x, long long S, long long j, int n, int mode, float cval)
 {
@@ -98,9 +112,9 @@ RB_HD void rb_fz_lane(const rb_cuda_fz &f, long long lane, long long *base, long
  * the line's own samples. Not unrolled (it runs on edge blocks and FIR axes
  * only): a local array takes the values, copied to u with fixed indices so u
  * itself stays in registers. */
-template <int R, typename IT>
+template <int R, typename IT, typename U = IT *>
 RB_HD void rb_fz_load_generic(const rb_cuda_fz &f, const float *x, long long S, int blk, int len,
-                              float cv, IT *u, double *bsum)
+                              float cv, U u, double *bsum)
 {
     const rb_cuda_axis &a = f.b.ax;
     long long j0 = (long long)a.s0 + (long long)blk * RB_FZ_B;
@@ -120,8 +134,8 @@ RB_UNROLL
 /* stage 1 on one block: Tbar = [y_{len-1} .. y_{len-R}] of the zero-initialised
  * causal pass, Hbar = [z_0 .. z_{R-1}] of the zero-initialised anticausal pass
  * over it (both zero-padded when len < R). u is overwritten. */
-template <int R, typename IT>
-RB_HD void rb_fz_stage1(const rb_cuda_fz &f, IT *u, int len, double *T, double *H)
+template <int R, typename IT, typename U = IT *>
+RB_HD void rb_fz_stage1(const rb_cuda_fz &f, U u, int len, double *T, double *H)
 {
     const rb_cuda_axis &a = f.b.ax;
     IT p[R];
@@ -161,8 +175,8 @@ RB_UNROLL
 /* final stage on one block: from the true causal state P (entering from the
  * left, [y_{-1} .. y_{-R}]) and anticausal state E (entering from the right,
  * [z_len .. z_{len+R-1}]), u - mu -> z in place */
-template <int R, typename IT>
-RB_HD void rb_fz_final(const rb_cuda_fz &f, IT *u, int len, double mu, const double *P,
+template <int R, typename IT, typename U = IT *>
+RB_HD void rb_fz_final(const rb_cuda_fz &f, U u, int len, double mu, const double *P,
                        const double *E)
 {
     const rb_cuda_axis &a = f.b.ax;
