@@ -7,8 +7,8 @@
  * Routes: the filter from device pointers (the compute alone), host images
  * with RECBLUR_CUDA_STAGING=off (pageable cudaMemcpy2DAsync, the route before
  * staging), with staging on (default settings and one setting changed at a
- * time: copy threads, streaming stores, strips), and from pinned user buffers
- * (direct DMA). The device route is checked against the CPU back end (float
+ * time: copy threads, streaming stores, strips, column bands), and from pinned
+ * user buffers (direct DMA, with and without the overlaps). The device route is checked against the CPU back end (float
  * rounding) and every host route against the device route byte for byte,
  * before timing. Wall-clock time of the whole synchronous call, median of RUNS
  * runs after a warm-up; host buffers are touched before timing.
@@ -82,7 +82,9 @@ static const route routes[] = {
     {"  on, plain memcpy (no streaming stores)", 2, 0, {"RECBLUR_CUDA_STAGING_COPY=memcpy"}},
     {"  on, 1 strip (rows not overlapped)", 2, 0, {"RECBLUR_CUDA_STAGING_STRIPS=1"}},
     {"  on, 8 strips", 2, 0, {"RECBLUR_CUDA_STAGING_STRIPS=8"}},
+    {"  on, no column bands (upload not overlapped)", 2, 0, {"RECBLUR_CUDA_STAGING_BANDS=1"}},
     {"  on, caller's buffers pinned (direct DMA)", 2, 1, {0}},
+    {"  on, pinned, no bands, 1 strip (no overlap)", 2, 1, {"RECBLUR_CUDA_STAGING_BANDS=1", "RECBLUR_CUDA_STAGING_STRIPS=1"}},
 };
 #define NR (int)(sizeof routes / sizeof routes[0])
 

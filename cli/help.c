@@ -118,7 +118,7 @@ void cli_print_help(int cmd)
           "  box       box (area) filter of any size (--size N)\n"
           "  deblur    deblur with a 2D IIR filter designed from a PSF (--psf-sigma S)\n"
           "  design-deblur  design such a filter once and save it as a preset\n"
-          "  presets   list the presets found, with descriptions\n"
+          "  presets   list the presets found (.preset and .deblur), with kind and description\n"
           "  help CMD  help on one command (same as recblur CMD --help)\n"
           "\n"
           "  --version  print the version and the available back ends\n"

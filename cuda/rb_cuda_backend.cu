@@ -213,19 +213,36 @@ static void rb_cuda_pixels_of(const rb_plan *plan, const rb_image *img, size_t p
 }
 
 /* Strips of the last pass for a host output of `rawrow` bytes per row: about
- * sg->strips of them, whole 32-row tiles of the row solver, on images large
- * enough for the overlap to pay; one strip otherwise. More strips hide more of
- * the pass behind the download, but each pays the latency of the solver's
- * chain over the blocks of a row. */
+ * RB_STAGE_STRIPS of them (or as set), whole 32-row tiles of the row solver, on
+ * images large enough for the overlap to pay; one strip otherwise. More strips
+ * hide more of the pass behind the download, but each pays the latency of the
+ * solver's chain over the blocks of a row. */
 static int rb_cuda_strips(const rb_plan *plan, const rb_cuda_staging *sg, size_t rawrow, size_t *strip_rows)
 {
     size_t h = (size_t)plan->height;
+    int want = sg->strips ? sg->strips : rawrow * h >= RB_STAGE_OVERLAP_BYTES ? RB_STAGE_STRIPS : 1;
     *strip_rows = h;
-    if (h < 64 || sg->strips < 2 || rawrow * h < 2 * sg->slot_bytes) return 1;
-    size_t sr = (h + sg->strips - 1) / sg->strips;
+    if (h < 64 || want < 2 || rawrow * h < 2 * sg->slot_bytes) return 1;
+    size_t sr = (h + want - 1) / want;
     sr = (sr + 31) & ~(size_t)31;
     *strip_rows = sr;
     return (int)((h + sr - 1) / sr);
+}
+
+/* Column bands of a float32 host input (the upload of band b + 1 overlaps the
+ * column pass of band b): RB_STAGE_BANDS of them (or as set), whole warps of
+ * lanes (32 pixels), on images large enough for it to pay; one otherwise. */
+static int rb_cuda_bands(const rb_plan *plan, const rb_cuda_staging *sg, size_t *band)
+{
+    const size_t w = (size_t)plan->width, row = w * plan->channels * sizeof(float);
+    const size_t bytes = row * plan->height;
+    int want = sg->bands ? sg->bands : bytes >= RB_STAGE_OVERLAP_BYTES ? RB_STAGE_BANDS : 1;
+    *band = w;
+    if (w < 64 || want < 2 || bytes < 2 * sg->slot_bytes) return 1;
+    size_t bw = (w + want - 1) / want;
+    bw = (bw + 31) & ~(size_t)31;
+    *band = bw;
+    return (int)((w + bw - 1) / bw);
 }
 
 /* A packed float image, final on the compute stream q, to the host output:
@@ -388,52 +405,79 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
     float ccol[4] = {0, 0, 0, 0}, crow[4] = {0, 0, 0, 0};
     const int prof = rb_cuda_profile_on(s);
     cudaEvent_t *ev = s->ev;
+    size_t band = (size_t)w;
+    const int nbands = in->memory == RB_MEMORY_HOST && s->stage && !prof && !ctx->progress &&
+                               plan->cols.ax.active && rb_cuda_plain_f32(plan, in)
+                           ? rb_cuda_bands(plan, s->stage, &band)
+                           : 1;
     RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
     if (prof) cudaEventRecord(ev[0], q);
-
-    /* 1. samples in */
-    if (in->memory == RB_MEMORY_HOST) {
-        size_t stride = rb_image_stride(in), rawrow = (size_t)w * c * rb_format_size(in->format);
-        const int plain = rb_cuda_plain_f32(plan, in);
-        /* raw rows go up as they are (a quarter of the bytes for u8), decoded on the device */
-        RB_CU(rb_cuda_stage_up(s->stage, plain ? s->A : s->B, rawrow, in->data, stride, rawrow, (size_t)h, q),
-              "copying the input to the device");
-        if (s->stage) RB_CU(cudaStreamWaitEvent(q, s->stage->up_done, 0), "copying the input to the device");
-        if (!plain) {
-            rb_cuda_pixels_of(plan, in, rawrow, &pin);
-            RB_CU(rb_cuda_load(&pin, s->B, s->A, q), "loading samples");
-        }
-        cur = s->A;
-    } else if (rb_cuda_plain_f32(plan, in)) {
-        cur = (const float *)in->data;
-        cur_ld = (long long)(rb_image_stride(in) / sizeof(float));
-    } else {
-        rb_cuda_pixels_of(plan, in, rb_image_stride(in), &pin);
-        RB_CU(rb_cuda_load(&pin, in->data, s->A, q), "loading samples");
-        cur = s->A;
-    }
-    if (prof) cudaEventRecord(ev[1], q);
-    RB_CU_PROGRESS(0.1);
     if (plan->boundary.mode == RB_BOUNDARY_CONSTANT) {
         rb_pixel_constant(plan->boundary.value, c, in->alpha, plan->linear_light && in->srgb, ccol);
         float g = plan->cols.ax.active ? (float)plan->cols.ax.dc_gain : 1.0f;
         for (int k = 0; k < c; ++k) crow[k] = ccol[k] * g;
     }
 
-    /* 2. columns: cur -> a scratch image */
-    if (plan->cols.ax.active) {
-        float *dst = cur == s->A ? s->B : s->A;
+    if (nbands > 1) {
+        /* 1 + 2 overlapped: a float32 host image goes up in column bands, and
+         * the column pass of band b runs while band b + 1 goes up (columns are
+         * independent in this pass: a band is the same pass on fewer lanes from
+         * an offset base) */
         rb_cuda_fz *f = s->fcol;
+        const size_t stride = rb_image_stride(in);
         for (int k = 0; k < c; ++k) f->b.ax.cval[k] = ccol[k];
-        f->ld = cur_ld;
+        f->ld = packed;
         f->ld_out = packed;
-        RB_CU(rb_cuda_solve_fused(f, cur, dst, s->ybuf, (size_t)w * c, q, prof ? ev + 2 : NULL), "column pass");
-        RB_CU(rb_cuda_launch_check(), "column pass");
-        cur = dst;
-        cur_ld = packed;
-    } else if (prof) {
-        for (int i = 2; i < 5; ++i) cudaEventRecord(ev[i], q);
-    }
+        for (int b = 0; b < nbands; ++b) {
+            const size_t x0 = (size_t)b * band, bw = (size_t)w - x0 < band ? (size_t)w - x0 : band;
+            RB_CU(rb_cuda_stage_up(s->stage, s->A + x0 * c, row, (const unsigned char *)in->data + x0 * c * sizeof(float),
+                                   stride, bw * c * sizeof(float), (size_t)h, q),
+                  "copying the input to the device");
+            RB_CU(cudaStreamWaitEvent(q, s->stage->up_done, 0), "copying the input to the device");
+            RB_CU(rb_cuda_solve_fused(f, s->A + x0 * c, s->B + x0 * c, s->ybuf, bw * c, q, NULL), "column pass");
+            RB_CU(rb_cuda_launch_check(), "column pass");
+        }
+        cur = s->B;
+    } else {
+        /* 1. samples in */
+        if (in->memory == RB_MEMORY_HOST) {
+            size_t stride = rb_image_stride(in), rawrow = (size_t)w * c * rb_format_size(in->format);
+            const int plain = rb_cuda_plain_f32(plan, in);
+            /* raw rows go up as they are (a quarter of the bytes for u8), decoded on the device */
+            RB_CU(rb_cuda_stage_up(s->stage, plain ? s->A : s->B, rawrow, in->data, stride, rawrow, (size_t)h, q),
+                  "copying the input to the device");
+            if (s->stage) RB_CU(cudaStreamWaitEvent(q, s->stage->up_done, 0), "copying the input to the device");
+            if (!plain) {
+                rb_cuda_pixels_of(plan, in, rawrow, &pin);
+                RB_CU(rb_cuda_load(&pin, s->B, s->A, q), "loading samples");
+            }
+            cur = s->A;
+        } else if (rb_cuda_plain_f32(plan, in)) {
+            cur = (const float *)in->data;
+            cur_ld = (long long)(rb_image_stride(in) / sizeof(float));
+        } else {
+            rb_cuda_pixels_of(plan, in, rb_image_stride(in), &pin);
+            RB_CU(rb_cuda_load(&pin, in->data, s->A, q), "loading samples");
+            cur = s->A;
+        }
+        if (prof) cudaEventRecord(ev[1], q);
+        RB_CU_PROGRESS(0.1);
+
+        /* 2. columns: cur -> a scratch image */
+        if (plan->cols.ax.active) {
+            float *dst = cur == s->A ? s->B : s->A;
+            rb_cuda_fz *f = s->fcol;
+            for (int k = 0; k < c; ++k) f->b.ax.cval[k] = ccol[k];
+            f->ld = cur_ld;
+            f->ld_out = packed;
+            RB_CU(rb_cuda_solve_fused(f, cur, dst, s->ybuf, (size_t)w * c, q, prof ? ev + 2 : NULL), "column pass");
+            RB_CU(rb_cuda_launch_check(), "column pass");
+            cur = dst;
+            cur_ld = packed;
+        } else if (prof) {
+            for (int i = 2; i < 5; ++i) cudaEventRecord(ev[i], q);
+        }
+    }  /* bands */
     RB_CU_PROGRESS(0.4);
     /* 3. rows: cur -> the caller's buffer when it takes float32 as is; to a host
      * image through the staging, strip by strip: the download of strip j

@@ -11,7 +11,9 @@
  * of their own. */
 #include "rb_cuda.h"
 #include "rb_cuda_fused.cuh"
+#include <cuda_pipeline.h>
 #include <math.h>
+#include <type_traits>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,42 +108,61 @@ rb_fz_final_cols(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
     }
 }
 
-/* the tile of rows tile*TR .. +TR-1, samples j0 .. j0+len-1, into shared memory:
- * warp w loads rows w, w + nwarps, ..., each row's len*c floats contiguous */
+/* The tile of rows row0 .. row0+TR-1, samples j0 .. j0+len-1, into shared
+ * memory. The tile's TR * 32c floats are numbered row by row and thread t
+ * copies numbers t, t + nthr, ..., 32 of them (TR c = nthr, 128 or 126), all
+ * as asynchronous copies (cp.async) issued before the first wait: a thread
+ * block has its 16 KB in flight at once (the old loop had each warp load one
+ * row segment, store it, and wait out the next latency, 32 times), without
+ * 32 registers per thread to hold them, and consecutive threads still read
+ * consecutive floats of a row. The (row, column) of each number is stepped,
+ * not divided, since 32c need not be a power of two. Floats outside the image
+ * or the block are left unset: no thread uses them. The caller syncs. */
 static __device__ __forceinline__ void rb_fz_tile_load(const rb_cuda_fz &f, const float *__restrict__ in,
                                                        float *sm, long long row0, long long h, long long j0,
                                                        int len)
 {
-    const int c = f.c, st = RB_FZ_SM_STRIDE(c), W = len * c, TR = RB_FZ_TR(c);
-    /* whole warps only: with 3 channels the last warp has 30 threads and would skip
-     * two columns of every 32 */
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
-    if (warp >= nw) return;
-    for (int r_ = warp; r_ < TR; r_ += nw) {
-        long long yy = row0 + r_;
-        if (yy >= h) break;
-        const float *src = in + yy * f.ld + j0 * c;
-        for (int col = lane; col < W; col += 32) sm[r_ * st + col] = __ldg(src + col);
+    const int c = f.c, st = RB_FZ_SM_STRIDE(c), W = len * c, W32 = B * c, nthr = blockDim.x;
+    const int drow = nthr / W32, dcol = nthr - drow * W32;
+    int r_ = threadIdx.x / W32, col = threadIdx.x - r_ * W32;
+    const long long nr = h - row0; /* rows of the image left from row0 */
+    const float *src = in + row0 * f.ld + j0 * c;
+#pragma unroll
+    for (int i = 0; i < B; ++i) {
+        if (r_ < nr && col < W)
+            __pipeline_memcpy_async(sm + r_ * st + col, src + (long long)r_ * f.ld + col, sizeof(float));
+        r_ += drow;
+        col += dcol;
+        if (col >= W32) {
+            col -= W32;
+            ++r_;
+        }
     }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
 }
 
 static __device__ __forceinline__ void rb_fz_tile_store(const rb_cuda_fz &f, float *__restrict__ out,
                                                         const float *sm, long long row0, long long h,
                                                         long long j0, int len)
 {
-    const int c = f.c, st = RB_FZ_SM_STRIDE(c), TR = RB_FZ_TR(c);
-    /* whole warps only: with 3 channels the last warp has 30 threads and would skip
-     * two columns of every 32 */
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    const int c = f.c, st = RB_FZ_SM_STRIDE(c), W32 = B * c, nthr = blockDim.x;
+    const int drow = nthr / W32, dcol = nthr - drow * W32;
     /* only the pixels inside the line */
     long long p0 = j0 < 0 ? 0 : j0, p1 = j0 + len > f.b.ax.n ? f.b.ax.n : j0 + len;
     const int c0 = (int)(p0 - j0) * c, c1 = (int)(p1 - j0) * c;
-    if (warp >= nw) return;
-    for (int r_ = warp; r_ < TR; r_ += nw) {
-        long long yy = row0 + r_;
-        if (yy >= h) break;
-        float *dst = out + yy * f.ld_out + j0 * c;
-        for (int col = c0 + lane; col < c1; col += 32) dst[col] = sm[r_ * st + col];
+    int r_ = threadIdx.x / W32, col = threadIdx.x - r_ * W32;
+    const long long nr = h - row0;
+    float *dst = out + row0 * f.ld_out + j0 * c;
+#pragma unroll
+    for (int i = 0; i < B; ++i) {
+        if (r_ < nr && col >= c0 && col < c1) dst[(long long)r_ * f.ld_out + col] = sm[r_ * st + col];
+        r_ += drow;
+        col += dcol;
+        if (col >= W32) {
+            col -= W32;
+            ++r_;
+        }
     }
 }
 
@@ -154,8 +175,11 @@ rb_fz_s1_rows(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
 {
     __shared__ float sm[RB_FZ_SM_FLOATS];
     const int c = f.c, st = RB_FZ_SM_STRIDE(c), t = threadIdx.x, TR = RB_FZ_TR(c);
-    const unsigned tile = blockIdx.x % ntile;
-    const int blk = (int)(blockIdx.x / ntile);
+    /* consecutive thread blocks take consecutive blocks along the same rows, so
+     * the blocks resident at a time read whole rows (DRAM pages), not 128 B of
+     * each of thousands of rows */
+    const int blk = (int)(blockIdx.x % (unsigned)f.b.nb);
+    const unsigned tile = blockIdx.x / (unsigned)f.b.nb;
     const long long h = (long long)(lanes / c), row0 = (long long)tile * TR;
     const int ty = t / c, k = t - (t / c) * c;
     const long long y = row0 + ty;
@@ -169,20 +193,37 @@ rb_fz_s1_rows(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
         __syncthreads();
     }
     if (y >= h) return;
-    IT u[B];
-    double bs = 0.0;
-    if (plain) {
+    double bs = 0.0, T[R], H[R];
+    if constexpr (std::is_same<IT, float>::value) {
+        /* float recursion: in place in the thread's row of the tile */
+        const rb_fz_smu u = {sm + ty * st + k, c};
+        if (plain) {
+            /* volatile: the compiler would otherwise keep all 32 samples in
+             * registers for the recursion below (30 more registers, fewer warps) */
+            const volatile float *vu = sm + ty * st + k;
+            if (a.shift) {
 #pragma unroll
-        for (int j = 0; j < B; ++j)
-            if (j < len) {
-                u[j] = (IT)sm[ty * st + j * c + k];
-                bs += u[j];
+                for (int j = 0; j < B; ++j)
+                    if (j < len) bs += (double)vu[j * c];
             }
+        } else {
+            rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+        }
+        rb_fz_stage1<R, IT>(f, u, len, T, H);
     } else {
-        rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+        IT u[B];
+        if (plain) {
+#pragma unroll
+            for (int j = 0; j < B; ++j)
+                if (j < len) {
+                    u[j] = (IT)sm[ty * st + j * c + k];
+                    bs += u[j];
+                }
+        } else {
+            rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+        }
+        rb_fz_stage1<R, IT>(f, u, len, T, H);
     }
-    double T[R], H[R];
-    rb_fz_stage1<R, IT>(f, u, len, T, H);
 #pragma unroll
     for (int q = 0; q < R; ++q) {
         RB_FZ_CAR(car1, blk, q) = (CT)T[q];
@@ -199,8 +240,11 @@ rb_fz_final_rows(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
 {
     __shared__ float sm[RB_FZ_SM_FLOATS];
     const int c = f.c, st = RB_FZ_SM_STRIDE(c), t = threadIdx.x, TR = RB_FZ_TR(c);
-    const unsigned tile = blockIdx.x % ntile;
-    const int blk = (int)(blockIdx.x / ntile);
+    /* consecutive thread blocks take consecutive blocks along the same rows, so
+     * the blocks resident at a time read whole rows (DRAM pages), not 128 B of
+     * each of thousands of rows */
+    const int blk = (int)(blockIdx.x % (unsigned)f.b.nb);
+    const unsigned tile = blockIdx.x / (unsigned)f.b.nb;
     const long long h = (long long)(lanes / c), row0 = (long long)tile * TR;
     const int ty = t / c, k = t - (t / c) * c;
     const long long y = row0 + ty;
@@ -215,36 +259,58 @@ rb_fz_final_rows(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
         __syncthreads();
     }
     const int valid = y < h;
-    IT u[B];
     double bs;
-    if (valid) {
-        if (plain) {
+    if constexpr (std::is_same<IT, float>::value) {
+        /* float recursion: in place in the thread's row of the tile (only this
+         * thread touches that row until the barrier before the store) */
+        if (valid) {
+            const rb_fz_smu u = {sm + ty * st + k, c};
+            if (!plain) rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+            double P[R], E[R];
+#pragma unroll
+            for (int q = 0; q < R; ++q) {
+                P[q] = (double)RB_FZ_CAR(car1, blk, q);
+                E[q] = (double)RB_FZ_CAR(car2, blk, q);
+            }
+            const double m = a.shift ? (double)mean[lane] : 0.0;
+            rb_fz_final<R, IT>(f, u, len, m * f.sumfird, P, E);
+            const double back = a.gain * m;
 #pragma unroll
             for (int j = 0; j < B; ++j)
-                if (j < len) u[j] = (IT)sm[ty * st + j * c + k];
-        } else {
-            rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+                if (j < len) u[j] = (float)((double)u[j] + back);
         }
-        double P[R], E[R];
+        __syncthreads();
+    } else {
+        IT u[B];
+        if (valid) {
+            if (plain) {
 #pragma unroll
-        for (int q = 0; q < R; ++q) {
-            P[q] = (double)RB_FZ_CAR(car1, blk, q);
-            E[q] = (double)RB_FZ_CAR(car2, blk, q);
+                for (int j = 0; j < B; ++j)
+                    if (j < len) u[j] = (IT)sm[ty * st + j * c + k];
+            } else {
+                rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+            }
+            double P[R], E[R];
+#pragma unroll
+            for (int q = 0; q < R; ++q) {
+                P[q] = (double)RB_FZ_CAR(car1, blk, q);
+                E[q] = (double)RB_FZ_CAR(car2, blk, q);
+            }
+            const double m = a.shift ? (double)mean[lane] : 0.0;
+            rb_fz_final<R, IT>(f, u, len, m * f.sumfird, P, E);
+            const double back = a.gain * m;
+#pragma unroll
+            for (int j = 0; j < B; ++j)
+                if (j < len) u[j] = (IT)((double)u[j] + back);
         }
-        const double m = a.shift ? (double)mean[lane] : 0.0;
-        rb_fz_final<R, IT>(f, u, len, m * f.sumfird, P, E);
-        const double back = a.gain * m;
+        __syncthreads(); /* every thread is done reading the tile */
+        if (valid) {
 #pragma unroll
-        for (int j = 0; j < B; ++j)
-            if (j < len) u[j] = (IT)((double)u[j] + back);
+            for (int j = 0; j < B; ++j)
+                if (j < len) sm[ty * st + j * c + k] = (float)u[j];
+        }
+        __syncthreads();
     }
-    __syncthreads(); /* every thread is done reading the tile */
-    if (valid) {
-#pragma unroll
-        for (int j = 0; j < B; ++j)
-            if (j < len) sm[ty * st + j * c + k] = (float)u[j];
-    }
-    __syncthreads();
     rb_fz_tile_store(f, out, sm, row0, h, j0, len);
 }
 
@@ -257,6 +323,63 @@ rb_fz_chain_k(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
     size_t lane = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (lane >= lanes) return;
     rb_fz_chain<R, CT>(f, in, car1, car2, sums, mean, lanes, lane);
+}
+
+/* The parallel chain (rb_cuda_fused.cuh, phases 0-5): a thread block holds
+ * 32 lanes x RB_FZ_NG groups; threadIdx.x is the lane (coalesced carries),
+ * threadIdx.y the group; the group states meet in shared memory. */
+template <int R, typename CT>
+__global__ void __launch_bounds__(32 * RB_FZ_NG)
+rb_fz_pchain_k(const rb_cuda_fz f, const rb_fz_grp gp, const float *__restrict__ in, CT *__restrict__ car1,
+               CT *__restrict__ car2, const float *__restrict__ sums, float *__restrict__ mean, size_t lanes)
+{
+    __shared__ double sh[RB_FZ_NG * R * 32];
+    __shared__ double se[R * 32];
+    __shared__ double sm[RB_FZ_NG * 32];
+    const int l = threadIdx.x, g = threadIdx.y;
+    const size_t lane = (size_t)blockIdx.x * 32 + l;
+    const bool ok = lane < lanes;
+    double mu = 0.0, v[R];
+    if (f.b.ax.shift) {
+        if (ok) sm[g * 32 + l] = rb_fz_pc_sum(f, gp, g, sums, lanes, lane);
+        __syncthreads();
+        if (g == 0 && ok) {
+            double s = 0.0;
+            for (int q = 0; q < RB_FZ_NG; ++q) s += sm[q * 32 + l];
+            const float mf = (float)(s / f.b.ax.n);
+            mean[lane] = mf;
+            se[l] = (double)mf * f.sumfird;
+        }
+        __syncthreads();
+        mu = se[l];
+        __syncthreads(); /* se is reused below */
+    } else if (g == 0 && ok) {
+        mean[lane] = 0.0f;
+    }
+    if (ok) {
+        rb_fz_pc_zero_c<R, CT>(f, gp, g, car1, mu, lanes, lane, v);
+#pragma unroll
+        for (int k = 0; k < R; ++k) sh[(g * R + k) * 32 + l] = v[k];
+    }
+    __syncthreads();
+    if (g == 0 && ok) rb_fz_pc_combine_c<R>(f, gp, in, lane, mu, sh + l, 32, se + l, 32);
+    __syncthreads();
+    if (ok) {
+        double S0[R];
+#pragma unroll
+        for (int k = 0; k < R; ++k) S0[k] = sh[(g * R + k) * 32 + l];
+        rb_fz_pc_run_c<R, CT>(f, gp, g, car1, car2, mu, lanes, lane, S0, v);
+#pragma unroll
+        for (int k = 0; k < R; ++k) sh[(g * R + k) * 32 + l] = v[k];
+    }
+    __syncthreads();
+    if (g == 0 && ok) rb_fz_pc_combine_a<R>(f, gp, sh + l, 32, se + l, 32);
+    __syncthreads();
+    if (ok) {
+#pragma unroll
+        for (int k = 0; k < R; ++k) v[k] = sh[(g * R + k) * 32 + l];
+        rb_fz_pc_run_a<R, CT>(f, gp, g, car2, lanes, lane, v);
+    }
 }
 
 /* ------------------------------------------------------------------ host */
@@ -369,6 +492,14 @@ extern "C" int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, r
     return 0;
 }
 
+/* RECBLUR_CUDA_CHAIN=seq: the one-thread-per-lane chain for float carries too
+ * (comparisons; double carries always take it) */
+static int rb_fz_seq_chain(void)
+{
+    const char *env = getenv("RECBLUR_CUDA_CHAIN");
+    return env && !strcmp(env, "seq");
+}
+
 template <int R, typename CT, typename IT>
 static cudaError_t rb_fz_launch(const rb_cuda_fz *f, const float *in, float *out, float *carry,
                                 size_t lanes, cudaStream_t s, cudaEvent_t *ev)
@@ -392,7 +523,14 @@ static cudaError_t rb_fz_launch(const rb_cuda_fz *f, const float *in, float *out
     if (f->rows) rb_fz_s1_rows<R, CT, IT><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
     else rb_fz_s1_cols<R, CT, IT><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
     if (ev) cudaEventRecord(ev[0], s);
-    rb_fz_chain_k<R, CT><<<(unsigned)((lanes + 31) / 32), 32, 0, s>>>(*f, in, car1, car2, sums, mean, lanes);
+    if (f->dbl || rb_fz_seq_chain()) {
+        rb_fz_chain_k<R, CT><<<(unsigned)((lanes + 31) / 32), 32, 0, s>>>(*f, in, car1, car2, sums, mean, lanes);
+    } else {
+        rb_fz_grp gp;
+        rb_fz_grp_init(f, &gp);
+        rb_fz_pchain_k<R, CT><<<(unsigned)((lanes + 31) / 32), dim3(32, RB_FZ_NG), 0, s>>>(*f, gp, in, car1, car2,
+                                                                                          sums, mean, lanes);
+    }
     if (ev) cudaEventRecord(ev[1], s);
     if (f->rows) rb_fz_final_rows<R, CT, IT><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);
     else rb_fz_final_cols<R, CT, IT><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);

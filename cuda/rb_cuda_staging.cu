@@ -217,8 +217,11 @@ extern "C" cudaError_t rb_cuda_staging_init(rb_cuda_staging *st, size_t image_by
     const char *copy = getenv("RECBLUR_CUDA_STAGING_COPY");
     st->nt = !(copy && !strcmp(copy, "memcpy"));
     const char *strips = getenv("RECBLUR_CUDA_STAGING_STRIPS");
-    st->strips = strips && atoi(strips) > 0 ? atoi(strips) : RB_STAGE_STRIPS;
+    st->strips = strips && atoi(strips) > 0 ? atoi(strips) : 0;
     if (st->strips > RB_STAGE_MAX_STRIPS) st->strips = RB_STAGE_MAX_STRIPS;
+    const char *bands = getenv("RECBLUR_CUDA_STAGING_BANDS");
+    st->bands = bands && atoi(bands) > 0 ? atoi(bands) : 0;
+    if (st->bands > 64) st->bands = 64;
     st->threads = threads < 1 ? 1 : threads > RB_STAGE_MAX_THREADS ? RB_STAGE_MAX_THREADS : threads;
     cudaError_t e = cudaStreamCreateWithFlags(&st->copy, cudaStreamNonBlocking);
     if (e != cudaSuccess) goto fail;

@@ -14,7 +14,8 @@
  *   RECBLUR_CUDA_STAGING_THREADS=<n>  CPU threads copying into / out of the slots (default: the
  *                                     context's threads, at most 8; at most 16)
  *   RECBLUR_CUDA_STAGING_COPY=memcpy  plain memcpy instead of streaming stores (benchmark)
- *   RECBLUR_CUDA_STAGING_STRIPS=<n>   strips of the row pass (1..8, default RB_STAGE_STRIPS)
+ *   RECBLUR_CUDA_STAGING_STRIPS=<n>   strips of the row pass (1..8), whatever the image size
+ *   RECBLUR_CUDA_STAGING_BANDS=<n>    column bands of a float32 upload, whatever the image size
  *   RECBLUR_CUDA_STAGING_SLOT=<bytes> slot size (tests: many small chunks; at least a row)
  * All are read when a plan is made. */
 #ifndef RB_CUDA_STAGING_H
@@ -31,7 +32,12 @@ extern "C" {
 #define RB_STAGE_SLOTS 3
 #define RB_STAGE_SLOT_BYTES ((size_t)8 << 20)   /* most a slot holds (a row more when rows are larger) */
 #define RB_STAGE_MAX_STRIPS 8                   /* strips of the last axis' pass, at most */
-#define RB_STAGE_STRIPS 4                       /* strips wanted by default */
+#define RB_STAGE_STRIPS 4                       /* strips by default on large images */
+#define RB_STAGE_BANDS 4                        /* column bands by default on large images */
+/* The overlaps pay from about this many bytes moved each way: each strip or
+ * band costs the latency of the solver's chain, which on the H100 outweighed
+ * what they hid at 4096^2 x 4 bytes (67 MB) and not at 8192^2 (268 MB). */
+#define RB_STAGE_OVERLAP_BYTES ((size_t)128 << 20)
 
 typedef struct rb_cuda_stage_pool rb_cuda_stage_pool;  /* the CPU copy threads */
 
@@ -46,7 +52,8 @@ typedef struct rb_cuda_staging {
     cudaEvent_t strip_done[RB_STAGE_MAX_STRIPS];
     int threads;                             /* CPU copy threads wanted (pool made at first need) */
     int nt;                                  /* copies with streaming stores */
-    int strips;                              /* strips of the last pass wanted (1..RB_STAGE_MAX_STRIPS) */
+    int strips;                              /* strips of the last pass (1..RB_STAGE_MAX_STRIPS); 0: automatic */
+    int bands;                               /* column bands of a float32 upload (1: none); 0: automatic */
     rb_cuda_stage_pool *pool;
 } rb_cuda_staging;
 

@@ -151,8 +151,6 @@ gboolean rbg_deblur_apply_preset(const char *name, RbgDeblurVals *v, gchar **err
 gboolean rbg_deblur_pixels(const void *vals, const RbgLayout *layout, float *pixels, int w,
                            int h, rb_progress_fn progress, void *user, gchar **backend,
                            gchar **error);
-/* The .deblur presets on the preset search path, sorted; returns the count. */
-int rbg_deblur_preset_list(char names[][RBG_PRESET_MAX], int max);
 /* Interactive dialog; TRUE when the user pressed OK (v updated). */
 gboolean rbg_deblur_dialog(gint32 drawable_id, RbgDeblurVals *v);
 

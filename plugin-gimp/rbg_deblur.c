@@ -2,14 +2,10 @@
  * designs the quadrant filter (rb_deblur_design), loads presets
  * (rb_deblur_preset_load) and runs it (rb_deblur_execute). Checks and messages
  * follow `recblur deblur` (cli/cmd_deblur.c). */
-#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rbg.h"
-/* The engine's one preset search order, so the menu lists what
- * rb_deblur_preset_load finds (engine/src, linked in statically). */
-#include "preset_path.h"
 
 void rbg_deblur_defaults(RbgDeblurVals *v)
 {
@@ -124,38 +120,4 @@ gboolean rbg_deblur_pixels(const void *vals, const RbgLayout *layout, float *pix
     const RbgDeblurVals *v = vals;
     return rbg_run_pixels(&deblur_run, v, rbg_deblur_check(v), v->backend, layout, pixels, w, h,
                           progress, user, backend, error);
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(a, b);
-}
-
-int rbg_deblur_preset_list(char names[][RBG_PRESET_MAX], int max)
-{
-    static char dirs[RB_PRESET_MAX_DIRS][RB_PRESET_DIR_LEN];
-    int nd = rb_preset_search_dirs(dirs, RB_PRESET_MAX_DIRS), count = 0;
-    for (int i = 0; i < nd && count < max; i++) {
-        DIR *d = opendir(dirs[i]);
-        if (!d)
-            continue;
-        struct dirent *de;
-        while ((de = readdir(d)) && count < max) {
-            size_t l = strlen(de->d_name);
-            if (l <= 7 || strcmp(de->d_name + l - 7, ".deblur") || l - 7 >= RBG_PRESET_MAX ||
-                de->d_name[0] == '.')
-                continue;
-            char nm[RBG_PRESET_MAX];
-            memcpy(nm, de->d_name, l - 7);
-            nm[l - 7] = '\0';
-            int dup = 0;
-            for (int k = 0; k < count && !dup; k++)
-                dup = !strcmp(names[k], nm);
-            if (!dup)
-                memcpy(names[count++], nm, l - 6);
-        }
-        closedir(d);
-    }
-    qsort(names, (size_t)count, sizeof names[0], cmp_names);
-    return count;
 }

@@ -121,9 +121,9 @@ static void preset_changed(GtkComboBox *combo, RbgDeblurDialog *d)
 
 static GtkWidget *presets_menu_new(RbgDeblurDialog *d)
 {
-    static char names[RBG_MAX_DEBLUR_PRESETS][RBG_PRESET_MAX];
+    static char names[RBG_MAX_DEBLUR_PRESETS][128];
     GtkWidget *combo = gtk_combo_box_text_new();
-    int n = rbg_deblur_preset_list(names, RBG_MAX_DEBLUR_PRESETS);
+    int n = rb_deblur_preset_list(names, RBG_MAX_DEBLUR_PRESETS);
     int active = 0;
 
     gtk_combo_box_text_append_text(GTK_COMBO_BOX_TEXT(combo), "(design from the PSF below)");

@@ -9,6 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* RECBLUR_CUDA_CHAIN=seq: the sequential chain, as the kernels' launcher */
+static int rb_emu_seq_chain(void)
+{
+    const char *env = getenv("RECBLUR_CUDA_CHAIN");
+    return env && !strcmp(env, "seq");
+}
+
 template <int R, typename CT, typename IT>
 static int rb_emu_axis(const rb_cuda_fz &f, const float *in, float *out, size_t lanes)
 {
@@ -41,7 +48,36 @@ static int rb_emu_axis(const rb_cuda_fz &f, const float *in, float *out, size_t 
             if (a.shift) RB_FZ_SUM(sums, blk) = (float)bs;
         }
     }
-    for (size_t lane = 0; lane < lanes; ++lane) rb_fz_chain<R, CT>(f, in, car1, car2, sums, mean, lanes, lane);
+    if (f.dbl || rb_emu_seq_chain()) {
+        for (size_t lane = 0; lane < lanes; ++lane) rb_fz_chain<R, CT>(f, in, car1, car2, sums, mean, lanes, lane);
+    } else {
+        /* the parallel chain, phase by phase as rb_fz_pchain_k runs it (each
+         * phase for every group of the lane before the next phase) */
+        rb_fz_grp gp;
+        rb_fz_grp_init(&f, &gp);
+        double sh[RB_FZ_NG * R], se[R], v[R];
+        for (size_t lane = 0; lane < lanes; ++lane) {
+            double mu = 0.0;
+            mean[lane] = 0.0f;
+            if (a.shift) {
+                double s = 0.0;
+                for (int g = 0; g < RB_FZ_NG; ++g) s += rb_fz_pc_sum(f, gp, g, sums, lanes, lane);
+                mean[lane] = (float)(s / a.n);
+                mu = (double)mean[lane] * f.sumfird;
+            }
+            for (int g = 0; g < RB_FZ_NG; ++g) {
+                rb_fz_pc_zero_c<R, CT>(f, gp, g, car1, mu, lanes, lane, v);
+                for (int k = 0; k < R; ++k) sh[g * R + k] = v[k];
+            }
+            rb_fz_pc_combine_c<R>(f, gp, in, lane, mu, sh, 1, se, 1);
+            for (int g = 0; g < RB_FZ_NG; ++g) {
+                rb_fz_pc_run_c<R, CT>(f, gp, g, car1, car2, mu, lanes, lane, sh + g * R, v);
+                for (int k = 0; k < R; ++k) sh[g * R + k] = v[k];
+            }
+            rb_fz_pc_combine_a<R>(f, gp, sh, 1, se, 1);
+            for (int g = 0; g < RB_FZ_NG; ++g) rb_fz_pc_run_a<R, CT>(f, gp, g, car2, lanes, lane, sh + g * R);
+        }
+    }
     for (size_t lane = 0; lane < lanes; ++lane) {
         long long base, S, obase;
         rb_fz_lane(f, (long long)lane, &base, &S);

@@ -3,6 +3,7 @@
  * (complex poles, FIR taps, causal-only/anticausal-only, different causal and
  * anticausal coefficients), odd sizes down to 1x1, 1..4 channels.
  * Fresh seed per run (printed); RB_TEST_SEED reproduces. */
+#define _GNU_SOURCE /* setenv, and M_PI (test_util.h) under -std=c11 */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -394,8 +395,9 @@ static void test_gaussians(void **state)
 /* Periodic and mirror on images large enough for the CPU back end's sweep
  * route (cpu_sweep.c: the padded route on the wrapped line when the
  * transients die out within the line), mirror in place and not, float lanes
- * (sigma 2) and double lanes, 1..4 channels, random filters with FIR taps.
- * RECBLUR_CPU_TIMES=1 shows each call that took that route. */
+ * (sigma 2, RECBLUR_CPU_LANES=auto for this test) and double lanes, 1..4
+ * channels, random filters with FIR taps. RECBLUR_CPU_TIMES=1 shows each
+ * call that took that route. */
 static void test_sweep_wrap(void **state)
 {
     (void)state;
@@ -403,6 +405,7 @@ static void test_sweep_wrap(void **state)
     assert_int_equal(rb_context_create(&ctx), RB_OK);
     rb_context_set_threads(ctx, 2);
     const rb_boundary_mode wm[] = {RB_BOUNDARY_PERIODIC, RB_BOUNDARY_MIRROR};
+    setenv("RECBLUR_CPU_LANES", "auto", 1); /* the probe-gated float lanes too */
     int failures = 0, idx = 0;
     double worst = 0.0;
     for (int m = 0; m < 2; m++)
@@ -445,6 +448,7 @@ static void test_sweep_wrap(void **state)
                 failures++;
             }
         }
+    unsetenv("RECBLUR_CPU_LANES");
     printf("sweep periodic/mirror: %d cases, worst relative RMS %.3g (limit 1e-5)\n", idx, worst);
     rb_context_destroy(ctx);
     assert_int_equal(failures, 0);

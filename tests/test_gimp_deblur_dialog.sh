@@ -9,22 +9,15 @@
 # Keys go through XTEST to the window under the pointer (no window manager).
 # usage: test_gimp_deblur_dialog.sh PLUGIN CLI TESTS_SRC_DIR WORK_DIR IMAGE
 set -u
-if [ -z "${RB_IN_XVFB:-}" ]; then
-    exec env RB_IN_XVFB=1 timeout 400 xvfb-run -a -s "-screen 0 1024x768x24" bash "$0" "$@"
-fi
 PLUGIN=$1 CLI=$2 T=$3 W=$4 IN=$5
 . "$T/test_gimp_lib.sh"
-gimp_setup
-rm -f "$W/gimp-deblur-dialog.png"
+gimp_xvfb 400 "$0" "$@"
+gimp_setup "$W/gimp-deblur-dialog.png"
 
-# Position of deblur-gauss-2 in the menu: entry 0 designs, then the presets sorted.
-N=$(ls "${RECBLUR_PRESET_PATH:-$T/../presets}" | sed -n 's/\.deblur$//p' | LC_ALL=C sort |
-    awk '$1 == "deblur-gauss-2" { print NR; exit }')
-[ -n "$N" ] || fail "preset deblur-gauss-2.deblur not found in ${RECBLUR_PRESET_PATH:-$T/../presets}"
-
-gimp_run -b "(begin (load \"$T/test_gimp.scm\") (recblur-test-deblur-dialog \"$IN\" \"$O\"))" \
-         -b '(gimp-quit 0)' >"$W/gimp.log" 2>&1 &
-GIMP_PID=$!
+# Menu entry of deblur-gauss-2: entry 0 designs, then the .deblur presets
+# (rb_deblur_preset_list).
+N=$(gimp_preset_position deblur deblur-gauss-2) || exit 1
+gimp_start "(recblur-test-deblur-dialog \"$IN\" \"$O\")"
 
 # wait_dialog: the id of a newly mapped "Deblur (2D IIR)" window.
 wait_dialog() {

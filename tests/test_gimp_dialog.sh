@@ -10,22 +10,15 @@
 # Clicks are at fixed offsets in the dialog (Debian 12's GTK 2 theme and fonts).
 # usage: test_gimp_dialog.sh PLUGIN CLI TESTS_SRC_DIR WORK_DIR IMAGE
 set -u
-if [ -z "${RB_IN_XVFB:-}" ]; then
-    exec env RB_IN_XVFB=1 timeout 300 xvfb-run -a -s "-screen 0 1024x768x24" bash "$0" "$@"
-fi
 PLUGIN=$1 CLI=$2 T=$3 W=$4 IN=$5
 . "$T/test_gimp_lib.sh"
-gimp_setup
-rm -f "$W/gimp-dialog.png"
+gimp_xvfb 300 "$0" "$@"
+gimp_setup "$W/gimp-dialog.png"
 
-# Position of tileable-blur in the menu: "(custom)", then the presets the
-# plug-in can run (blur/filter/bspline), in the engine's list order.
-N=$("$CLI" presets | awk '$2 == "blur" || $2 == "filter" || $2 == "bspline" { n++; if ($1 == "tileable-blur") { print n; exit } }')
-[ -n "$N" ] || fail "preset tileable-blur not found by '$CLI presets'"
-
-gimp_run -b "(begin (load \"$T/test_gimp.scm\") (recblur-test-dialog \"$IN\" \"$O\"))" \
-         -b '(gimp-quit 0)' >"$W/gimp.log" 2>&1 &
-GIMP_PID=$!
+# Menu entry of tileable-blur: "(custom)", then the presets the plug-in can
+# run (blur/filter/bspline).
+N=$(gimp_preset_position "blur|filter|bspline" tileable-blur) || exit 1
+gimp_start "(recblur-test-dialog \"$IN\" \"$O\")"
 
 WID=$(timeout 60 xdotool search --sync --name '^Recursive Blur$' 2>/dev/null | head -1)
 if [ -z "$WID" ]; then

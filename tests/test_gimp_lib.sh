@@ -38,12 +38,39 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # gimp_setup: after PLUGIN, T (tests source dir) and W (work dir) are set: D
 # (test images), O (outputs, emptied), CHECK (numpy comparisons, gimp_check.py)
 # and a fresh profile in $W/profile with the plug-in.
+# gimp_setup [FILE...]: the FILEs (last run's screenshots) are removed too.
 gimp_setup() {
     D=$T/data/gimp
     O=$W/out
     CHECK="$PY $T/gimp_check.py"
     gimp_profile "$W/profile" "$PLUGIN"
-    rm -rf "$O" && mkdir -p "$O"
+    rm -rf "$O" "$@" && mkdir -p "$O"
+}
+
+# The dialog tests. gimp_xvfb SECONDS "$0" "$@": run this script again (once)
+# under a virtual X server, killed after SECONDS.
+gimp_xvfb() {
+    [ -n "${RB_IN_XVFB:-}" ] && return 0
+    local limit=$1
+    shift
+    exec env RB_IN_XVFB=1 timeout "$limit" xvfb-run -a -s "-screen 0 1024x768x24" bash "$@"
+}
+
+# gimp_preset_position KINDS NAME: NAME's place among the presets of KINDS (a
+# regex on the kind column of `recblur presets`, the engine's list order), so
+# its entry in a dialog's preset menu after entry 0. Fails when it is missing.
+gimp_preset_position() {
+    local n
+    n=$("$CLI" presets | awk -v k="^($1)\$" -v p="$2" '$2 ~ k { n++; if ($1 == p) { print n; exit } }')
+    [ -n "$n" ] || fail "preset $2 not found by '$CLI presets'"
+    echo "$n"
+}
+
+# gimp_start CALL: GIMP runs CALL (from test_gimp.scm) in the background,
+# GIMP_PID, its log in $W/gimp.log.
+gimp_start() {
+    gimp_run -b "(begin (load \"$T/test_gimp.scm\") $1)" -b '(gimp-quit 0)' >"$W/gimp.log" 2>&1 &
+    GIMP_PID=$!
 }
 
 # gimp_verdict "ok err ...": GIMP exits 0 whatever happened, so the order of

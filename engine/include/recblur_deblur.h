@@ -137,6 +137,10 @@ rb_status rb_deblur_preset_load(rb_context *ctx, const char *name_or_path,
 rb_status rb_deblur_preset_save(rb_context *ctx, const rb_deblur_filter *filter,
                                 const char *description, const rb_boundary *boundary,
                                 const char *path);
+/* Names of the .deblur presets on the search path (a name in an earlier
+ * directory hides the same name later), sorted, for menus and listings, as
+ * rb_preset_list does for .preset files. Returns the count; fills up to max. */
+int rb_deblur_preset_list(char names[][128], int max);
 
 #ifdef __cplusplus
 }

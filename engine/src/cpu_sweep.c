@@ -10,18 +10,23 @@
  * - Per band, bottom-up: the causal pass again inside the band from its saved
  *   state (same operations, so the same values), the anticausal pass up the
  *   band from the state the band below left, results (float32) into a small
- *   band buffer stored transposed, BB[x][row*ch + c]; then the row pass runs
- *   down the columns of BB (the same kernel: lanes are consecutive samples of
- *   a BB row) and writes the output rows, in their format.
+ *   band buffer stored transposed and channel-planar, BB[x][c*rows + row]
+ *   (8x8 register transposes: vector stores); then the row pass runs down
+ *   the columns of BB (the same kernel: lanes are consecutive samples of a
+ *   BB row, i.e. 8 rows of one channel) and writes the output rows, in
+ *   their format.
  * Reads the input three times (sums, phase A, band), writes the output once;
  * the causal column pass costs twice; nothing of image size is allocated.
  * Arithmetic is double, as in line_solver.c (float32 recurrences miss the
  * accuracy bound for clustered poles near the unit circle); only BB is
- * float32, one float32 rounding of each intermediate.
+ * float32, one float32 rounding of each intermediate. RECBLUR_CPU_LANES=auto
+ * runs float lanes where a probe line shows them within bounds (small
+ * sigma, B-splines); off by default, as the other routes are double.
  *
  * The same mathematics as rb_line_solve_ex for these modes: the prologue (35),
  * the epilogue (44) (or the padded route's steady states), and the mean shift
- * (filter x - mean, add DC gain * mean back). Operation order differs (the
+ * (filter x - mean, add DC gain * mean back). Periodic and mirror: the padded
+ * route on the wrapped line, from zero states (transients below 1e-13). Operation order differs (the
  * feedback terms are summed farthest first, to shorten the dependency chain),
  * so results match line_solver.c to rounding, not bitwise. */
 #define _GNU_SOURCE
@@ -96,6 +101,8 @@ typedef struct {
     const unsigned char *alt;
     long alt_from, alt_to;
     size_t alt_row;
+    long planar;                 /* 0, or lane g is (row g % planar, channel g / planar): the
+                                    row pass over the channel-planar band buffer */
     long nstrips;
 } sw_pass;
 
@@ -180,6 +187,48 @@ static inline long sw_wrap(const sw_axis *a, long i)
     if (k < 0)
         k += per;
     return k >= a->n ? per - 1 - k : k;
+}
+
+/* Rows per band (the band buffer holds 2 x SW_BAND rows). */
+#define SW_BAND 64
+
+/* tile[j][l] (j < rows, l < nl) -> dst + doff[l] + j * 4: lane l's column of
+ * the tile, contiguous floats (the channel-planar band buffer). 8 steps at a
+ * time through an in-register 8x8 transpose: 8 vector stores where scalar
+ * stores took 64. */
+static inline __attribute__((always_inline)) void tile_store(const v8f *tile, long rows,
+                                                             unsigned char *dst, const size_t *doff,
+                                                             int nl)
+{
+    long j = 0;
+    for (; j + 8 <= rows; j += 8) {
+        const v8f *t = tile + j;
+#define LO(a, b) __builtin_shufflevector(a, b, 0, 8, 1, 9, 4, 12, 5, 13)   /* unpacklo */
+#define HI(a, b) __builtin_shufflevector(a, b, 2, 10, 3, 11, 6, 14, 7, 15) /* unpackhi */
+#define S0(a, b) __builtin_shufflevector(a, b, 0, 1, 8, 9, 4, 5, 12, 13)
+#define S1(a, b) __builtin_shufflevector(a, b, 2, 3, 10, 11, 6, 7, 14, 15)
+#define P0(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11)   /* low halves */
+#define P1(a, b) __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15) /* high halves */
+        v8f a0 = LO(t[0], t[1]), a1 = HI(t[0], t[1]), a2 = LO(t[2], t[3]), a3 = HI(t[2], t[3]);
+        v8f a4 = LO(t[4], t[5]), a5 = HI(t[4], t[5]), a6 = LO(t[6], t[7]), a7 = HI(t[6], t[7]);
+        v8f b0 = S0(a0, a2), b1 = S1(a0, a2), b2 = S0(a1, a3), b3 = S1(a1, a3);
+        v8f b4 = S0(a4, a6), b5 = S1(a4, a6), b6 = S0(a5, a7), b7 = S1(a5, a7);
+        v8f o[8] = {P0(b0, b4), P0(b1, b5), P0(b2, b6), P0(b3, b7),
+                    P1(b0, b4), P1(b1, b5), P1(b2, b6), P1(b3, b7)};
+#undef LO
+#undef HI
+#undef S0
+#undef S1
+#undef P0
+#undef P1
+        for (int l = 0; l < nl; l++)
+            memcpy(dst + doff[l] + (size_t)j * sizeof(float), &o[l], sizeof o[l]);
+    }
+    for (; j < rows; j++)
+        for (int l = 0; l < nl; l++) {
+            float v = tile[j][l];
+            memcpy(dst + doff[l] + (size_t)j * sizeof(float), &v, sizeof v);
+        }
 }
 
 /* The kernels, once with double lanes and once with float lanes. */
@@ -411,18 +460,23 @@ static double probe_error(const sw_axis *ax0, rb_format srcfmt)
     return err;
 }
 
-/* Float lanes only where they stay well inside what the output can show:
- * 1e-6 of the signal for float and 16-bit output (the accuracy tests'
- * bounds are 1e-5 relative RMS and up), a 64th of a step for 8-bit output.
- * RECBLUR_CPU_LANES=double|float overrides (A/B measurements). */
+/* Float lanes (RECBLUR_CPU_LANES=auto) only where they stay well inside what
+ * the output can show: 1e-6 of the signal for float and 16-bit output (the
+ * accuracy tests' bounds are 1e-5 relative RMS and up), a 64th of a step for
+ * 8-bit output. Off by default: float lanes change a few samples by one step
+ * against the double routes (the bundle route, straight alpha, the CUDA
+ * fall-back), and the ImageMagick module's tests hold the module to the
+ * engine's other routes bit for bit (bench/RESULTS.md, round 3).
+ * RECBLUR_CPU_LANES=float forces them (A/B), =double or unset: double. */
 static int use_float_lanes(const sw_axis *ay, const sw_axis *ax, const rb_image *in,
                            const rb_image *out, double *err)
 {
-    *err = probe_error(ay, in->format) + probe_error(ax, RB_F32);
     const char *env = getenv("RECBLUR_CPU_LANES");
-    if (env && !strcmp(env, "double"))
+    *err = -1.0; /* not probed */
+    if (!env || (strcmp(env, "auto") && strcmp(env, "float")))
         return 0;
-    if (env && !strcmp(env, "float"))
+    *err = probe_error(ay, in->format) + probe_error(ax, RB_F32);
+    if (!strcmp(env, "float"))
         return 1;
     const double tol = out->format == RB_U8 ? 1.0 / (255.0 * 64.0) : 1e-6;
     return *err <= tol;
@@ -454,7 +508,7 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     /* 64-row bands: a band buffer is 64 * W * ch floats (3 MiB at 4096 RGB),
      * the saved states r vectors per block and band (24 MiB at 4096^2 RGB,
      * order 4) */
-    cs->B = 64;
+    cs->B = SW_BAND;
     cs->nbands = (H + cs->B - 1) / cs->B;
     cs->nblocks = (W * ch + 7) / 8;
     const int R = ay.r;

@@ -205,11 +205,11 @@ static inline __attribute__((always_inline)) void SW_N(anti_start)(const sw_axis
 
 /* The anticausal pass from state z (z[0] = z_{j1}) over steps j1-1 down to
  * j0, reading Y[j - j0]; the results of steps [j0, o1) are stored (plus off)
- * at destination step j - j0. */
+ * at destination step j - j0, or into tile[j - j0] (float) when tile is set. */
 static inline __attribute__((always_inline)) void SW_N(anticausal)(const sw_pass *p, const SW_V *Y,
                                                              long j0, long j1, SW_V *z, long o1,
                                                              const size_t *doff, int nl, SW_V off,
-                                                             const int R)
+                                                             v8f *tile, const int R)
 {
     const sw_axis *a = p->ax;
     long j = j1 - 1;
@@ -228,7 +228,10 @@ static inline __attribute__((always_inline)) void SW_N(anticausal)(const sw_pass
         for (int k = R - 1; k > 0; k--)
             z[k] = z[k - 1];
         z[0] = acc;
-        SW_N(store8)(p, j - j0, doff, nl, acc + off);
+        if (tile) /* one vector store; tile_store transposes 8 steps at a time */
+            tile[j - j0] = __builtin_convertvector(acc + off, v8f);
+        else
+            SW_N(store8)(p, j - j0, doff, nl, acc + off);
     }
 }
 
@@ -246,7 +249,10 @@ static inline __attribute__((always_inline)) void SW_N(block_setup)(const sw_pas
     SW_V mean = (SW_V){0}, c0 = (SW_V){0}, c1 = (SW_V){0}, off = (SW_V){0};
     for (int l = 0; l < 8; l++) {
         long g = gb + (l < nl ? l : 0);
-        doff[l] = (size_t)(g / p->ch) * p->drow + (size_t)(g % p->ch) * fmt_size(p->dfmt);
+        if (p->planar) /* lane g: row g % planar, channel g / planar */
+            doff[l] = (size_t)(g % p->planar) * p->drow + (size_t)(g / p->planar) * fmt_size(p->dfmt);
+        else
+            doff[l] = (size_t)(g / p->ch) * p->drow + (size_t)(g % p->ch) * fmt_size(p->dfmt);
     }
     if (a->shift)
         mean = sum / (SW_E)a->n;
@@ -255,7 +261,7 @@ static inline __attribute__((always_inline)) void SW_N(block_setup)(const sw_pas
         c1 = SW_N(load8)(p, a->n - 1, gb, nl) - mean;
     } else if (a->mode == RB_BOUNDARY_CONSTANT) {
         for (int l = 0; l < 8; l++)
-            c0[l] = p->cval[(gb + l) % p->ch];
+            c0[l] = p->cval[p->planar ? (gb + l) / p->planar % p->ch : (gb + l) % p->ch];
         c0 -= mean;
         c1 = c0;
     }
@@ -313,7 +319,7 @@ SW_CLONES static void SW_N(line_strip)(const sw_pass *p, long g0, long ns, SW_V 
         else                                                                                       \
             SW_N(causal)(p, gb, nl, bk.mean, bk.c0, bk.c1, s, 0, m, Y, NULL, 0, 0, 0, 0, R, 0);         \
         SW_N(anti_start)(a, s, bk.c1, z, R);                                                             \
-        SW_N(anticausal)(p, Y + D, D, m, z, D + n, doff, nl, bk.off, R);                                 \
+        SW_N(anticausal)(p, Y + D, D, m, z, D + n, doff, nl, bk.off, NULL, R);                                 \
         break;
             CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
 #undef CASE
@@ -382,15 +388,17 @@ SW_CLONES static void SW_N(cols_band)(const sw_pass *p, const sw_cols *cs, long 
     const int R = a->r;
     const long j0 = D + band * cs->B;
     const long j1 = band == cs->nbands - 1 ? m : j0 + cs->B;
-    const long o1 = j1 < D + n ? j1 : D + n;
+    const long o1 = j1 < D + n ? j1 : D + n, rows = o1 - j0;
+    v8f tile[SW_BAND];
     for (long blk = k0; blk < k1; blk++) {
         const long gb = blk * 8;
         const int nl = (int)(p->lanes - gb < 8 ? p->lanes - gb : 8);
         const SW_N(sw_blk) *bk = &((const SW_N(sw_blk) *)cs->blk)[blk];
+        /* band buffer, channel-planar per image column: BB[x][c * rows + j] */
         size_t doff[8];
         for (int l = 0; l < 8; l++) {
             long g = gb + (l < nl ? l : 0);
-            doff[l] = (size_t)(g / p->ch) * p->drow + (size_t)(g % p->ch) * sizeof(float);
+            doff[l] = (size_t)(g / p->ch) * p->drow + (size_t)(g % p->ch) * (size_t)rows * sizeof(float);
         }
         SW_V s[RB_MAX_ORDER];
         const SW_V *st = (const SW_V *)cs->st + ((size_t)band * (size_t)cs->nblocks + (size_t)blk) * (size_t)R;
@@ -409,7 +417,7 @@ SW_CLONES static void SW_N(cols_band)(const sw_pass *p, const sw_cols *cs, long 
             SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, Y, NULL, 0, 0, 0, 0, R, 7);    \
         else                                                                                       \
             SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, Y, NULL, 0, 0, 0, 0, R, 0);    \
-        SW_N(anticausal)(p, Y, j0, j1, z, o1, doff, nl, bk->off, R);                                     \
+        SW_N(anticausal)(p, Y, j0, j1, z, o1, doff, nl, bk->off, tile, R);                               \
         for (int k = 0; k < R; k++)                                                                \
             zc[k] = z[k];                                                                          \
         break;                                                                                     \
@@ -417,6 +425,7 @@ SW_CLONES static void SW_N(cols_band)(const sw_pass *p, const sw_cols *cs, long 
             CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
 #undef CASE
         }
+        tile_store(tile, rows, p->dst, doff, nl);
     }
 }
 
@@ -429,15 +438,16 @@ static void *SW_N(sweep_main)(void *arg)
     const sw_cols *cs = &sh->cs;
     double t0 = th->t == 0 && sh->tphase ? sw_cpu() : 0.0, trow = 0.0;
 
-    /* column sums (mean shift): chunks of rows, each thread into its array */
+    /* column sums (mean shift): a fixed share of the rows per thread, each
+     * into its array, added in thread order: the same sums, so the same
+     * bits, whichever thread runs when (test_threads) */
     const sw_pass *p1 = sh->p1;
     atomic_long *ctr = sh->ctr;
     long k, c0;
     if (p1->ax->shift) {
-        const long n = p1->ax->n, CH = 32;
-        while ((c0 = atomic_fetch_add(&ctr[0], CH)) < n)
-            SW_N(col_sums)(p1, c0, c0 + CH < n ? c0 + CH : n, (SW_V *)cs->sums + (size_t)t * (size_t)cs->nblocks,
-                     cs->nblocks);
+        const long n = p1->ax->n, r0 = n * t / sh->nt, r1 = n * (t + 1) / sh->nt;
+        if (r1 > r0)
+            SW_N(col_sums)(p1, r0, r1, (SW_V *)cs->sums + (size_t)t * (size_t)cs->nblocks, cs->nblocks);
         barrier_wait(&sh->bar);
     }
     /* phase A: strips of 64 bytes of input */
@@ -462,6 +472,7 @@ static void *SW_N(sweep_main)(void *arg)
             p2.src = (const unsigned char *)sh->bb[(b + 1) & 1];
             p2.srow = sh->bbrow;
             p2.lanes = rows * p2.ch;
+            p2.planar = rows;
             p2.dst = sh->out + (size_t)y0 * sh->ostride;
             p2.strip = 16;
             p2.nstrips = (p2.lanes + 15) / 16;

@@ -23,13 +23,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef RECBLUR_PRESET_DIR
-#define RECBLUR_PRESET_DIR "/usr/local/share/recblur/presets"
-#endif
-#ifndef RECBLUR_SOURCE_PRESET_DIR
-#define RECBLUR_SOURCE_PRESET_DIR "presets"
-#endif
-
 static char *slurp(const char *path, long *len)
 {
     FILE *f = fopen(path, "rb");
@@ -259,4 +252,14 @@ rb_status rb_deblur_preset_save(rb_context *ctx, const rb_deblur_filter *f, cons
         return rb_error(ctx, RB_ERR_IO, "deblur preset %s: write failed (%s)", path, strerror(errno));
     }
     return RB_OK;
+}
+
+_Static_assert(RB_PRESET_NAME_LEN == 128, "rb_deblur_preset_list's names are char[][128]");
+
+/* Hidden files (".x.deblur") are not offered. */
+static int listable(const char *name) { return name[0] != '.'; }
+
+int rb_deblur_preset_list(char names[][128], int max)
+{
+    return rb_preset_names("deblur", listable, names, max);
 }

@@ -8,12 +8,11 @@
  * Search for NAME: each directory of $RECBLUR_PRESET_PATH (colon-separated),
  * then the installed presets (RECBLUR_PRESET_DIR), then the source tree's
  * presets/ (RECBLUR_SOURCE_PRESET_DIR), so a build tree works uninstalled. */
-#define _POSIX_C_SOURCE 200809L /* opendir, strcasecmp */
+#define _POSIX_C_SOURCE 200809L /* strcasecmp */
 #include "rb_internal.h"
 #include "preset_path.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -426,38 +425,9 @@ rb_status rb_preset_filter(rb_context *ctx, const rb_preset *preset, rb_filter *
                     preset->name, preset->op);
 }
 
-static int cmp_names(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
-
 /* Fills up to max distinct names (the first directory on the path wins), sorted;
  * returns how many were filled. */
 int rb_preset_list(char names[][128], int max)
 {
-    if (!names || max <= 0)
-        return 0;
-    char dirs[RB_PRESET_MAX_DIRS][RB_PRESET_DIR_LEN];
-    int nd = rb_preset_search_dirs(dirs, RB_PRESET_MAX_DIRS), count = 0;
-    for (int i = 0; i < nd && count < max; i++) {
-        DIR *d = opendir(dirs[i]);
-        if (!d)
-            continue;
-        struct dirent *de;
-        while ((de = readdir(d)) && count < max) {
-            size_t l = strlen(de->d_name);
-            if (l <= 7 || strcmp(de->d_name + l - 7, ".preset") || l - 7 >= 128)
-                continue;
-            char nm[128];
-            memcpy(nm, de->d_name, l - 7);
-            nm[l - 7] = 0;
-            if (!valid_name(nm))
-                continue;
-            int dup = 0;
-            for (int k = 0; k < count && !dup; k++)
-                dup = !strcmp(names[k], nm);
-            if (!dup)
-                memcpy(names[count++], nm, l - 6);
-        }
-        closedir(d);
-    }
-    qsort(names, (size_t)count, sizeof names[0], cmp_names);
-    return count;
+    return rb_preset_names("preset", valid_name, names, max);
 }

@@ -1,17 +1,12 @@
-/* The preset search order, shared by preset.c and deblur_preset.c. */
+/* The preset search order and listing, shared by preset.c and deblur_preset.c. */
 #include "preset_path.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#ifndef RECBLUR_PRESET_DIR
-#define RECBLUR_PRESET_DIR "/usr/local/share/recblur/presets"
-#endif
-#ifndef RECBLUR_SOURCE_PRESET_DIR
-#define RECBLUR_SOURCE_PRESET_DIR "presets"
-#endif
 
 int rb_preset_search_dirs(char dirs[][RB_PRESET_DIR_LEN], int max)
 {
@@ -46,4 +41,42 @@ int rb_preset_find(const char *name, const char *ext, char *path, size_t path_le
             return 1;
     }
     return 0;
+}
+
+static int cmp_names(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
+
+int rb_preset_names(const char *ext, int (*accept)(const char *name),
+                    char names[][RB_PRESET_NAME_LEN], int max)
+{
+    if (!ext || !names || max <= 0)
+        return 0;
+    char dirs[RB_PRESET_MAX_DIRS][RB_PRESET_DIR_LEN];
+    int nd = rb_preset_search_dirs(dirs, RB_PRESET_MAX_DIRS), count = 0;
+    size_t el = strlen(ext);
+    for (int i = 0; i < nd && count < max; i++) {
+        DIR *d = opendir(dirs[i]);
+        if (!d)
+            continue;
+        struct dirent *de;
+        while ((de = readdir(d)) && count < max) {
+            /* NAME "." EXT, NAME not empty and short enough */
+            size_t l = strlen(de->d_name);
+            if (l <= el + 1 || l - el - 1 >= RB_PRESET_NAME_LEN || de->d_name[l - el - 1] != '.' ||
+                strcmp(de->d_name + l - el, ext))
+                continue;
+            char nm[RB_PRESET_NAME_LEN];
+            memcpy(nm, de->d_name, l - el - 1);
+            nm[l - el - 1] = 0;
+            if (accept && !accept(nm))
+                continue;
+            int dup = 0;
+            for (int k = 0; k < count && !dup; k++)
+                dup = !strcmp(names[k], nm);
+            if (!dup)
+                memcpy(names[count++], nm, l - el);
+        }
+        closedir(d);
+    }
+    qsort(names, (size_t)count, sizeof names[0], cmp_names);
+    return count;
 }
