@@ -4,7 +4,7 @@
 # Usage: scripts/gpu_check.sh [--quick] [--no-bench] [--fast] [--sanitize] [--bench-only]
 #   --fast: build and test only the CUDA targets (skip the rest of the tree and ctest)
 #   --sanitize: also run the GPU tests under compute-sanitizer (memcheck, racecheck, synccheck)
-#   --bench-only: reuse an existing build-gpu, run only the benchmarks (all three programs)
+#   --bench-only: reuse an existing build-gpu, run only the benchmarks (all four programs)
 set -o pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gpu_check_out}
@@ -17,13 +17,15 @@ done
 B=build-gpu
 if [ $bench_only = 1 ]; then
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 | tee "$OUT/gpu.txt"
-  cmake --build $B -j16 --target gpu_bench gpu_scan_bench deblur_gpu_bench >"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
+  cmake --build $B -j16 --target gpu_bench gpu_scan_bench deblur_gpu_bench gpu_host_bench >"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
   echo "== gpu_bench ${BENCH_ARGS:-}"
   timeout ${T_BENCH:-250} $B/bench/gpu_bench ${BENCH_ARGS:-} 2>"$OUT/bench_progress.log" | tee "$OUT/bench.md"
   echo "== gpu_scan_bench"
   timeout ${T_SCAN:-200} $B/bench/gpu_scan_bench 2>&1 | tee "$OUT/scan_bench.md"
   echo "== deblur_gpu_bench"
   timeout ${T_DEBLUR:-120} $B/bench/deblur_gpu_bench 2>&1 | tee "$OUT/deblur_bench.md"
+  echo "== gpu_host_bench"
+  timeout ${T_HOST:-150} $B/bench/gpu_host_bench 2>&1 | tee "$OUT/host_bench.md"
   exit 0
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 | tee "$OUT/gpu.txt"
@@ -52,7 +54,7 @@ if [ $sanitize = 1 ]; then
   # compute-sanitizer slows kernels 10-100x: every GPU test binary under each tool, in parallel
   CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   echo "== compute-sanitizer ($CS)"
-  for t in test_gpu test_gpu_1d_sat test_deblur_gpu test_gpu_faults; do
+  for t in test_gpu test_gpu_1d_sat test_deblur_gpu test_gpu_faults test_gpu_host; do
     for tool in memcheck racecheck synccheck; do
       ( timeout ${T_SAN:-240} "$CS" --tool $tool --error-exitcode 99 $B/tests/$t >"$OUT/san_${t}_$tool.log" 2>&1
         echo "$t $tool rc=$?" >>"$OUT/san_summary.txt" ) &

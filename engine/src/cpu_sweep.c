@@ -10,18 +10,23 @@
  * - Per band, bottom-up: the causal pass again inside the band from its saved
  *   state (same operations, so the same values), the anticausal pass up the
  *   band from the state the band below left, results (float32) into a small
- *   band buffer stored transposed, BB[x][row*ch + c]; then the row pass runs
- *   down the columns of BB (the same kernel: lanes are consecutive samples of
- *   a BB row) and writes the output rows, in their format.
+ *   band buffer stored transposed and channel-planar, BB[x][c*rows + row]
+ *   (8x8 register transposes: vector stores); then the row pass runs down
+ *   the columns of BB (the same kernel: lanes are consecutive samples of a
+ *   BB row, i.e. 8 rows of one channel) and writes the output rows, in
+ *   their format.
  * Reads the input three times (sums, phase A, band), writes the output once;
  * the causal column pass costs twice; nothing of image size is allocated.
  * Arithmetic is double, as in line_solver.c (float32 recurrences miss the
  * accuracy bound for clustered poles near the unit circle); only BB is
- * float32, one float32 rounding of each intermediate.
+ * float32, one float32 rounding of each intermediate. RECBLUR_CPU_LANES=auto
+ * runs float lanes where a probe line shows them within bounds (small
+ * sigma, B-splines); off by default, as the other routes are double.
  *
  * The same mathematics as rb_line_solve_ex for these modes: the prologue (35),
  * the epilogue (44) (or the padded route's steady states), and the mean shift
- * (filter x - mean, add DC gain * mean back). Operation order differs (the
+ * (filter x - mean, add DC gain * mean back). Periodic and mirror: the padded
+ * route on the wrapped line, from zero states (transients below 1e-13). Operation order differs (the
  * feedback terms are summed farthest first, to shorten the dependency chain),
  * so results match line_solver.c to rounding, not bitwise. */
 #define _GNU_SOURCE

@@ -1,5 +1,6 @@
 /* The CPU back end's fast route (issue 8): both axes of a zero/constant/clamp
- * filter (closed form (35)/(44) or the padded route) as two register-blocked
+ * filter (closed form (35)/(44) or the padded route), or periodic/mirror (the
+ * padded route on the wrapped line, where the padding fits), as two register-blocked
  * sweeps that convert the image samples on the fly and keep only a float32
  * intermediate, stored transposed so that both passes walk down columns. */
 #ifndef RB_CPU_SWEEP_H
@@ -9,7 +10,9 @@
 
 /* 1 when rb_cpu_sweep_execute can run this plan on these images (host
  * memory, no straight alpha, no sRGB decoding, no progress callback, both
- * axes active with zero/constant/clamp boundaries, short FIR). */
+ * axes active with both passes, zero/constant/clamp boundaries or periodic/
+ * mirror with transients shorter than the line (periodic not in place),
+ * short FIR). */
 int rb_cpu_sweep_ok(const rb_plan *plan, const rb_image *in, const rb_image *out);
 
 /* Filter in -> out with nt threads. cch: the constant boundary value per
