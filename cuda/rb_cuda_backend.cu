@@ -88,7 +88,10 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
     size_t scratch = 0;
     RB_CU(cudaGetDevice(&s->device), "cudaGetDevice");
     RB_CU(cudaGetDeviceProperties(&prop, s->device), "cudaGetDeviceProperties");
-    RB_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    /* a blocking stream: it waits for the caller's work on the legacy default
+     * stream (a pageable cudaMemcpy may return before its DMA lands; on a
+     * non-blocking stream the filter read stale device input under load) */
+    RB_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamDefault), "cudaStreamCreate");
     s->floats = w * h * c;
     {
         const char *env = getenv("RECBLUR_CUDA_SOLVER");

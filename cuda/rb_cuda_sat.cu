@@ -106,7 +106,8 @@ static rb_status rb_cuda_sat_multipass(rb_context *ctx, const rb_image *in, rb_i
     unsigned gb = (unsigned)((total + bs - 1) / bs);
     const void *src = in->data;
     size_t src_pitch = rb_image_stride(in);
-    RB_SAT_CU(cudaStreamCreateWithFlags(&q, cudaStreamNonBlocking), "cudaStreamCreate");
+    /* blocking: ordered after the caller's legacy-stream copies (see rb_cuda_backend.cu) */
+    RB_SAT_CU(cudaStreamCreateWithFlags(&q, cudaStreamDefault), "cudaStreamCreate");
     RB_SAT_CU(rb_cuda_malloc((void **)&D, total * sizeof(double)), "cudaMalloc (sums)");
     if (in->memory == RB_MEMORY_HOST || out->memory == RB_MEMORY_HOST) {
         size_t sz = in_row > out_row ? in_row : out_row;
