@@ -403,6 +403,13 @@ static void axis_setup(const rb_axis_plan *ap, sw_axis *a)
     a->epi_f = (float)a->epi;
 }
 
+/* C11's aligned_alloc wants a size that is a multiple of the alignment (ASan
+ * aborts otherwise; float lanes made the sizes multiples of 32 only). */
+static void *sw_alloc64(size_t bytes)
+{
+    return aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+}
+
 /* How far float lanes are from double lanes on this axis: the row kernel
  * (the same arithmetic as the column pass, its boundary starts included) on
  * 8 probe lines of the axis' length (at most SW_PROBE_N: past the transients
@@ -417,7 +424,7 @@ static double probe_error(const sw_axis *ax0, rb_format srcfmt)
     const long n = a.n, m = n + 2 * a.D;
     float *x = malloc((size_t)n * 8 * sizeof(float));
     float *yd = malloc((size_t)n * 8 * sizeof(float) * 2), *yf = yd ? yd + (size_t)n * 8 : NULL;
-    v8d *Y = aligned_alloc(64, (size_t)m * sizeof(v8d));
+    v8d *Y = sw_alloc64((size_t)m * sizeof(v8d));
     double err = 1.0; /* no memory: no float */
     if (x && yd && Y) {
         uint32_t rng = 12345u;
@@ -515,14 +522,14 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     long ymax = cs->B + ay.D > W + 2 * ax.D ? cs->B + ay.D : W + 2 * ax.D;
     sh.bbrow = (size_t)cs->B * (size_t)ch * sizeof(float);
     size_t bbn = (size_t)W * (size_t)cs->B * (size_t)ch;
-    cs->blk = aligned_alloc(64, (size_t)cs->nblocks * 4 * vs); /* sw_blk: 4 vectors */
-    cs->st = aligned_alloc(64, (size_t)cs->nbands * (size_t)cs->nblocks * (size_t)R * vs);
-    cs->z = aligned_alloc(64, (size_t)cs->nblocks * (size_t)R * vs);
-    cs->sums = aligned_alloc(64, (size_t)cs->nblocks * (size_t)nt * vs);
+    cs->blk = sw_alloc64((size_t)cs->nblocks * 4 * vs); /* sw_blk: 4 vectors */
+    cs->st = sw_alloc64((size_t)cs->nbands * (size_t)cs->nblocks * (size_t)R * vs);
+    cs->z = sw_alloc64((size_t)cs->nblocks * (size_t)R * vs);
+    cs->sums = sw_alloc64((size_t)cs->nblocks * (size_t)nt * vs);
     sh.ctr = malloc((size_t)(2 + 2 * cs->nbands + 2) * sizeof(atomic_long));
-    sh.bb[0] = aligned_alloc(64, 2 * bbn * sizeof(float));
+    sh.bb[0] = sw_alloc64(2 * bbn * sizeof(float));
     sh.bb[1] = sh.bb[0] ? sh.bb[0] + bbn : NULL;
-    unsigned char *Ymem = aligned_alloc(64, (size_t)ymax * vs * (size_t)nt);
+    unsigned char *Ymem = sw_alloc64((size_t)ymax * vs * (size_t)nt);
     if (!cs->blk || !cs->st || !cs->z || !cs->sums || !sh.ctr || !sh.bb[0] || !Ymem) {
         free(sh.ctr);
         free(cs->sums);
