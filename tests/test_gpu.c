@@ -77,26 +77,6 @@ static rb_filter *make_filter(rb_context *ctx, int order, int kind, double pmax,
 }
 
 /* ---------------------------------------------------------------- helpers */
-static void fill_random(void *data, rb_format fmt, size_t count)
-{
-    for (size_t i = 0; i < count; ++i) {
-        double v = tu_uniform();
-        switch (fmt) {
-        case RB_U8: ((uint8_t *)data)[i] = (uint8_t)(v * 255.999); break;
-        case RB_U16: ((uint16_t *)data)[i] = (uint16_t)(v * 65535.999); break;
-        default: ((float *)data)[i] = (float)(v * 2.0 - 0.5); break;
-        }
-    }
-}
-
-static double sample(const void *data, rb_format fmt, size_t i)
-{
-    switch (fmt) {
-    case RB_U8: return ((const uint8_t *)data)[i];
-    case RB_U16: return ((const uint16_t *)data)[i];
-    default: return ((const float *)data)[i];
-    }
-}
 
 static rb_image image(int w, int h, int c, rb_format fmt, void *data)
 {
@@ -157,7 +137,7 @@ static double compare(const void *a, const void *b, rb_format fmt, size_t count,
 {
     double se = 0, sr = 0, mx = 0;
     for (size_t i = 0; i < count; ++i) {
-        double x = sample(a, fmt, i), y = sample(b, fmt, i);
+        double x = tu_sample(a, fmt, i), y = tu_sample(b, fmt, i);
         if (isnan(x) || isnan(y)) {
             *maxabs = INFINITY;
             return INFINITY;
@@ -231,7 +211,7 @@ static void test_gpu_matches_cpu_all_modes(void **state)
                 rb_boundary b = {(rb_boundary_mode)mode, mode == RB_BOUNDARY_CONSTANT ? 0.3f : 0.0f};
                 size_t count = (size_t)w * h * ch;
                 float *in = malloc(count * sizeof(float));
-                fill_random(in, RB_F32, count);
+                tu_fill_random(in, RB_F32, count);
                 rb_image im = image(w, h, ch, RB_F32, in);
                 char name[160];
                 float *g = run_backend(RB_BACKEND_CUDA, f, b, &im, RB_F32, name, sizeof name);
@@ -303,7 +283,7 @@ static void test_gpu_formats_alpha(void **state)
                     size_t count = (size_t)w * h * ch;
                     double unit = fmts[fi] == RB_U8 ? 255.0 : 65535.0;
                     void *in = malloc(count * rb_format_size(fmts[fi]));
-                    fill_random(in, fmts[fi], count);
+                    tu_fill_random(in, fmts[fi], count);
                     rb_image im = image(w, h, ch, fmts[fi], in);
                     if (variant == 1) {
                         im.alpha = (mode % 2) ? RB_ALPHA_STRAIGHT : RB_ALPHA_PREMULTIPLIED;
@@ -317,12 +297,12 @@ static void test_gpu_formats_alpha(void **state)
                     if (variant == 0) {
                         double *dx = malloc(count * sizeof(double));
                         assert_non_null(dx);
-                        for (size_t i = 0; i < count; ++i) dx[i] = sample(in, fmts[fi], i) / unit;
+                        for (size_t i = 0; i < count; ++i) dx[i] = tu_sample(in, fmts[fi], i) / unit;
                         assert_int_equal(ref_filter_image(&tf.ax[0], &tf.ax[1], b, dx, dx, w, h, ch), 0);
                         for (size_t i = 0; i < count; ++i) {
                             double v = floor(dx[i] * unit + 0.5);
                             v = v < 0 ? 0 : (v > unit ? unit : v);
-                            double d = fabs(sample(g, fmts[fi], i) - v);
+                            double d = fabs(tu_sample(g, fmts[fi], i) - v);
                             if (d > mref) mref = d;
                         }
                         free(dx);
@@ -364,7 +344,7 @@ static void test_gpu_device_memory_and_inplace(void **state)
         size_t count = (size_t)w * h * ch, row = (size_t)w * ch * sizeof(float);
         float *in = malloc(count * sizeof(float)), *ref = malloc(count * sizeof(float));
         float *got = malloc(count * sizeof(float));
-        fill_random(in, RB_F32, count);
+        tu_fill_random(in, RB_F32, count);
         /* expected: the float64 reference (the CPU back end is compared in the tests above) */
         {
             double *dx = malloc(count * sizeof(double));
@@ -442,7 +422,7 @@ static void test_gpu_sat(void **state)
                 int w = sizes[si][0], h = sizes[si][1];
                 size_t count = (size_t)w * h * ch;
                 void *in = malloc(count * rb_format_size(fins[fi]));
-                fill_random(in, fins[fi], count);
+                tu_fill_random(in, fins[fi], count);
                 rb_format fo = fins[fi] == RB_F32 ? RB_F32 : RB_F64;
                 void *og = malloc(count * rb_format_size(fo)), *oc = malloc(count * rb_format_size(fo));
                 memset(og, 0xA5, count * rb_format_size(fo));
@@ -468,7 +448,7 @@ static void test_gpu_sat(void **state)
         size_t count = (size_t)w * h * ch;
         uint16_t *in = malloc(count * 2);
         double *oc = malloc(count * 8), *og = malloc(count * 8);
-        fill_random(in, RB_U16, count);
+        tu_fill_random(in, RB_U16, count);
         void *din, *dout;
         assert_int_equal(cudaMalloc(&din, count * 2), cudaSuccess);
         assert_int_equal(cudaMalloc(&dout, count * 8), cudaSuccess);
@@ -508,7 +488,7 @@ static void test_gpu_recurrence_1d(void **state)
                 rb_boundary b = {(rb_boundary_mode)mode, 0.4f};
                 float *x = malloc(n * 4), *y = malloc(n * 4);
                 double *dx = malloc(n * 8), *dy = malloc(n * 8);
-                fill_random(x, RB_F32, n);
+                tu_fill_random(x, RB_F32, n);
                 for (size_t i = 0; i < n; ++i) dx[i] = x[i];
                 assert_int_equal(ref_filter_line(&tf.ax[0], b.mode, b.value, dx, dy, (long)n), 0);
                 float *ref = malloc(n * 4);
@@ -562,7 +542,7 @@ static void test_gpu_wide_gaussian(void **state)
             rb_boundary b = {(rb_boundary_mode)mode, 0.3f};
             size_t count = (size_t)w * h * ch;
             float *in = malloc(count * sizeof(float));
-            fill_random(in, RB_F32, count);
+            tu_fill_random(in, RB_F32, count);
             rb_image im = image(w, h, ch, RB_F32, in);
             char name[160];
             float *g = run_backend(RB_BACKEND_CUDA, f, b, &im, RB_F32, name, sizeof name);
@@ -639,7 +619,7 @@ static void test_fused_solver_emulated(void **state)
                 float *in = malloc(count * sizeof(float)), *e = malloc(count * sizeof(float));
                 assert_non_null(in);
                 assert_non_null(e);
-                fill_random(in, RB_F32, count);
+                tu_fill_random(in, RB_F32, count);
                 rb_image im = image(w, h, ch, RB_F32, in);
                 float *c = run_backend(RB_BACKEND_CPU, f, b, &im, RB_F32, NULL, 0);
                 rb_plan *plan;

@@ -30,25 +30,8 @@
 #include "reference.h"
 #include "test_util.h"
 
-static int gpu_present(void)
-{
-    static int cached = -1;
-    if (cached < 0) {
-        char why[256] = "";
-        const rb_backend_ops *ops = rb_backend_cuda();
-        cached = ops && ops->probe && ops->probe(why, sizeof why) == RB_OK;
-        if (!cached) fprintf(stderr, "test_gpu_1d_sat: %s\n", why[0] ? why : "CUDA back end not built");
-    }
-    return cached;
-}
-
-#define NEED_GPU()                                                                   \
-    do {                                                                             \
-        if (!gpu_present()) {                                                        \
-            fprintf(stderr, "test_gpu_1d_sat: skipped: no usable CUDA device\n");    \
-            skip();                                                                  \
-        }                                                                            \
-    } while (0)
+#define GPU_SUITE "test_gpu_1d_sat"
+#include "gpu_skip.h"
 
 #define CU(call) assert_int_equal((int)(call), (int)cudaSuccess)
 

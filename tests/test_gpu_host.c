@@ -53,26 +53,6 @@ static rb_context *new_ctx(rb_backend b)
     return ctx;
 }
 
-static void fill_random(void *data, rb_format fmt, size_t count)
-{
-    for (size_t i = 0; i < count; ++i) {
-        double v = tu_uniform();
-        switch (fmt) {
-        case RB_U8: ((uint8_t *)data)[i] = (uint8_t)(v * 255.999); break;
-        case RB_U16: ((uint16_t *)data)[i] = (uint16_t)(v * 65535.999); break;
-        default: ((float *)data)[i] = (float)(v * 2.0 - 0.5); break;
-        }
-    }
-}
-
-static double sample(const void *data, rb_format fmt, size_t i)
-{
-    switch (fmt) {
-    case RB_U8: return ((const uint8_t *)data)[i];
-    case RB_U16: return ((const uint16_t *)data)[i];
-    default: return ((const float *)data)[i];
-    }
-}
 
 /* The filters: the tiled solver on both axes, on columns only, on rows only,
  * and an order-6 filter (the blocked solver with transposes). */
@@ -157,7 +137,7 @@ static void run_case(const host_case *k)
     assert_non_null(packed);
     assert_non_null(dev_res);
     assert_non_null(cpu_res);
-    fill_random(packed, k->fmt, count);
+    tu_fill_random(packed, k->fmt, count);
     if (k->alpha == RB_ALPHA_STRAIGHT && k->fmt == RB_F32) /* un-premultiplying divides by alpha: */
         for (size_t i = k->c - 1; i < count; i += k->c)  /* keep it >= 0.25 (float32 errors x 4 at most) */
             ((float *)packed)[i] = (float)(0.25 + 0.75 * tu_uniform());
@@ -226,7 +206,7 @@ static void run_case(const host_case *k)
     assert_int_equal(rb_execute(cp, &ci, &co), RB_OK);
     double se = 0, sr = 0, mx = 0;
     for (size_t i = 0; i < count; ++i) {
-        double x = sample(dev_res, k->fmt, i), y = sample(cpu_res, k->fmt, i);
+        double x = tu_sample(dev_res, k->fmt, i), y = tu_sample(cpu_res, k->fmt, i);
         se += (x - y) * (x - y);
         sr += y * y;
         mx = fmax(mx, fabs(x - y));
@@ -338,7 +318,7 @@ static void test_staging_off_same_bytes(void **state)
     const int w = 1000, h = 700, c = 3;
     const size_t count = (size_t)w * h * c;
     uint16_t *in = malloc(count * 2), *a = malloc(count * 2), *b = malloc(count * 2);
-    fill_random(in, RB_U16, count);
+    tu_fill_random(in, RB_U16, count);
     rb_image hi = {w, h, c, 0, RB_U16, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in}, ho = hi;
     rb_boundary bd = {RB_BOUNDARY_CLAMP, 0};
     for (int off = 0; off < 2; ++off) {
@@ -378,7 +358,7 @@ static void test_progress_cancel_strips(void **state)
     const int w = 1500, h = 1200;
     const size_t count = (size_t)w * h;
     float *in = malloc(count * 4), *out = malloc(count * 4);
-    fill_random(in, RB_F32, count);
+    tu_fill_random(in, RB_F32, count);
     rb_context *g = new_ctx(RB_BACKEND_CUDA);
     rb_plan *p;
     rb_boundary bd = {RB_BOUNDARY_ZERO, 0};
@@ -420,7 +400,7 @@ static void test_pinned_out_of_memory(void **state)
     const int w = 300, h = 200, c = 2;
     const size_t count = (size_t)w * h * c;
     float *in = malloc(count * 4), *want = malloc(count * 4), *got = malloc(count * 4);
-    fill_random(in, RB_F32, count);
+    tu_fill_random(in, RB_F32, count);
     rb_image hi = {w, h, c, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in}, ho = hi;
     rb_boundary bd = {RB_BOUNDARY_PERIODIC, 0};
     size_t host0 = rb_cuda_host_bytes_in_use(), dev0 = rb_cuda_device_bytes_in_use();
@@ -473,7 +453,7 @@ static void test_gpu_out_of_memory(void **state)
     const int w = 640, h = 480, c = 4;
     const size_t count = (size_t)w * h * c;
     uint8_t *in = malloc(count), *got = malloc(count), *want = malloc(count);
-    fill_random(in, RB_U8, count);
+    tu_fill_random(in, RB_U8, count);
     rb_image hi = {w, h, c, 0, RB_U8, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in}, ho = hi;
     rb_boundary bd = {RB_BOUNDARY_MIRROR, 0};
     size_t host0 = rb_cuda_host_bytes_in_use(), dev0 = rb_cuda_device_bytes_in_use();

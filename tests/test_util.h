@@ -75,4 +75,27 @@ static inline void tu_random_feedback(int r, double pmax, double *a)
         a[k - 1] = -creal(poly[k]); /* 1 + sum d z^-k, a = -d */
 }
 
+/* Random samples of a storage format (floats in [-0.5, 1.5): outside [0, 1]
+ * on purpose), and one sample read back as a double. */
+static inline void tu_fill_random(void *data, rb_format fmt, size_t count)
+{
+    for (size_t i = 0; i < count; ++i) {
+        double v = tu_uniform();
+        switch (fmt) {
+        case RB_U8: ((uint8_t *)data)[i] = (uint8_t)(v * 255.999); break;
+        case RB_U16: ((uint16_t *)data)[i] = (uint16_t)(v * 65535.999); break;
+        default: ((float *)data)[i] = (float)(v * 2.0 - 0.5); break;
+        }
+    }
+}
+
+static inline double tu_sample(const void *data, rb_format fmt, size_t i)
+{
+    switch (fmt) {
+    case RB_U8: return ((const uint8_t *)data)[i];
+    case RB_U16: return ((const uint16_t *)data)[i];
+    default: return ((const float *)data)[i];
+    }
+}
+
 #endif
