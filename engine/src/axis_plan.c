@@ -300,6 +300,7 @@ rb_status rb_axis_plan_init(rb_context *ctx, const rb_axis *ax, rb_boundary_mode
     long steps = steps_c > steps_a ? steps_c : steps_a;
     long pc = decay_steps(ax->dc, r, 1e-13L), pa = decay_steps(ax->da, r, 1e-13L);
     long pad_steps = pc > pa ? pc : pa;
+    out->pad_need = padding(pad_steps, out->fir_ext);
 
     switch (mode) {
     case RB_BOUNDARY_ZERO:
