@@ -140,6 +140,9 @@ static double check_1d(rb_context *gctx, rb_context *cctx, const rb_axis_filter 
     return e;
 }
 
+#define KAPPA_MAX 3e5
+static double axis_growth(const rb_axis_filter *af);
+
 static void test_1d_all_modes_orders(void **state)
 {
     (void)state;
@@ -155,7 +158,11 @@ static void test_1d_all_modes_orders(void **state)
                     if (fir && tu_uniform() < 0.5) continue; /* FIR on about half the cases */
                     double taps[8];
                     rb_axis_filter af;
-                    make_axis(order, dir, fir, 0.9, &af, taps);
+                    /* about 1 in 1000 order-8 draws with poles up to 0.9 is beyond the scan's
+                     * conditioning limit (KAPPA_MAX, below) */
+                    do
+                        make_axis(order, dir, fir, 0.9, &af, taps);
+                    while (axis_growth(&af) > KAPPA_MAX);
                     rb_boundary b = {modes[mi], modes[mi] == RB_BOUNDARY_CONSTANT ? 0.3f : 0.0f};
                     size_t n = sizes[(size_t)(tu_uniform() * 10) % 10];
                     double vc, e = check_1d(g, c, &af, b, n, &vc);
@@ -191,7 +198,6 @@ static void test_1d_all_modes_orders(void **state)
  * ~4e-17 kappa^2 (a CPU emulation of the kernel, 300 order-8 filters with poles
  * up to 0.99: kappa 2e5 -> 1.1e-6, 3.2e5 -> 2.2e-6, 1.9e6 -> 1e-4, 5e6 -> 1.2e-3);
  * docs/RELIABILITY.md states the limit. */
-#define KAPPA_MAX 3e5
 static double transient_growth(int r, const double *a)
 {
     long double kap = 0.0L;
