@@ -45,6 +45,29 @@ static __device__ __forceinline__ int rb_fz_plain(const rb_cuda_fz &f, long long
     return f.b.ax.ntaps == 0 && j0 >= 0 && j0 + len <= f.b.ax.n;
 }
 
+/* A column block of a mirror line without FIR within [-n, 2n) (the padding):
+ * each sample is read from its reflection directly, the floats that
+ * rb_fz_load_generic would give (and the same in-line sum, in the same order)
+ * without its 64-bit remainders per sample. */
+template <typename U>
+static __device__ __forceinline__ int rb_fz_load_mirror(const rb_cuda_fz &f, const float *x, long long S,
+                                                        long long j0, int len, U u, double *bsum)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    const long long n = a.n;
+    if (a.ntaps != 0 || a.mode != RB_BOUNDARY_MIRROR || j0 < -n || j0 + len > 2 * n) return 0;
+    double s = 0.0;
+#pragma unroll 4
+    for (int j = 0; j < len; ++j) {
+        const long long jj = j0 + j, k = jj < 0 ? -1 - jj : jj >= n ? 2 * n - 1 - jj : jj;
+        const float v = __ldg(x + k * S);
+        u[j] = v;
+        if (jj >= 0 && jj < n) s += (double)v;
+    }
+    *bsum = s;
+    return 1;
+}
+
 template <int R, typename CT, typename IT>
 __global__ void __launch_bounds__(RB_FZ_COL_THREADS)
 rb_fz_s1_cols(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__ car1,
@@ -78,7 +101,7 @@ rb_fz_s1_cols(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
                 for (int j = 0; j < B; ++j)
                     if (j < len) bs += (double)vu[j * RB_FZ_XS];
             }
-        } else {
+        } else if (!rb_fz_load_mirror(f, x, S, j0, len, u, &bs)) {
             rb_fz_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
         }
         rb_fz_stage1<R, IT>(f, u, len, T, H);
@@ -393,14 +416,19 @@ rb_fz_final_cols_s1(const rb_cuda_fz f, const rb_cuda_fz fr, const float *__rest
     const long long j0 = (long long)a.s0 + (long long)blk * B, S = f.ld;
     if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line: uniform */
     if (lane < lanes) {
+        /* the column recursion in place in the thread's column of the tile (as
+         * rb_fz_s1_cols): no 32 registers for u, twice the warps per SM to hide
+         * the latency of both recursions */
         const float *x = in + lane;
-        float u[B];
+        const rb_fz_smc<RB_FZ_XS> u = {sm + threadIdx.x, 0};
         double bs;
-        if (rb_fz_plain(f, j0, len)) {
+        const int plain = rb_fz_plain(f, j0, len);
+        if (plain) {
 #pragma unroll
             for (int j = 0; j < B; ++j)
-                if (j < len) u[j] = __ldg(x + (j0 + j) * S);
-        } else {
+                if (j < len) __pipeline_memcpy_async(sm + j * RB_FZ_XS + threadIdx.x, x + (j0 + j) * S, sizeof(float));
+            __pipeline_commit();
+        } else if (!rb_fz_load_mirror(f, x, S, j0, len, u, &bs)) {
             rb_fz_load_generic<R, float>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
         }
         double P[R], E[R];
@@ -410,6 +438,7 @@ rb_fz_final_cols_s1(const rb_cuda_fz f, const rb_cuda_fz fr, const float *__rest
             E[k] = (double)RB_FZ_CAR(car2, blk, k);
         }
         const double m = a.shift ? (double)mean[lane] : 0.0;
+        if (plain) __pipeline_wait_prior(0);
         rb_fz_final<R, float>(f, u, len, m * f.sumfird, P, E);
         const double back = a.gain * m;
         float *z = out + lane;
@@ -419,7 +448,7 @@ rb_fz_final_cols_s1(const rb_cuda_fz f, const rb_cuda_fz fr, const float *__rest
             if (j < len && jj >= 0 && jj < a.n) {
                 const float v = (float)((double)u[j] + back);
                 z[jj * f.ld_out] = v;
-                sm[j * RB_FZ_XS + threadIdx.x] = v;
+                u[j] = v;
             }
         }
     }
