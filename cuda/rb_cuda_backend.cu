@@ -19,7 +19,7 @@ extern "C" {
 
 /* rb_cuda_fused.cu: the column final stage fused with the row stage 1 */
 extern "C" int rb_cuda_fz_fusable(const rb_cuda_fz *fc, const rb_cuda_fz *fr);
-extern "C" int rb_cuda_fz_fuse_on(void);
+extern "C" int rb_cuda_fz_fuse_want(const rb_cuda_fz *fc, const rb_cuda_fz *fr);
 extern "C" cudaError_t rb_cuda_solve_fused_cols(const rb_cuda_fz *fc, const rb_cuda_fz *fr, const float *in,
                                                 float *mid, float *ccarry, float *rcarry, size_t lanes,
                                                 size_t rlanes, cudaStream_t s, cudaEvent_t *ev);
@@ -438,7 +438,7 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
      * where the rows go in strips to a host image or the columns in bands */
     const int fuse2 = nbands == 1 && plan->cols.ax.active && plan->rows.ax.active &&
                       !(out->memory == RB_MEMORY_HOST && s->stage && !prof) &&
-                      rb_cuda_fz_fusable(s->fcol, s->frow) && rb_cuda_fz_fuse_on();
+                      rb_cuda_fz_fuse_want(s->fcol, s->frow);
     float *rcarry = fuse2 ? s->ybuf + rb_cuda_fuse_off(plan) : NULL;
     RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
     if (prof) cudaEventRecord(ev[0], q);

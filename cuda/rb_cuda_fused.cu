@@ -815,11 +815,19 @@ extern "C" int rb_cuda_fz_fusable(const rb_cuda_fz *fc, const rb_cuda_fz *fr)
     return ra.s0 == 0 && ra.m == ra.n;
 }
 
-/* RECBLUR_CUDA_FUSE=off: the three-kernel route on both axes (comparisons, tests) */
-extern "C" int rb_cuda_fz_fuse_on(void)
+/* Whether the fused route runs: RECBLUR_CUDA_FUSE=off never (the three-kernel
+ * route on both axes), =on wherever it covers the axes; by default where it
+ * measured faster on the H100 (bench/RESULTS.md, fourth session): order 1, and
+ * 4 channels up to order 3. On 1 channel at orders 3 and 5 the fused column
+ * final (both recursions in one thread block, one after the other) cost more
+ * than the row stage 1 it saves (0.301 vs 0.293 ms, 0.406 vs 0.393 at 4096^2). */
+extern "C" int rb_cuda_fz_fuse_want(const rb_cuda_fz *fc, const rb_cuda_fz *fr)
 {
+    if (!rb_cuda_fz_fusable(fc, fr)) return 0;
     const char *env = getenv("RECBLUR_CUDA_FUSE");
-    return !(env && !strcmp(env, "off"));
+    if (env && !strcmp(env, "off")) return 0;
+    if (env && !strcmp(env, "on")) return 1;
+    return fc->b.ax.r == 1 || (fc->c == 4 && fc->b.ax.r <= 3);
 }
 
 template <int R>
