@@ -817,17 +817,18 @@ extern "C" int rb_cuda_fz_fusable(const rb_cuda_fz *fc, const rb_cuda_fz *fr)
 
 /* Whether the fused route runs: RECBLUR_CUDA_FUSE=off never (the three-kernel
  * route on both axes), =on wherever it covers the axes; by default where it
- * measured faster on the H100 (bench/RESULTS.md, fourth session): order 1, and
- * 4 channels up to order 3. On 1 channel at orders 3 and 5 the fused column
- * final (both recursions in one thread block, one after the other) cost more
- * than the row stage 1 it saves (0.301 vs 0.293 ms, 0.406 vs 0.393 at 4096^2). */
+ * measured faster on the H100 (bench/RESULTS.md, fourth session, both routes
+ * timed in the same run): everywhere but padded rows (mirror) above order 1,
+ * where the fused column final plus the separate launch for the padding's row
+ * blocks cost more than the row stage 1 they save at 4096^2 (order 3 mirror
+ * 0.303 vs 0.287 ms, order 5 0.379 vs 0.349; at 8192^2 3 % less). */
 extern "C" int rb_cuda_fz_fuse_want(const rb_cuda_fz *fc, const rb_cuda_fz *fr)
 {
     if (!rb_cuda_fz_fusable(fc, fr)) return 0;
     const char *env = getenv("RECBLUR_CUDA_FUSE");
     if (env && !strcmp(env, "off")) return 0;
     if (env && !strcmp(env, "on")) return 1;
-    return fc->b.ax.r == 1 || (fc->c == 4 && fc->b.ax.r <= 3);
+    return !(fr->b.ax.padded && fc->b.ax.r > 1);
 }
 
 template <int R>
