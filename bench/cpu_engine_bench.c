@@ -78,6 +78,38 @@ static int write_ppm(const char *path, const unsigned char *p, int w, int h)
     return fclose(f) == 0 && ok ? 0 : -1;
 }
 
+/* One timed engine call: a plan's rb_execute or rb_sat. */
+struct call {
+    enum { CALL_EXECUTE, CALL_SAT } kind;
+    rb_context *ctx;
+    rb_plan *plan;
+    rb_image *in, *out;
+};
+
+/* Median wall seconds of `runs` calls (at most 64); the median and least CPU
+ * seconds go to last_cpu / min_cpu. Exits on an engine error. */
+static double time_calls(const struct call *c, int runs)
+{
+    double t[64], tc[64];
+    if (runs > 64)
+        runs = 64;
+    for (int k = 0; k < runs; k++) {
+        double c0 = cpu_now(), t0 = now();
+        rb_status st = c->kind == CALL_SAT ? rb_sat(c->ctx, c->in, c->out) : rb_execute(c->plan, c->in, c->out);
+        if (st != RB_OK) {
+            fprintf(stderr, "cpu_engine_bench: %s\n", rb_context_error(c->ctx));
+            exit(1);
+        }
+        t[k] = now() - t0;
+        tc[k] = cpu_now() - c0;
+    }
+    qsort(t, (size_t)runs, sizeof t[0], cmp_d);
+    qsort(tc, (size_t)runs, sizeof tc[0], cmp_d);
+    last_cpu = tc[runs / 2];
+    min_cpu = tc[0];
+    return t[runs / 2];
+}
+
 /* Median seconds of `runs` calls of rb_execute for this filter. */
 static double time_filter(rb_context *ctx, double sx, double sy, rb_boundary bd, rb_image *in,
                           rb_image *out, int runs, char *desc, size_t desc_len)
@@ -93,47 +125,18 @@ static double time_filter(rb_context *ctx, double sx, double sy, rb_boundary bd,
     }
     if (desc)
         snprintf(desc, desc_len, "%s", rb_filter_describe(f));
-    double t[64], tc[64];
-    if (runs > 64)
-        runs = 64;
-    for (int k = 0; k < runs; k++) {
-        double c0 = cpu_now(), t0 = now();
-        if (rb_execute(p, in, out) != RB_OK) {
-            fprintf(stderr, "cpu_engine_bench: %s\n", rb_context_error(ctx));
-            exit(1);
-        }
-        t[k] = now() - t0;
-        tc[k] = cpu_now() - c0;
-    }
-    qsort(t, (size_t)runs, sizeof t[0], cmp_d);
-    qsort(tc, (size_t)runs, sizeof tc[0], cmp_d);
-    last_cpu = tc[runs / 2];
-    min_cpu = tc[0];
+    struct call c = {CALL_EXECUTE, ctx, p, in, out};
+    double med = time_calls(&c, runs);
     rb_plan_destroy(p);
     rb_filter_destroy(f);
-    return t[runs / 2];
+    return med;
 }
 
 /* Median seconds of `runs` rb_sat calls (in -> F32 sums); CPU as time_filter. */
 static double time_sat(rb_context *ctx, rb_image *in, rb_image *out, int runs)
 {
-    double t[64], tc[64];
-    if (runs > 64)
-        runs = 64;
-    for (int k = 0; k < runs; k++) {
-        double c0 = cpu_now(), t0 = now();
-        if (rb_sat(ctx, in, out) != RB_OK) {
-            fprintf(stderr, "cpu_engine_bench: %s\n", rb_context_error(ctx));
-            exit(1);
-        }
-        t[k] = now() - t0;
-        tc[k] = cpu_now() - c0;
-    }
-    qsort(t, (size_t)runs, sizeof t[0], cmp_d);
-    qsort(tc, (size_t)runs, sizeof tc[0], cmp_d);
-    last_cpu = tc[runs / 2];
-    min_cpu = tc[0];
-    return t[runs / 2];
+    struct call c = {CALL_SAT, ctx, NULL, in, out};
+    return time_calls(&c, runs);
 }
 
 int main(int argc, char **argv)

@@ -251,45 +251,14 @@ static inline __attribute__((always_inline)) void tile_store(const v8f *tile, lo
 #undef SW_N
 #undef SW_C
 
-/* Samples until the impulse response of y_i = -sum d_k y_{i-k} stays below
- * 1e-13 of its peak (axis_plan.c's decay_steps, with the padded route's
- * tolerance), or -1 past cap. */
-static long decay_steps(const double *d, int r, long cap)
-{
-    long double h[RB_MAX_ORDER] = {0}, peak = 0;
-    long last = 0;
-    for (long i = 0;; i++) {
-        if (last > cap) /* also ends a response that never decays */
-            return -1;
-        long double v = i == 0 ? 1.0L : 0.0L;
-        for (int k = 0; k < r; k++)
-            v -= d[k] * h[k];
-        for (int k = r - 1; k > 0; k--)
-            h[k] = h[k - 1];
-        h[0] = v;
-        long double m = fabsl(v);
-        if (m > peak)
-            peak = m;
-        if (m > 1e-13L * peak)
-            last = i;
-        if (i - last > 256 && i - last > last / 4)
-            break;
-    }
-    return last + 1;
-}
-
 /* Periodic and mirror on this route: the padded route on the wrapped line
  * (transients below 1e-13, as axis_plan.c's padded route), padding D each
  * side. -1 when D would exceed the line (more than 3x the work: the bundle
  * route's closed forms (49)/(51)/(67)/(72) are then cheaper). */
 static long wrap_pad(const rb_axis_plan *ap)
 {
-    const rb_axis *ax = &ap->ax;
-    long pc = decay_steps(ax->dc, ax->r, ap->n), pa = pc < 0 ? -1 : decay_steps(ax->da, ax->r, ap->n);
-    if (pc < 0 || pa < 0)
-        return -1;
-    long D = (pc > pa ? pc : pa) + ap->fir_ext + 8;
-    return D <= ap->n ? D : -1;
+    long D = ap->pad_need; /* axis_plan.c: 1e-13 decay + FIR reach + 8 */
+    return D > 0 && D <= ap->n ? D : -1;
 }
 
 static int axis_ok(const rb_axis_plan *ap)

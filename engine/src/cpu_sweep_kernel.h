@@ -203,6 +203,18 @@ static inline __attribute__((always_inline)) void SW_N(anti_start)(const sw_axis
     }
 }
 
+/* One anticausal step: z_j = y_j - sum da_k z_{j+1+k}; z shifts by one. */
+static inline __attribute__((always_inline)) SW_V SW_N(anticausal_step)(const SW_E *da, SW_V y, SW_V *z,
+                                                                  const int R)
+{
+    for (int k = R - 1; k >= 0; k--)
+        y -= da[k] * z[k];
+    for (int k = R - 1; k > 0; k--)
+        z[k] = z[k - 1];
+    z[0] = y;
+    return y;
+}
+
 /* The anticausal pass from state z (z[0] = z_{j1}) over steps j1-1 down to
  * j0, reading Y[j - j0]; the results of steps [j0, o1) are stored (plus off)
  * at destination step j - j0, or into tile[j - j0] (float) when tile is set. */
@@ -211,23 +223,12 @@ static inline __attribute__((always_inline)) void SW_N(anticausal)(const sw_pass
                                                              const size_t *doff, int nl, SW_V off,
                                                              v8f *tile, const int R)
 {
-    const sw_axis *a = p->ax;
+    const SW_E *da = p->ax->SW_C(da);
     long j = j1 - 1;
-    for (; j >= o1; j--) {
-        SW_V acc = Y[j - j0];
-        for (int k = R - 1; k >= 0; k--)
-            acc -= a->SW_C(da)[k] * z[k];
-        for (int k = R - 1; k > 0; k--)
-            z[k] = z[k - 1];
-        z[0] = acc;
-    }
+    for (; j >= o1; j--)
+        SW_N(anticausal_step)(da, Y[j - j0], z, R);
     for (; j >= j0; j--) {
-        SW_V acc = Y[j - j0];
-        for (int k = R - 1; k >= 0; k--)
-            acc -= a->SW_C(da)[k] * z[k];
-        for (int k = R - 1; k > 0; k--)
-            z[k] = z[k - 1];
-        z[0] = acc;
+        SW_V acc = SW_N(anticausal_step)(da, Y[j - j0], z, R);
         if (tile) /* one vector store; tile_store transposes 8 steps at a time */
             tile[j - j0] = __builtin_convertvector(acc + off, v8f);
         else

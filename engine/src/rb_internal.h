@@ -94,6 +94,8 @@ typedef struct {
                                     mirror_via_periodic is then 0. Both back ends; `auto` keeps
                                     pads over 12288 samples on the CPU (plan.c). */
     int pad;                     /* padding of the padded route (transients' decay + FIR reach) */
+    long pad_need;               /* the padding that route needs, set whether it runs or not
+                                    (the CPU sweep pads wrapped lines by it) */
 
     /* constant / clamp / zero (35), (44): with C = boundary value times sum(fir),
      *   p(Y) = prologue_dc * C (every slot), e(Z) = M44 e_{-1}(Y) + v44 * C */
