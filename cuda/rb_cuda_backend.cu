@@ -179,21 +179,6 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
         st = rb_error(ctx, RB_ERR_UNSUPPORTED, "cuda: singular periodic feedback matrix (I - A^n)");
         goto fail;
     }
-    /* pinned staging for host images: without it (RECBLUR_CUDA_STAGING=off, or no
-     * pinned memory to be had) host images are copied from pageable memory, slower
-     * but the same result */
-    if (rb_cuda_staging_wanted()) {
-        s->stage = (rb_cuda_staging *)calloc(1, sizeof *s->stage);
-        cudaError_t e = s->stage ? rb_cuda_staging_init(s->stage, s->floats * sizeof(float),
-                                                        w * c * sizeof(float), rb_context_thread_count(ctx))
-                                 : cudaErrorMemoryAllocation;
-        if (e != cudaSuccess) {
-            rb_log(ctx, "recblur: cuda: no pinned staging buffers (%s): host images are copied "
-                        "from pageable memory", cudaGetErrorString(e));
-            free(s->stage);
-            s->stage = NULL;
-        }
-    }
     snprintf(plan->backend_name, sizeof plan->backend_name, "cuda (%.140s)", prop.name);
     plan->backend_state = s;
     return RB_OK;
@@ -313,7 +298,6 @@ static rb_status rb_cuda_execute_blocked(rb_plan *plan, const rb_image *in, rb_i
     const int w = plan->width, h = plan->height, c = plan->channels;
     cudaStream_t q = s->stream;
     rb_cuda_pixels pin, pout;
-    rb_cuda_axis ax;
     float *cur;
     float ccol[4] = {0, 0, 0, 0}, crow[4] = {0, 0, 0, 0};
     RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
@@ -629,9 +613,36 @@ fail:
     return st;
 }
 
+/* Pinned staging for host images, made at the first execute that has one (a
+ * plan used only with device pointers, or for a 1D signal, pins nothing: at
+ * 2^28 samples the three slots cost a second to pin). Without it
+ * (RECBLUR_CUDA_STAGING=off, or no pinned memory to be had) host images are
+ * copied from pageable memory, slower but the same result. */
+static void rb_cuda_staging_ready(rb_plan *plan, rb_cuda_state *s)
+{
+    if (s->stage_tried || !rb_cuda_staging_wanted())
+        return;
+    s->stage_tried = 1;
+    s->stage = (rb_cuda_staging *)calloc(1, sizeof *s->stage);
+    cudaError_t e = cudaSetDevice(s->device); /* the staging's events belong to the plan's device */
+    if (e == cudaSuccess)
+        e = s->stage ? rb_cuda_staging_init(s->stage, s->floats * sizeof(float),
+                                                    (size_t)plan->width * plan->channels * sizeof(float),
+                                                    rb_context_thread_count(plan->ctx))
+                     : cudaErrorMemoryAllocation;
+    if (e != cudaSuccess) {
+        rb_log(plan->ctx, "recblur: cuda: no pinned staging buffers (%s): host images are copied "
+                          "from pageable memory", cudaGetErrorString(e));
+        free(s->stage);
+        s->stage = NULL;
+    }
+}
+
 static rb_status rb_cuda_execute(rb_plan *plan, const rb_image *in, rb_image *out)
 {
     rb_cuda_state *s = (rb_cuda_state *)plan->backend_state;
+    if (in->memory == RB_MEMORY_HOST || out->memory == RB_MEMORY_HOST)
+        rb_cuda_staging_ready(plan, s);
     return s->fused ? rb_cuda_execute_fused(plan, in, out) : rb_cuda_execute_blocked(plan, in, out);
 }
 
