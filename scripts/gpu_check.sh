@@ -45,6 +45,13 @@ else
 fi
 echo "== test_gpu"
 (time timeout 200 $B/tests/test_gpu) 2>&1 | tee "$OUT/test_gpu.log" | grep -vE "^\[ (RUN|      OK) " | tail -25
+# the 2D solver's two routes (column final fused with the row carries, or three
+# kernels per axis) are chosen per workload: run the suite forced onto each
+for fz in on off; do
+  echo "== test_gpu, RECBLUR_CUDA_FUSE=$fz"
+  RECBLUR_CUDA_FUSE=$fz timeout 200 $B/tests/test_gpu > "$OUT/test_gpu_fuse_$fz.log" 2>&1; echo "rc=$?"
+  grep -E "worst|PASSED|FAILED" "$OUT/test_gpu_fuse_$fz.log" | head -6
+done
 if [ $fast = 0 ]; then
   echo "== ctest (all built tests)"
   (cd $B && timeout 240 ctest -j8 --output-on-failure -E '^test_gpu$') >"$OUT/ctest.log" 2>&1
