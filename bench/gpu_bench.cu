@@ -138,6 +138,8 @@ typedef struct {
     double check;
     char steps[256];   /* per-step ms of one profiled run (RECBLUR_CUDA_PROFILE=1) */
     char solver[64];
+    float ms_alt[2];   /* iir-2d: the same plan with RECBLUR_CUDA_FUSE=off / =on (0: not run) */
+    long ndiff;        /* floats where those routes' outputs differ from the default's */
 } row_t;
 
 /* the back end's log: which solver ran, and the per-step times */
@@ -234,10 +236,37 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     r->copy_ms = copy_ms;
     r->check = check;
     snprintf(r->solver, sizeof r->solver, "%s", last_solver);
+    r->ms_alt[0] = r->ms_alt[1] = 0;
+    r->ndiff = 0;
+    for (int alt = 0; alt < 2 && !strcmp(what, "iir-2d"); ++alt) {
+        /* the route without (off) and with (on) the row stage 1 fused into the
+         * column final stage, same plan, same run: its time, and its output on
+         * the checked input must be the same bits */
+        setenv("RECBLUR_CUDA_FUSE", alt ? "on" : "off", 1);
+        fill(din, count, 7);
+        CK(cudaMemset(dout, 0xFF, count * 4));
+        RK(gctx, rb_execute(gp, &di, &dout_im));
+        CK(cudaMemcpy(hcpu, dout, count * 4, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < count; ++i) r->ndiff += memcmp(&hcpu[i], &hgpu[i], 4) != 0;
+        float t2[RUNS];
+        for (int i = 0; i < RUNS; ++i) {
+            fill(din, count, 100 + i);
+            CK(cudaDeviceSynchronize());
+            CK(cudaEventRecord(ev0, 0));
+            RK(gctx, rb_execute(gp, &di, &dout_im));
+            CK(cudaEventRecord(ev1, 0));
+            CK(cudaEventSynchronize(ev1));
+            CK(cudaEventElapsedTime(&t2[i], ev0, ev1));
+        }
+        r->ms_alt[alt] = median(t2, RUNS);
+        unsetenv("RECBLUR_CUDA_FUSE");
+    }
     profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
-    fprintf(stderr, "  %-10s %5d^2 x%d order %d %-8s %9.3f ms  check %.2e  [%s] steps: %s\n", what, n, ch, order,
-            rb_boundary_name(mode), r->ms, check, r->solver, r->steps);
+    fprintf(stderr, "  %-10s %5d^2 x%d order %d %-8s %9.3f ms (unfused %.3f, fused %.3f, %ld floats differ)  check %.2e  [%s] steps: %s\n",
+            what, n, ch, order, rb_boundary_name(mode), r->ms, r->ms_alt[0], r->ms_alt[1], r->ndiff, check, r->solver,
+            r->steps);
     if (!(check <= 1e-4)) { fprintf(stderr, "CHECK FAILED\n"); exit(3); }
+    if (r->ndiff) fprintf(stderr, "  NOTE: %ld floats of RECBLUR_CUDA_FUSE=off/on outputs differ from the default's\n", r->ndiff);
     rb_plan_destroy(gp);
     CK(cudaFree(din));
     CK(cudaFree(dout));
@@ -531,11 +560,12 @@ int main(int argc, char **argv)
 {
     /* --quick: 4096^2, clamp and periodic only; --big: 8192^2 too with every mode
      * (Gaussian and SAT at 4096^2 only); --no-1d: skip the 1D recurrence row */
-    int quick = 0, big = 0, no1d = 0;
+    int quick = 0, big = 0, no1d = 0, allmodes = 0; /* --all-modes: every boundary mode with --quick too */
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--big")) big = 1;
         else if (!strcmp(argv[i], "--no-1d")) no1d = 1;
+        else if (!strcmp(argv[i], "--all-modes")) allmodes = 1;
     }
     setvbuf(stderr, NULL, _IONBF, 0);
     cudaDeviceProp prop;
@@ -575,7 +605,7 @@ int main(int argc, char **argv)
         for (int oi = 0; oi < 3; ++oi) {
             rb_filter *f = bench_filter(gctx, orders[oi]);
             for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_MIRROR; ++mode) {
-                if (quick && mode != RB_BOUNDARY_CLAMP && mode != RB_BOUNDARY_PERIODIC) continue;
+                if (quick && !allmodes && mode != RB_BOUNDARY_CLAMP && mode != RB_BOUNDARY_PERIODIC) continue;
                 run_2d(gctx, cctx, "iir-2d", f, (rb_boundary_mode)mode, n, 1, orders[oi], copy1);
             }
             if (orders[oi] == 3) {
@@ -604,8 +634,8 @@ int main(int argc, char **argv)
      * per axis one read for the carries, one read and one write for the output (the
      * carries themselves add about (10 r + 2) / 32 floats per axis) */
     printf("\n| workload | size | ch | order | boundary | median ms | Gpx/s | copy Gpx/s | fraction of copy | "
-           "model B/px | achieved GB/s | check | solver |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "model B/px | achieved GB/s | check | solver | ms (fraction) RECBLUR_CUDA_FUSE=off | =on |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < nrows; ++i) {
         row_t *r = &rows[i];
         double px = (double)r->n * r->n;
@@ -620,9 +650,15 @@ int main(int argc, char **argv)
             snprintf(bpx, sizeof bpx, "%d", 8 * r->ch);
             snprintf(gbs, sizeof gbs, "%.0f", 8.0 * r->ch * px / (r->ms * 1e6));
         }
-        printf("| %s | %d^2 | %d | %s | %s | %.3f | %.2f | %.2f | %.3f | %s | %s | %.1e | %s |\n", r->what, r->n,
-               r->ch, ord, r->order == 0 ? "-" : rb_boundary_name(r->mode), r->ms, px / r->ms / 1e6,
-               px / r->copy_ms / 1e6, r->copy_ms / r->ms, bpx, gbs, r->check, r->solver[0] ? r->solver : "-");
+        char off[2][40] = {"-", "-"};
+        for (int a = 0; a < 2; ++a)
+            if (r->ms_alt[a] > 0)
+                snprintf(off[a], sizeof off[a], "%.3f (%.3f)%s", r->ms_alt[a], r->copy_ms / r->ms_alt[a],
+                         r->ndiff ? " DIFFERS" : "");
+        printf("| %s | %d^2 | %d | %s | %s | %.3f | %.2f | %.2f | %.3f | %s | %s | %.1e | %s | %s | %s |\n", r->what,
+               r->n, r->ch, ord, r->order == 0 ? "-" : rb_boundary_name(r->mode), r->ms, px / r->ms / 1e6,
+               px / r->copy_ms / 1e6, r->copy_ms / r->ms, bpx, gbs, r->check, r->solver[0] ? r->solver : "-", off[0],
+               off[1]);
     }
     printf("\nPer-step times of one profiled run (ms; CUDA events between the launches, RECBLUR_CUDA_PROFILE=1):\n\n");
     printf("| workload | size | ch | order | boundary | steps |\n|---|---|---|---|---|---|\n");

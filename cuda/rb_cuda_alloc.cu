@@ -20,6 +20,35 @@ size_t env_limit(const char *name = "RECBLUR_CUDA_ALLOC_LIMIT")
     unsigned long long v = strtoull(e, &end, 10);
     return (end && *end == '\0') ? (size_t)v : (size_t)-1;
 }
+
+/* Under g_lock: may `bytes` more be taken without passing the limit? */
+bool within(size_t held, size_t bytes, size_t limit)
+{
+    return bytes <= limit && held <= limit - bytes;
+}
+
+/* Under g_lock: count a successful allocation, or clear *ptr after a failed one. */
+cudaError_t count(cudaError_t e, void **ptr, size_t bytes, std::unordered_map<void *, size_t> &m,
+                  size_t &total)
+{
+    if (e != cudaSuccess) {
+        *ptr = NULL;
+        return e;
+    }
+    m[*ptr] = bytes;
+    total += bytes;
+    return cudaSuccess;
+}
+
+/* Under g_lock: stop counting ptr (unknown pointers are ignored). */
+void forget(void *ptr, std::unordered_map<void *, size_t> &m, size_t &total)
+{
+    auto it = m.find(ptr);
+    if (it != m.end()) {
+        total -= it->second;
+        m.erase(it);
+    }
+}
 }  // namespace
 
 extern "C" cudaError_t rb_cuda_malloc(void **ptr, size_t bytes)
@@ -27,15 +56,8 @@ extern "C" cudaError_t rb_cuda_malloc(void **ptr, size_t bytes)
     *ptr = NULL;
     std::lock_guard<std::mutex> hold(g_lock);
     size_t limit = env_limit();
-    if (bytes > limit || g_device_bytes > limit - bytes) return cudaErrorMemoryAllocation;
-    cudaError_t e = cudaMalloc(ptr, bytes);
-    if (e != cudaSuccess) {
-        *ptr = NULL;
-        return e;
-    }
-    g_device[*ptr] = bytes;
-    g_device_bytes += bytes;
-    return cudaSuccess;
+    if (!within(g_device_bytes, bytes, limit)) return cudaErrorMemoryAllocation;
+    return count(cudaMalloc(ptr, bytes), ptr, bytes, g_device, g_device_bytes);
 }
 
 extern "C" cudaError_t rb_cuda_malloc_async(void **ptr, size_t bytes, cudaStream_t s)
@@ -43,7 +65,7 @@ extern "C" cudaError_t rb_cuda_malloc_async(void **ptr, size_t bytes, cudaStream
     *ptr = NULL;
     std::lock_guard<std::mutex> hold(g_lock);
     size_t limit = env_limit();
-    if (bytes > limit || g_device_bytes > limit - bytes) return cudaErrorMemoryAllocation;
+    if (!within(g_device_bytes, bytes, limit)) return cudaErrorMemoryAllocation;
     static int pool_set = -1;
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess) dev = 0;
@@ -55,25 +77,14 @@ extern "C" cudaError_t rb_cuda_malloc_async(void **ptr, size_t bytes, cudaStream
         }
         pool_set = dev;
     }
-    cudaError_t e = cudaMallocAsync(ptr, bytes, s);
-    if (e != cudaSuccess) {
-        *ptr = NULL;
-        return e;
-    }
-    g_device[*ptr] = bytes;
-    g_device_bytes += bytes;
-    return cudaSuccess;
+    return count(cudaMallocAsync(ptr, bytes, s), ptr, bytes, g_device, g_device_bytes);
 }
 
 extern "C" void rb_cuda_free_async(void *ptr, cudaStream_t s)
 {
     if (!ptr) return;
     std::lock_guard<std::mutex> hold(g_lock);
-    auto it = g_device.find(ptr);
-    if (it != g_device.end()) {
-        g_device_bytes -= it->second;
-        g_device.erase(it);
-    }
+    forget(ptr, g_device, g_device_bytes);
     cudaFreeAsync(ptr, s);
 }
 
@@ -82,26 +93,15 @@ extern "C" cudaError_t rb_cuda_malloc_host(void **ptr, size_t bytes)
     *ptr = NULL;
     std::lock_guard<std::mutex> hold(g_lock);
     size_t limit = env_limit("RECBLUR_CUDA_PINNED_LIMIT");
-    if (bytes > limit || g_host_bytes > limit - bytes) return cudaErrorMemoryAllocation;
-    cudaError_t e = cudaMallocHost(ptr, bytes);
-    if (e != cudaSuccess) {
-        *ptr = NULL;
-        return e;
-    }
-    g_host[*ptr] = bytes;
-    g_host_bytes += bytes;
-    return cudaSuccess;
+    if (!within(g_host_bytes, bytes, limit)) return cudaErrorMemoryAllocation;
+    return count(cudaMallocHost(ptr, bytes), ptr, bytes, g_host, g_host_bytes);
 }
 
 extern "C" void rb_cuda_free(void *ptr)
 {
     if (!ptr) return;
     std::lock_guard<std::mutex> hold(g_lock);
-    auto it = g_device.find(ptr);
-    if (it != g_device.end()) {
-        g_device_bytes -= it->second;
-        g_device.erase(it);
-    }
+    forget(ptr, g_device, g_device_bytes);
     cudaFree(ptr);
 }
 
@@ -109,11 +109,7 @@ extern "C" void rb_cuda_free_host(void *ptr)
 {
     if (!ptr) return;
     std::lock_guard<std::mutex> hold(g_lock);
-    auto it = g_host.find(ptr);
-    if (it != g_host.end()) {
-        g_host_bytes -= it->second;
-        g_host.erase(it);
-    }
+    forget(ptr, g_host, g_host_bytes);
     cudaFreeHost(ptr);
 }
 

@@ -17,6 +17,22 @@ extern "C" {
 #include <string.h>
 #include <stdlib.h>
 
+/* rb_cuda_fused.cu: the column final stage fused with the row stage 1 */
+extern "C" int rb_cuda_fz_fusable(const rb_cuda_fz *fc, const rb_cuda_fz *fr);
+extern "C" int rb_cuda_fz_fuse_want(const rb_cuda_fz *fc, const rb_cuda_fz *fr);
+extern "C" cudaError_t rb_cuda_solve_fused_cols(const rb_cuda_fz *fc, const rb_cuda_fz *fr, const float *in,
+                                                float *mid, float *ccarry, float *rcarry, size_t lanes,
+                                                size_t rlanes, cudaStream_t s, cudaEvent_t *ev);
+extern "C" cudaError_t rb_cuda_solve_fused_rows(const rb_cuda_fz *fr, const float *mid, float *out, float *rcarry,
+                                                size_t rlanes, cudaStream_t s, cudaEvent_t *ev);
+
+/* where the row carries start in the scratch when the fused route runs: after
+ * the column carries (rounded to 8 bytes), so both live at once */
+static size_t rb_cuda_fuse_off(const rb_plan *plan)
+{
+    return (rb_cuda_fz_carry(&plan->cols) * (size_t)plan->width * (size_t)plan->channels + 1) & ~(size_t)1;
+}
+
 
 #define RB_CU(call, what)                                                               \
     do {                                                                                \
@@ -124,6 +140,11 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
             }
             if (plan->rows.ax.active) {
                 size_t t = rb_cuda_fz_carry(&plan->rows) * h * c;
+                if (t > scratch) scratch = t;
+            }
+            if (plan->cols.ax.active && plan->rows.ax.active && rb_cuda_fz_fusable(s->fcol, s->frow)) {
+                /* the fused route keeps the column and the row carries at once */
+                size_t t = rb_cuda_fuse_off(plan) + rb_cuda_fz_carry(&plan->rows) * h * c;
                 if (t > scratch) scratch = t;
             }
             rb_log(ctx, "recblur: cuda solver: tiled (carries in one read, one chain per line, "
@@ -413,6 +434,12 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
                                plan->cols.ax.active && rb_cuda_plain_f32(plan, in)
                            ? rb_cuda_bands(plan, s->stage, &band)
                            : 1;
+    /* the column final stage also makes the row carries (rb_cuda_fused.cu), except
+     * where the rows go in strips to a host image or the columns in bands */
+    const int fuse2 = nbands == 1 && plan->cols.ax.active && plan->rows.ax.active &&
+                      !(out->memory == RB_MEMORY_HOST && s->stage && !prof) &&
+                      rb_cuda_fz_fuse_want(s->fcol, s->frow);
+    float *rcarry = fuse2 ? s->ybuf + rb_cuda_fuse_off(plan) : NULL;
     RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
     if (prof) cudaEventRecord(ev[0], q);
     if (plan->boundary.mode == RB_BOUNDARY_CONSTANT) {
@@ -473,7 +500,18 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
             for (int k = 0; k < c; ++k) f->b.ax.cval[k] = ccol[k];
             f->ld = cur_ld;
             f->ld_out = packed;
-            RB_CU(rb_cuda_solve_fused(f, cur, dst, s->ybuf, (size_t)w * c, q, prof ? ev + 2 : NULL), "column pass");
+            if (fuse2) {
+                /* the row pass's parameters before the row stage 1 runs (on the column output) */
+                for (int k = 0; k < c; ++k) s->frow->b.ax.cval[k] = crow[k];
+                s->frow->ld = packed;
+                s->frow->ld_out = packed;
+            }
+            if (fuse2)
+                RB_CU(rb_cuda_solve_fused_cols(f, s->frow, cur, dst, s->ybuf, rcarry, (size_t)w * c, (size_t)h * c, q,
+                                               prof ? ev + 2 : NULL),
+                      "column pass");
+            else
+                RB_CU(rb_cuda_solve_fused(f, cur, dst, s->ybuf, (size_t)w * c, q, prof ? ev + 2 : NULL), "column pass");
             RB_CU(rb_cuda_launch_check(), "column pass");
             cur = dst;
             cur_ld = packed;
@@ -533,7 +571,10 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
         for (int k = 0; k < c; ++k) f->b.ax.cval[k] = crow[k];
         f->ld = cur_ld;
         f->ld_out = dst_ld;
-        RB_CU(rb_cuda_solve_fused(f, cur, dst, s->ybuf, (size_t)h * c, q, prof ? ev + 5 : NULL), "row pass");
+        if (fuse2)
+            RB_CU(rb_cuda_solve_fused_rows(f, cur, dst, rcarry, (size_t)h * c, q, prof ? ev + 5 : NULL), "row pass");
+        else
+            RB_CU(rb_cuda_solve_fused(f, cur, dst, s->ybuf, (size_t)h * c, q, prof ? ev + 5 : NULL), "row pass");
         RB_CU(rb_cuda_launch_check(), "row pass");
         cur = dst;
         cur_ld = dst_ld;

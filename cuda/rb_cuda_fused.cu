@@ -19,6 +19,9 @@
 
 #define B RB_FZ_B
 #define RB_FZ_COL_THREADS 128
+/* a column tile in shared memory: 32 samples x 128 lanes, odd stride so that a
+ * warp walking 32 columns (or 32 rows) hits 32 banks */
+#define RB_FZ_XS (RB_FZ_COL_THREADS + 1)
 /* rows: a thread block holds RB_FZ_TR(c) image rows x 32 pixels x c channels,
  * one thread per (row, channel); a tile row's stride of 33 c floats is c (mod 32),
  * so the 32 threads of a warp (consecutive (row, channel) pairs) hit 32 banks */
@@ -42,6 +45,29 @@ static __device__ __forceinline__ int rb_fz_plain(const rb_cuda_fz &f, long long
     return f.b.ax.ntaps == 0 && j0 >= 0 && j0 + len <= f.b.ax.n;
 }
 
+/* A column block of a mirror line without FIR within [-n, 2n) (the padding):
+ * each sample is read from its reflection directly, the floats that
+ * rb_fz_load_generic would give (and the same in-line sum, in the same order)
+ * without its 64-bit remainders per sample. */
+template <typename U>
+static __device__ __forceinline__ int rb_fz_load_mirror(const rb_cuda_fz &f, const float *x, long long S,
+                                                        long long j0, int len, U u, double *bsum)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    const long long n = a.n;
+    if (a.ntaps != 0 || a.mode != RB_BOUNDARY_MIRROR || j0 < -n || j0 + len > 2 * n) return 0;
+    double s = 0.0;
+#pragma unroll 4
+    for (int j = 0; j < len; ++j) {
+        const long long jj = j0 + j, k = jj < 0 ? -1 - jj : jj >= n ? 2 * n - 1 - jj : jj;
+        const float v = __ldg(x + k * S);
+        u[j] = v;
+        if (jj >= 0 && jj < n) s += (double)v;
+    }
+    *bsum = s;
+    return 1;
+}
+
 template <int R, typename CT, typename IT>
 __global__ void __launch_bounds__(RB_FZ_COL_THREADS)
 rb_fz_s1_cols(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__ car1,
@@ -55,20 +81,44 @@ rb_fz_s1_cols(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
     const int len = min(B, a.m - blk * B);
     const long long j0 = (long long)a.s0 + (long long)blk * B, S = f.ld;
     const float *x = in + lane;
-    IT u[B];
-    double bs = 0.0;
-    if (rb_fz_plain(f, j0, len)) {
+    double bs = 0.0, T[R], H[R];
+    if constexpr (std::is_same<IT, float>::value) {
+        /* float recursion: the thread's column of a shared-memory tile, loaded
+         * with cp.async and filtered in place (as the row kernels do): no 32
+         * registers for u, so more warps per SM keep more loads in flight.
+         * Each thread reads back only its own column: no barrier. */
+        __shared__ float sm[B * RB_FZ_XS];
+        const rb_fz_smc<RB_FZ_XS> u = {sm + threadIdx.x, 0};
+        if (rb_fz_plain(f, j0, len)) {
 #pragma unroll
-        for (int j = 0; j < B; ++j)
-            if (j < len) {
-                u[j] = (IT)__ldg(x + (j0 + j) * S);
-                bs += u[j];
+            for (int j = 0; j < B; ++j)
+                if (j < len) __pipeline_memcpy_async(sm + j * RB_FZ_XS + threadIdx.x, x + (j0 + j) * S, sizeof(float));
+            __pipeline_commit();
+            __pipeline_wait_prior(0);
+            if (a.shift) {
+                const volatile float *vu = sm + threadIdx.x;
+#pragma unroll
+                for (int j = 0; j < B; ++j)
+                    if (j < len) bs += (double)vu[j * RB_FZ_XS];
             }
+        } else if (!rb_fz_load_mirror(f, x, S, j0, len, u, &bs)) {
+            rb_fz_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
+        }
+        rb_fz_stage1<R, IT>(f, u, len, T, H);
     } else {
-        rb_fz_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
+        IT u[B];
+        if (rb_fz_plain(f, j0, len)) {
+#pragma unroll
+            for (int j = 0; j < B; ++j)
+                if (j < len) {
+                    u[j] = (IT)__ldg(x + (j0 + j) * S);
+                    bs += u[j];
+                }
+        } else {
+            rb_fz_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
+        }
+        rb_fz_stage1<R, IT>(f, u, len, T, H);
     }
-    double T[R], H[R];
-    rb_fz_stage1<R, IT>(f, u, len, T, H);
 #pragma unroll
     for (int k = 0; k < R; ++k) {
         RB_FZ_CAR(car1, blk, k) = (CT)T[k];
@@ -183,15 +233,19 @@ static __device__ __forceinline__ void rb_fz_tile_store(const rb_cuda_fz &f, flo
 template <int R, typename CT, typename IT, int C>
 __global__ void __launch_bounds__(128)
 rb_fz_s1_rows(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__ car1,
-              CT *__restrict__ car2, float *__restrict__ sums, size_t lanes, unsigned ntile)
+              CT *__restrict__ car2, float *__restrict__ sums, size_t lanes, unsigned ntile, int skip0,
+              int nskip)
 {
     __shared__ float sm[RB_FZ_SM_FLOATS];
     const int c = C ? C : f.c, st = RB_FZ_SM_STRIDE(c), t = threadIdx.x, TR = RB_FZ_TR(c);
     /* consecutive thread blocks take consecutive blocks along the same rows, so
      * the blocks resident at a time read whole rows (DRAM pages), not 128 B of
-     * each of thousands of rows */
-    const int blk = (int)(blockIdx.x % (unsigned)f.b.nb);
-    const unsigned tile = blockIdx.x / (unsigned)f.b.nb;
+     * each of thousands of rows. nskip > 0: blocks skip0 .. skip0+nskip-1 are
+     * skipped (the fused route made their carries) */
+    const unsigned nsel = (unsigned)(f.b.nb - nskip);
+    const int bsel = (int)(blockIdx.x % nsel);
+    const int blk = bsel < skip0 ? bsel : bsel + nskip;
+    const unsigned tile = blockIdx.x / nsel;
     const long long h = (long long)(lanes / c), row0 = (long long)tile * TR;
     const int ty = t / c, k = t - (t / c) * c;
     const long long y = row0 + ty;
@@ -324,6 +378,107 @@ rb_fz_final_rows(const rb_cuda_fz f, const float *__restrict__ in, float *__rest
         __syncthreads();
     }
     rb_fz_tile_store<C>(f, out, sm, row0, h, j0, len);
+}
+
+/* The column final stage fused with the row stage 1 (RECBLUR_CUDA_FUSE, on
+ * by default where it applies: see rb_cuda_fz_fusable). The thread block's
+ * column output tile (32 image rows x 128 lanes) is exactly what the row
+ * stage 1 reads for 4 / c row blocks of those rows, when the row blocks start
+ * at pixel 0 (no padding, no FIR) and 128 lanes hold whole row blocks
+ * (c = 1, 2, 4): so the tile goes to shared memory as well as to the output,
+ * and the row carries (Tbar, Hbar, block sums) come from it, which saves the
+ * row stage 1's read of the whole image. Same floats, same per-block
+ * functions and order of sums as rb_fz_s1_rows: the carries are bit-identical
+ * to the three-kernel route's. Float carries and float recursion only. */
+
+/* row blocks the fused kernel makes, from pixel 0: all of them on the bare
+ * line; with padding (mirror, the plan's padded route) those wholly inside the
+ * line (the rest read mirrored samples of other tiles: rb_fz_s1_rows makes
+ * them, reading the column output) */
+static __host__ __device__ __forceinline__ int rb_fz_fused_nb(const rb_cuda_fz &fr)
+{
+    return fr.b.ax.padded ? fr.b.ax.n / B : fr.b.nb;
+}
+
+template <int R, int C>
+__global__ void __launch_bounds__(RB_FZ_COL_THREADS)
+rb_fz_final_cols_s1(const rb_cuda_fz f, const rb_cuda_fz fr, const float *__restrict__ in,
+                    float *__restrict__ out, const float *__restrict__ car1, const float *__restrict__ car2,
+                    const float *__restrict__ mean, size_t lanes, unsigned nlc, float *__restrict__ rcar1,
+                    float *__restrict__ rcar2, float *__restrict__ rsums, size_t rlanes)
+{
+    __shared__ float sm[B * RB_FZ_XS];
+    const unsigned lc = blockIdx.x % nlc;
+    const int blk = (int)(blockIdx.x / nlc);
+    const size_t lane = (size_t)lc * RB_FZ_COL_THREADS + threadIdx.x;
+    const rb_cuda_axis &a = f.b.ax;
+    const int len = min(B, a.m - blk * B);
+    const long long j0 = (long long)a.s0 + (long long)blk * B, S = f.ld;
+    if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line: uniform */
+    if (lane < lanes) {
+        /* the column recursion in place in the thread's column of the tile (as
+         * rb_fz_s1_cols): no 32 registers for u, twice the warps per SM to hide
+         * the latency of both recursions */
+        const float *x = in + lane;
+        const rb_fz_smc<RB_FZ_XS> u = {sm + threadIdx.x, 0};
+        double bs;
+        const int plain = rb_fz_plain(f, j0, len);
+        if (plain) {
+#pragma unroll
+            for (int j = 0; j < B; ++j)
+                if (j < len) __pipeline_memcpy_async(sm + j * RB_FZ_XS + threadIdx.x, x + (j0 + j) * S, sizeof(float));
+            __pipeline_commit();
+        } else if (!rb_fz_load_mirror(f, x, S, j0, len, u, &bs)) {
+            rb_fz_load_generic<R, float>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
+        }
+        double P[R], E[R];
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+            P[k] = (double)RB_FZ_CAR(car1, blk, k);
+            E[k] = (double)RB_FZ_CAR(car2, blk, k);
+        }
+        const double m = a.shift ? (double)mean[lane] : 0.0;
+        if (plain) __pipeline_wait_prior(0);
+        rb_fz_final<R, float>(f, u, len, m * f.sumfird, P, E);
+        const double back = a.gain * m;
+        float *z = out + lane;
+#pragma unroll
+        for (int j = 0; j < B; ++j) {
+            long long jj = j0 + j;
+            if (j < len && jj >= 0 && jj < a.n) {
+                const float v = (float)((double)u[j] + back);
+                z[jj * f.ld_out] = v;
+                u[j] = v;
+            }
+        }
+    }
+    __syncthreads();
+    /* row stage 1: thread = (tile row r, row block q of the tile, channel k) */
+    const int c = C ? C : fr.c, t = threadIdx.x, r = t & (B - 1), rest = t / B;
+    const int q = rest / c, k = rest - q * c;
+    const long long y = j0 + r;
+    const rb_cuda_axis &ra = fr.b.ax;
+    /* row block q of the tile is block qg of the row's blocks, counted from
+     * pixel 0, so the padding's whole blocks come first */
+    const int ql = (int)lc * (RB_FZ_COL_THREADS / (B * c)) + q, qg = ql + (-ra.s0) / B;
+    if (r >= len || y < 0 || y >= a.n || ql >= rb_fz_fused_nb(fr)) return;
+    const int rlen = min(B, ra.m - qg * B);
+    const size_t rlane = (size_t)y * c + k;
+    const rb_fz_smc<C> u = {sm + r * RB_FZ_XS + q * B * c + k, c};
+    double bs = 0.0, T[R], H[R];
+    if (ra.shift) {
+        const volatile float *vu = sm + r * RB_FZ_XS + q * B * c + k;
+#pragma unroll
+        for (int j = 0; j < B; ++j)
+            if (j < rlen) bs += (double)vu[j * c];
+    }
+    rb_fz_stage1<R, float>(fr, u, rlen, T, H);
+#pragma unroll
+    for (int p = 0; p < R; ++p) {
+        rcar1[((size_t)qg * R + p) * rlanes + rlane] = T[p];
+        rcar2[((size_t)qg * R + p) * rlanes + rlane] = H[p];
+    }
+    if (ra.shift) rsums[(size_t)qg * rlanes + rlane] = (float)bs;
 }
 
 template <int R, typename CT>
@@ -470,10 +625,25 @@ static int rb_fz_want_double(const rb_axis_plan *ap)
     return l1 > 30.0 * (g < 1.0 ? g : 1.0);
 }
 
+/* rb_cuda_blk_init with the padding (mirror, the plan's padded route) rounded
+ * up to whole blocks: the row blocks inside the line then start at pixel 0,
+ * as the fused route needs, and the row tiles read whole 128-byte segments.
+ * More padding only lets the transients from the zero states decay further. */
+static int rb_fz_blk_init(const rb_axis_plan *ap, int channels, rb_cuda_blk *b)
+{
+    if (rb_cuda_blk_init(ap, NULL, channels, NULL, b)) return -1;
+    const int pad = -b->ax.s0;
+    if (!b->ax.padded || pad % B == 0 || pad > (1 << 28)) return 0;
+    rb_axis_plan p = *ap;
+    p.padded = 1;
+    p.pad = (pad + B - 1) / B * B;
+    return rb_cuda_blk_init(&p, NULL, channels, NULL, b);
+}
+
 extern "C" size_t rb_cuda_fz_carry(const rb_axis_plan *ap)
 {
     rb_cuda_blk b;
-    rb_cuda_blk_init(ap, NULL, 1, NULL, &b);
+    rb_fz_blk_init(ap, 1, &b);
     return (size_t)(rb_fz_want_double(ap) ? 4 : 2) * ap->ax.r * (size_t)b.nb + (size_t)b.nb + 1;
 }
 
@@ -483,7 +653,7 @@ extern "C" int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, r
     const int r = ap->ax.r;
     const int ntaps = ap->ax.fir ? ap->ax.fir_hi - ap->ax.fir_lo + 1 : 0;
     if (r < 1 || r > RB_FZ_MAX_ORDER || ntaps > RB_FZ_TAPS || RB_CUDA_BLOCK != B) return -2;
-    if (rb_cuda_blk_init(ap, NULL, channels, NULL, &o->b)) return -1;
+    if (rb_fz_blk_init(ap, channels, &o->b)) return -1;
     if (o->b.periodic_like && !ap->mirror_via_periodic) {
         /* (49)/(51): (I - A^n)^-1 as the plan summed it (axis_plan.c, long double series,
          * the CPU's Pf/Pr), not the inverse of I - A^n with A^n by repeated squaring in
@@ -525,44 +695,95 @@ static int rb_fz_seq_chain(void)
     return env && !strcmp(env, "seq");
 }
 
+/* the carry arrays of one axis inside its scratch: car1, car2 ([blk][k][lane]), sums, mean */
+template <typename CT>
+struct rb_fz_bufs {
+    CT *car1, *car2;
+    float *sums, *mean;
+    rb_fz_bufs(const rb_cuda_fz *f, float *carry, size_t lanes, int R)
+    {
+        const int nb = f->b.nb;
+        car1 = (CT *)carry;
+        car2 = car1 + (size_t)nb * R * lanes;
+        sums = (float *)(car2 + (size_t)nb * R * lanes);
+        mean = sums + (size_t)nb * lanes;
+    }
+};
+
+/* grid of a stage-1 or final launch: n2 lane groups (columns) or row tiles
+ * (rows) times nb blocks, bs threads; 0 if it does not fit */
+static unsigned rb_fz_grid(const rb_cuda_fz *f, size_t lanes, unsigned *n2, int *bs)
+{
+    if (f->rows) {
+        *n2 = (unsigned)((lanes / f->c + RB_FZ_TR(f->c) - 1) / RB_FZ_TR(f->c));
+        *bs = RB_FZ_TR(f->c) * f->c;
+    } else {
+        *n2 = (unsigned)((lanes + RB_FZ_COL_THREADS - 1) / RB_FZ_COL_THREADS);
+        *bs = RB_FZ_COL_THREADS;
+    }
+    unsigned long long grid = (unsigned long long)*n2 * f->b.nb;
+    if (grid > 0x7fffffffull || *n2 == 0) return 0;
+    return (unsigned)grid;
+}
+
+/* RGBA rows get their own instantiation (channel count known at compile time,
+ * as c = 1) for float carries and float recursion, the common case; other
+ * types keep the run-time count (fewer kernels to compile) */
+template <typename CT, typename IT>
+static constexpr bool rb_fz_c4()
+{
+    return std::is_same<CT, float>::value && std::is_same<IT, float>::value;
+}
+
+template <int R, typename CT>
+static void rb_fz_chain_launch(const rb_cuda_fz *f, const float *in, const rb_fz_bufs<CT> &m, size_t lanes,
+                               cudaStream_t s)
+{
+    if (f->dbl || rb_fz_seq_chain()) {
+        rb_fz_chain_k<R, CT><<<(unsigned)((lanes + 31) / 32), 32, 0, s>>>(*f, in, m.car1, m.car2, m.sums, m.mean,
+                                                                          lanes);
+    } else {
+        rb_fz_grp gp;
+        rb_fz_grp_init(f, &gp);
+        rb_fz_pchain_k<R, CT><<<(unsigned)((lanes + 31) / 32), dim3(32, RB_FZ_NG), 0, s>>>(
+            *f, gp, in, m.car1, m.car2, m.sums, m.mean, lanes);
+    }
+}
+
+template <int R, typename CT, typename IT>
+static void rb_fz_final_launch(const rb_cuda_fz *f, const float *in, float *out, const rb_fz_bufs<CT> &m,
+                               size_t lanes, unsigned grid, unsigned n2, int bs, cudaStream_t s)
+{
+    if (f->rows && f->c == 1)
+        rb_fz_final_rows<R, CT, IT, 1><<<grid, bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, n2);
+    else if (f->rows && f->c == 4 && rb_fz_c4<CT, IT>())
+        rb_fz_final_rows<R, CT, IT, rb_fz_c4<CT, IT>() ? 4 : 0><<<grid, bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean,
+                                                                                      lanes, n2);
+    else if (f->rows)
+        rb_fz_final_rows<R, CT, IT, 0><<<grid, bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, n2);
+    else rb_fz_final_cols<R, CT, IT><<<grid, bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, n2);
+}
+
 template <int R, typename CT, typename IT>
 static cudaError_t rb_fz_launch(const rb_cuda_fz *f, const float *in, float *out, float *carry,
                                 size_t lanes, cudaStream_t s, cudaEvent_t *ev)
 {
-    const int nb = f->b.nb;
-    CT *car1 = (CT *)carry, *car2 = car1 + (size_t)nb * R * lanes;
-    float *sums = (float *)(car2 + (size_t)nb * R * lanes);
-    float *mean = sums + (size_t)nb * lanes;
-    unsigned long long grid;
     unsigned n2;
     int bs;
-    if (f->rows) {
-        n2 = (unsigned)((lanes / f->c + RB_FZ_TR(f->c) - 1) / RB_FZ_TR(f->c));
-        bs = RB_FZ_TR(f->c) * f->c;
-    } else {
-        n2 = (unsigned)((lanes + RB_FZ_COL_THREADS - 1) / RB_FZ_COL_THREADS);
-        bs = RB_FZ_COL_THREADS;
-    }
-    grid = (unsigned long long)n2 * nb;
-    if (grid > 0x7fffffffull || n2 == 0) return cudaErrorInvalidConfiguration;
-    if (f->rows && f->c == 1) rb_fz_s1_rows<R, CT, IT, 1><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
-    else if (f->rows) rb_fz_s1_rows<R, CT, IT, 0><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
-    else rb_fz_s1_cols<R, CT, IT><<<(unsigned)grid, bs, 0, s>>>(*f, in, car1, car2, sums, lanes, n2);
-    if (ev) cudaEventRecord(ev[0], s);
-    if (f->dbl || rb_fz_seq_chain()) {
-        rb_fz_chain_k<R, CT><<<(unsigned)((lanes + 31) / 32), 32, 0, s>>>(*f, in, car1, car2, sums, mean, lanes);
-    } else {
-        rb_fz_grp gp;
-        rb_fz_grp_init(f, &gp);
-        rb_fz_pchain_k<R, CT><<<(unsigned)((lanes + 31) / 32), dim3(32, RB_FZ_NG), 0, s>>>(*f, gp, in, car1, car2,
-                                                                                          sums, mean, lanes);
-    }
-    if (ev) cudaEventRecord(ev[1], s);
+    const unsigned grid = rb_fz_grid(f, lanes, &n2, &bs);
+    if (!grid) return cudaErrorInvalidConfiguration;
+    const rb_fz_bufs<CT> m(f, carry, lanes, R);
     if (f->rows && f->c == 1)
-        rb_fz_final_rows<R, CT, IT, 1><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);
-    else if (f->rows)
-        rb_fz_final_rows<R, CT, IT, 0><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);
-    else rb_fz_final_cols<R, CT, IT><<<(unsigned)grid, bs, 0, s>>>(*f, in, out, car1, car2, mean, lanes, n2);
+        rb_fz_s1_rows<R, CT, IT, 1><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, n2, 0, 0);
+    else if (f->rows && f->c == 4 && rb_fz_c4<CT, IT>())
+        rb_fz_s1_rows<R, CT, IT, rb_fz_c4<CT, IT>() ? 4 : 0><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes,
+                                                                                   n2, 0, 0);
+    else if (f->rows) rb_fz_s1_rows<R, CT, IT, 0><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, n2, 0, 0);
+    else rb_fz_s1_cols<R, CT, IT><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, n2);
+    if (ev) cudaEventRecord(ev[0], s);
+    rb_fz_chain_launch<R, CT>(f, in, m, lanes, s);
+    if (ev) cudaEventRecord(ev[1], s);
+    rb_fz_final_launch<R, CT, IT>(f, in, out, m, lanes, grid, n2, bs, s);
     if (ev) cudaEventRecord(ev[2], s);
     return cudaGetLastError();
 }
@@ -585,6 +806,131 @@ extern "C" cudaError_t rb_cuda_solve_fused(const rb_cuda_fz *f, const float *in,
     case 3: return rb_fz_launch_ct<3>(f, in, out, carry, lanes, s, ev);
     case 4: return rb_fz_launch_ct<4>(f, in, out, carry, lanes, s, ev);
     case 5: return rb_fz_launch_ct<5>(f, in, out, carry, lanes, s, ev);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+/* ---- columns with the row stage 1 fused into their final stage ---------- */
+
+/* Whether the fused route covers this pair of axes (see rb_fz_final_cols_s1):
+ * the same order, float carries and float recursion on both, 1, 2 or 4
+ * channels, and row blocks from pixel 0 over the bare line (no FIR, no
+ * padding, no 2n-periodic mirror). */
+extern "C" int rb_cuda_fz_fusable(const rb_cuda_fz *fc, const rb_cuda_fz *fr)
+{
+    const rb_cuda_axis &a = fc->b.ax, &ra = fr->b.ax;
+    if (fc->rows || !fr->rows || fc->c != fr->c) return 0;
+    if (fc->c != 1 && fc->c != 2 && fc->c != 4) return 0;
+    if (a.r != ra.r || a.r < 1 || a.r > RB_FZ_MAX_ORDER) return 0;
+    if (fc->dbl || fr->dbl || !fc->fin || !fr->fin) return 0;
+    if (ra.ntaps != 0 || ra.via_periodic) return 0;
+    if (ra.padded) return ra.s0 <= 0 && (-ra.s0) % B == 0 && ra.m == ra.n - 2 * ra.s0;
+    return ra.s0 == 0 && ra.m == ra.n;
+}
+
+/* Whether the fused route runs: RECBLUR_CUDA_FUSE=off never (the three-kernel
+ * route on both axes), =on wherever it covers the axes; by default where it
+ * measured faster on the H100 (bench/RESULTS.md, fourth session, both routes
+ * timed in the same run): everywhere but padded rows (mirror) above order 1,
+ * where the fused column final plus the separate launch for the padding's row
+ * blocks cost more than the row stage 1 they save at 4096^2 (order 3 mirror
+ * 0.303 vs 0.287 ms, order 5 0.379 vs 0.349; at 8192^2 3 % less). */
+extern "C" int rb_cuda_fz_fuse_want(const rb_cuda_fz *fc, const rb_cuda_fz *fr)
+{
+    if (!rb_cuda_fz_fusable(fc, fr)) return 0;
+    const char *env = getenv("RECBLUR_CUDA_FUSE");
+    if (env && !strcmp(env, "off")) return 0;
+    if (env && !strcmp(env, "on")) return 1;
+    return !(fr->b.ax.padded && fc->b.ax.r > 1);
+}
+
+template <int R>
+static cudaError_t rb_fz_launch_cols_s1(const rb_cuda_fz *fc, const rb_cuda_fz *fr, const float *in, float *mid,
+                                        float *ccarry, float *rcarry, size_t lanes, size_t rlanes,
+                                        cudaStream_t s, cudaEvent_t *ev)
+{
+    unsigned n2;
+    int bs;
+    const unsigned grid = rb_fz_grid(fc, lanes, &n2, &bs);
+    if (!grid) return cudaErrorInvalidConfiguration;
+    const rb_fz_bufs<float> m(fc, ccarry, lanes, R), rm(fr, rcarry, rlanes, R);
+    rb_fz_s1_cols<R, float, float><<<grid, bs, 0, s>>>(*fc, in, m.car1, m.car2, m.sums, lanes, n2);
+    if (ev) cudaEventRecord(ev[0], s);
+    rb_fz_chain_launch<R, float>(fc, in, m, lanes, s);
+    if (ev) cudaEventRecord(ev[1], s);
+    if (fc->c == 1)
+        rb_fz_final_cols_s1<R, 1><<<grid, bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.mean, lanes, n2,
+                                                      rm.car1, rm.car2, rm.sums, rlanes);
+    else if (fc->c == 4)
+        rb_fz_final_cols_s1<R, 4><<<grid, bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.mean, lanes, n2,
+                                                      rm.car1, rm.car2, rm.sums, rlanes);
+    else
+        rb_fz_final_cols_s1<R, 0><<<grid, bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.mean, lanes, n2,
+                                                      rm.car1, rm.car2, rm.sums, rlanes);
+    const int nf = rb_fz_fused_nb(*fr), nrest = fr->b.nb - nf;
+    if (nrest > 0) {
+        /* the row blocks of the padding and the one across the line's end */
+        unsigned rn2;
+        int rbs;
+        if (!rb_fz_grid(fr, rlanes, &rn2, &rbs)) return cudaErrorInvalidConfiguration;
+        const unsigned rgrid = rn2 * (unsigned)nrest, skip0 = (unsigned)((-fr->b.ax.s0) / B);
+        if (fr->c == 1)
+            rb_fz_s1_rows<R, float, float, 1><<<rgrid, rbs, 0, s>>>(*fr, mid, rm.car1, rm.car2, rm.sums, rlanes, rn2,
+                                                                    (int)skip0, nf);
+        else if (fr->c == 4)
+            rb_fz_s1_rows<R, float, float, 4><<<rgrid, rbs, 0, s>>>(*fr, mid, rm.car1, rm.car2, rm.sums, rlanes, rn2,
+                                                                    (int)skip0, nf);
+        else
+            rb_fz_s1_rows<R, float, float, 0><<<rgrid, rbs, 0, s>>>(*fr, mid, rm.car1, rm.car2, rm.sums, rlanes, rn2,
+                                                                    (int)skip0, nf);
+    }
+    if (ev) cudaEventRecord(ev[2], s);
+    return cudaGetLastError();
+}
+
+template <int R>
+static cudaError_t rb_fz_launch_rows_rest(const rb_cuda_fz *fr, const float *mid, float *out, float *rcarry,
+                                          size_t rlanes, cudaStream_t s, cudaEvent_t *ev)
+{
+    unsigned n2;
+    int bs;
+    const unsigned grid = rb_fz_grid(fr, rlanes, &n2, &bs);
+    if (!grid) return cudaErrorInvalidConfiguration;
+    const rb_fz_bufs<float> m(fr, rcarry, rlanes, R);
+    if (ev) cudaEventRecord(ev[0], s); /* no row stage 1 of its own */
+    rb_fz_chain_launch<R, float>(fr, mid, m, rlanes, s);
+    if (ev) cudaEventRecord(ev[1], s);
+    rb_fz_final_launch<R, float, float>(fr, mid, out, m, rlanes, grid, n2, bs, s);
+    if (ev) cudaEventRecord(ev[2], s);
+    return cudaGetLastError();
+}
+
+/* Columns in -> mid, with the row carries into rcarry (the row pass's own
+ * scratch, distinct from ccarry); then rb_cuda_solve_fused_rows finishes. */
+extern "C" cudaError_t rb_cuda_solve_fused_cols(const rb_cuda_fz *fc, const rb_cuda_fz *fr, const float *in,
+                                                float *mid, float *ccarry, float *rcarry, size_t lanes,
+                                                size_t rlanes, cudaStream_t s, cudaEvent_t *ev)
+{
+    if (!rb_cuda_fz_fusable(fc, fr)) return cudaErrorInvalidValue;
+    switch (fc->b.ax.r) {
+    case 1: return rb_fz_launch_cols_s1<1>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev);
+    case 2: return rb_fz_launch_cols_s1<2>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev);
+    case 3: return rb_fz_launch_cols_s1<3>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev);
+    case 4: return rb_fz_launch_cols_s1<4>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev);
+    case 5: return rb_fz_launch_cols_s1<5>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+extern "C" cudaError_t rb_cuda_solve_fused_rows(const rb_cuda_fz *fr, const float *mid, float *out, float *rcarry,
+                                                size_t rlanes, cudaStream_t s, cudaEvent_t *ev)
+{
+    switch (fr->b.ax.r) {
+    case 1: return rb_fz_launch_rows_rest<1>(fr, mid, out, rcarry, rlanes, s, ev);
+    case 2: return rb_fz_launch_rows_rest<2>(fr, mid, out, rcarry, rlanes, s, ev);
+    case 3: return rb_fz_launch_rows_rest<3>(fr, mid, out, rcarry, rlanes, s, ev);
+    case 4: return rb_fz_launch_rows_rest<4>(fr, mid, out, rcarry, rlanes, s, ev);
+    case 5: return rb_fz_launch_rows_rest<5>(fr, mid, out, rcarry, rlanes, s, ev);
     default: return cudaErrorInvalidValue;
     }
 }

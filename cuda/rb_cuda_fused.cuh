@@ -42,6 +42,12 @@
 #define RB_NO_UNROLL
 #endif
 
+/* Coefficient k of a pass in the recursion's type: float recursion takes the
+ * axis' float copy (exactly (float) of the double one, as rb_cuda_axis_from_plan
+ * makes it), an operand the kernels read from the parameter bank as it is,
+ * instead of a double to convert at every step. */
+#define RB_FZ_COEF(IT, cf, cd, k) (sizeof(IT) == sizeof(float) ? (IT)(cf)[k] : (IT)(cd)[k])
+
 /* The samples of one block where the per-block functions below take them:
  * an array of IT (registers), or, for float recursion in the row kernels,
  * the thread's row of the shared-memory tile (sample j at p[j * c]): the
@@ -147,7 +153,7 @@ RB_UNROLL
         if (j < len) {
             IT v = u[j];
 RB_UNROLL
-            for (int k = 0; k < R; ++k) v -= (IT)a.dcd[k] * p[k];
+            for (int k = 0; k < R; ++k) v -= RB_FZ_COEF(IT, a.dc, a.dcd, k) * p[k];
 RB_UNROLL
             for (int k = R - 1; k > 0; --k) p[k] = p[k - 1];
             p[0] = v;
@@ -163,7 +169,7 @@ RB_UNROLL
         if (j < len) {
             IT v = u[j];
 RB_UNROLL
-            for (int k = 0; k < R; ++k) v -= (IT)a.dad[k] * p[k];
+            for (int k = 0; k < R; ++k) v -= RB_FZ_COEF(IT, a.da, a.dad, k) * p[k];
 RB_UNROLL
             for (int k = R - 1; k > 0; --k) p[k] = p[k - 1];
             p[0] = v;
@@ -189,7 +195,7 @@ RB_UNROLL
         if (j < len) {
             IT v = u[j] - (IT)mu;
 RB_UNROLL
-            for (int k = 0; k < R; ++k) v -= (IT)a.dcd[k] * p[k];
+            for (int k = 0; k < R; ++k) v -= RB_FZ_COEF(IT, a.dc, a.dcd, k) * p[k];
 RB_UNROLL
             for (int k = R - 1; k > 0; --k) p[k] = p[k - 1];
             p[0] = v;
@@ -203,7 +209,7 @@ RB_UNROLL
         if (j < len) {
             IT v = u[j];
 RB_UNROLL
-            for (int k = 0; k < R; ++k) v -= (IT)a.dad[k] * p[k];
+            for (int k = 0; k < R; ++k) v -= RB_FZ_COEF(IT, a.da, a.dad, k) * p[k];
 RB_UNROLL
             for (int k = R - 1; k > 0; --k) p[k] = p[k - 1];
             p[0] = v;

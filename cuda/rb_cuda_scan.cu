@@ -100,53 +100,53 @@ struct rb_cuda_rec1d {
     const float *fir;
 };
 
-/* C = A B, r x r, double */
-static void rb_sc_mm(const double *A, const double *B, double *C, int r)
-{
-    double t[RB_MAX_ORDER * RB_MAX_ORDER];
-    for (int i = 0; i < r; ++i)
-        for (int j = 0; j < r; ++j) {
-            double s = 0.0;
-            for (int k = 0; k < r; ++k) s += A[i * r + k] * B[k * r + j];
-            t[i * r + j] = s;
-        }
-    memcpy(C, t, sizeof(double) * r * r);
-}
-
-static void rb_sc_pow(const double *A, long long e, double *out, int r)
-{
-    double b[RB_MAX_ORDER * RB_MAX_ORDER], res[RB_MAX_ORDER * RB_MAX_ORDER];
-    memcpy(b, A, sizeof(double) * r * r);
-    memset(res, 0, sizeof res);
-    for (int i = 0; i < r; ++i) res[i * r + i] = 1.0;
-    while (e > 0) {
-        if (e & 1) rb_sc_mm(res, b, res, r);
-        rb_sc_mm(b, b, b, r);
-        e >>= 1;
-    }
-    memcpy(out, res, sizeof(double) * r * r);
-}
-
 /* Lpow and Tpow of the state transition of feedbacks d, as the kernel's state type */
 static int rb_sc_double(int r) { return r >= RB_SC_DOUBLE_FROM; }
 
+/* Lpow[l] = A^(ITEMS l), l = 0..32, and Tpow[l] = A^(TILE l). Column j of A^k is
+ * the zero-input response of the recurrence to the unit state e_j after k steps,
+ * stepped here in long double up to k = TILE; Tpow[l >= 2] = Tpow[l-1] Tpow[1].
+ * Not by repeated squaring: for clustered poles near 1 the entries of A^k grow
+ * to ~1e5 before they decay (order 8, poles up to 0.99), so A^2048 = (A^1024)^2
+ * loses everything to cancellation; A^4096 (true ~1e-11) came out ~1e-5, and a
+ * CPU emulation of the kernel gave 0.2 rel RMS with those tables against 1.5e-7
+ * with these (the "order 8, clamp, 2.9e-3" defect of docs/RELIABILITY.md). */
 static void rb_sc_tables(const double *d, int r, void *tabv)
 {
     float *tab = (float *)tabv;
     double *tabd = (double *)tabv;
-    double A[RB_MAX_ORDER * RB_MAX_ORDER] = {0}, P[RB_MAX_ORDER * RB_MAX_ORDER];
-    for (int k = 0; k < r; ++k) A[k] = -d[k];
-    for (int i = 1; i < r; ++i) A[i * r + i - 1] = 1.0;
-    for (int l = 0; l < RB_SC_NPOW; ++l) {
-        rb_sc_pow(A, (long long)RB_SC_ITEMS * l, P, r);
-        for (int i = 0; i < r * r; ++i)
-            if (rb_sc_double(r)) tabd[l * r * r + i] = P[i];
-            else tab[l * r * r + i] = (float)P[i];
-        rb_sc_pow(A, (long long)RB_SC_TILE * l, P, r);
-        for (int i = 0; i < r * r; ++i)
-            if (rb_sc_double(r)) tabd[(RB_SC_NPOW + l) * r * r + i] = P[i];
-            else tab[(RB_SC_NPOW + l) * r * r + i] = (float)P[i];
+    long double T1[RB_MAX_ORDER * RB_MAX_ORDER], P[RB_MAX_ORDER * RB_MAX_ORDER], t[RB_MAX_ORDER * RB_MAX_ORDER];
+#define RB_SC_TAB(l, i, v)                                                                    \
+    do {                                                                                      \
+        if (rb_sc_double(r)) tabd[(size_t)(l) * r * r + (i)] = (double)(v);                   \
+        else tab[(size_t)(l) * r * r + (i)] = (float)(v);                                     \
+    } while (0)
+    for (int j = 0; j < r; ++j) {
+        long double s[RB_MAX_ORDER] = {0};
+        s[j] = 1.0L;
+        for (long k = 0; k <= RB_SC_TILE; ++k) {
+            if (k % RB_SC_ITEMS == 0 && k / RB_SC_ITEMS < RB_SC_NPOW)
+                for (int i = 0; i < r; ++i) RB_SC_TAB(k / RB_SC_ITEMS, i * r + j, s[i]);
+            if (k == RB_SC_TILE)
+                for (int i = 0; i < r; ++i) T1[i * r + j] = s[i];
+            long double w = 0.0L;
+            for (int q = 0; q < r; ++q) w -= (long double)d[q] * s[q];
+            for (int q = r - 1; q > 0; --q) s[q] = s[q - 1];
+            s[0] = w;
+        }
     }
+    for (int i = 0; i < r * r; ++i) P[i] = i % (r + 1) == 0 ? 1.0L : 0.0L;
+    for (int l = 0; l < RB_SC_NPOW; ++l) {
+        for (int i = 0; i < r * r; ++i) RB_SC_TAB(RB_SC_NPOW + l, i, P[i]);
+        for (int i = 0; i < r; ++i)
+            for (int j = 0; j < r; ++j) {
+                long double acc = 0.0L;
+                for (int q = 0; q < r; ++q) acc += P[i * r + q] * T1[q * r + j];
+                t[i * r + j] = acc;
+            }
+        memcpy(P, t, sizeof(long double) * r * r);
+    }
+#undef RB_SC_TAB
 }
 
 /* Samples after which the homogeneous response of a state is below 1e-12 of it. */
@@ -347,6 +347,13 @@ extern "C" cudaError_t rb_cuda_rec1d_run(const rb_cuda_rec1d *p, const float *in
     a.cval = p->cval;
     a.fir = p->fir;
     a.m = p->m;
+    {
+        /* test knob: random publication delays (rb_sc_args.delay_ns), a fresh pattern per run */
+        static unsigned runs;
+        const char *dl = getenv("RECBLUR_CUDA_SCAN_DELAY");
+        a.delay_ns = dl ? (unsigned)strtoul(dl, NULL, 10) : 0u;
+        a.delay_seed = ++runs;
+    }
     if (p->R == 0) {
         a.src = RB_SC_SRC_X;
         a.dst = out;

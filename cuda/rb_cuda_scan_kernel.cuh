@@ -41,10 +41,24 @@ typedef struct {
     /* per tile: the aggregate's and the inclusive state's words. A word holds 32 bits
      * of a state value and, in its high half, the pass's tag (0 = not yet written), so
      * a reader needs no flag and no fence: a value is there when all its words carry
-     * the tag (Merrill & Garland 2016 pack status and value the same way) */
+     * the tag (Merrill & Garland 2016 pack status and value the same way).
+     * Invariant that makes this order-independent: (1) each word is stored at most
+     * once per pass, with its final value, by one aligned 64-bit store, so a word
+     * that carries the tag holds that value; (2) the tag is unique to the pass in
+     * its run and the words are zeroed (stream-ordered memset) before every run on
+     * a scratch buffer no other run uses, so no older word carries it; (3) a state
+     * is taken only when all its words carry the tag; (4) an inclusive state is
+     * computed only from the tile's own aggregate and states taken under (3), so it
+     * is final when stored. How deep a look-back goes (timing) changes only the
+     * order of the double sums, not the value. */
     unsigned long long *agg, *inc;
     unsigned *ticket;
     unsigned tag;
+    /* test knob (RECBLUR_CUDA_SCAN_DELAY, rb_cuda_scan.cu): when nonzero, each tile
+     * sleeps a pseudo-random time below delay_ns/8 before it publishes its aggregate
+     * and below delay_ns before its inclusive state, so successors look back over
+     * aggregates in orders the normal schedule never produces */
+    unsigned delay_ns, delay_seed;
     double d[RB_MAX_ORDER];
 } rb_sc_args;
 static __device__ __forceinline__ float rb_sc_xext(const float *x, long long j, int n, int mode,
@@ -113,6 +127,21 @@ static __device__ __forceinline__ bool rb_sc_get(const unsigned long long *w, do
     return (unsigned)(lo >> 32) == tag && (unsigned)(hi >> 32) == tag;
 }
 
+/* the test knob's sleep: a hash of (tile, pass, run, which) below max_ns */
+static __device__ __forceinline__ void rb_sc_delay(const rb_sc_args &a, long long k, unsigned which,
+                                                   unsigned max_ns)
+{
+    if (!max_ns) return;
+    unsigned h = (unsigned)k * 0x9E3779B1u ^ (a.tag * 0x85EBCA77u) ^ (a.delay_seed * 0xC2B2AE3Du) ^ which;
+    h ^= h >> 15;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12;
+    unsigned ns = h % max_ns;
+    /* __nanosleep takes at most ~1 ms per call */
+    for (; ns > 500000u; ns -= 500000u) __nanosleep(500000u);
+    __nanosleep(ns);
+}
+
 /* out += M v (M row-major R x R) */
 template <int R, typename S>
 static __device__ __forceinline__ void rb_sc_mv(const S *__restrict__ M, const S *v, S *out)
@@ -169,9 +198,11 @@ static __device__ __noinline__ void rb_sc_tile_carry(const rb_sc_args &a, long l
 #pragma unroll
         for (int i = 0; i < R; ++i) carry[i] = a.init ? (S)a.init[i] : (S)0;
     } else {
-        if (lane == 0)
+        if (lane == 0) {
+            if (a.delay_ns) rb_sc_delay(a, k, 1u, a.delay_ns / 8 + 1);
 #pragma unroll
             for (int i = 0; i < R; ++i) rb_sc_put(a.agg + (k * R + i) * W, agg[i], a.tag);
+        }
         /* carry = sum_q A^(qT) v_{k-1-q}: v the aggregates up to the first inclusive state */
         S M[R * R]; /* A^(32 T w) for window w */
 #pragma unroll
@@ -240,6 +271,7 @@ static __device__ __noinline__ void rb_sc_tile_carry(const rb_sc_args &a, long l
         }
     }
     if (lane != 0) return;
+    if (a.delay_ns) rb_sc_delay(a, k, 2u, a.delay_ns);
     {
         S incl[R];
 #pragma unroll

@@ -178,6 +178,9 @@ static int rb_emu_axis_any(const rb_cuda_fz &f, const float *in, float *out, siz
 
 /* The 2D filter of `plan` on a packed float32 image without alpha (constant
  * boundary `bval`), columns then rows, as rb_cuda_execute_fused runs it.
+ * Where the column final stage also makes the row carries (rb_cuda_fz_fusable,
+ * the default route), it runs rb_fz_stage1 on the same float column outputs,
+ * summed in the same order, as the row stage 1 below: the same carries.
  * 0 on success, -2 when the tiled solver does not cover the filter. */
 extern "C" int rb_gpu_emulate_2d(const rb_plan *plan, const float *in, float *out, float bval)
 {

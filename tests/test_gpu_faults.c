@@ -26,24 +26,7 @@
 #define ROUNDS 20
 #define POISON 0x3C
 
-static char logbuf[8192];
-
-static void on_log(const char *m, void *user)
-{
-    (void)user;
-    size_t n = strlen(logbuf);
-    snprintf(logbuf + n, sizeof logbuf - n, "%s\n", m);
-}
-
-static rb_context *new_ctx(rb_backend b)
-{
-    rb_context *ctx = NULL;
-    assert_int_equal(rb_context_create(&ctx), RB_OK);
-    assert_int_equal(rb_context_set_backend(ctx, b), RB_OK);
-    rb_context_set_log(ctx, on_log, NULL);
-    logbuf[0] = 0;
-    return ctx;
-}
+#include "log_capture.h"
 
 static void expect_msg(rb_context *ctx, rb_status got, rb_status want, const char *what, const char *needle)
 {

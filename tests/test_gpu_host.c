@@ -35,23 +35,7 @@ size_t rb_cuda_host_bytes_in_use(void);
 
 #define POISON 0xA5
 
-static char logbuf[16384];
-static void on_log(const char *m, void *user)
-{
-    (void)user;
-    size_t n = strlen(logbuf);
-    snprintf(logbuf + n, sizeof logbuf - n, "%s\n", m);
-}
-
-static rb_context *new_ctx(rb_backend b)
-{
-    rb_context *ctx = NULL;
-    assert_int_equal(rb_context_create(&ctx), RB_OK);
-    assert_int_equal(rb_context_set_backend(ctx, b), RB_OK);
-    rb_context_set_log(ctx, on_log, NULL);
-    logbuf[0] = 0;
-    return ctx;
-}
+#include "log_capture.h"
 
 
 /* The filters: the tiled solver on both axes, on columns only, on rows only,
@@ -390,6 +374,20 @@ static void test_progress_cancel_strips(void **state)
     free(out);
 }
 
+/* One plan on back end `b`, one run of it (in -> out); returns the pinned
+ * bytes held while the plan lived. */
+static size_t run_once(rb_backend b, const rb_filter *f, rb_boundary bd, const rb_image *in, rb_image *out)
+{
+    rb_context *g = new_ctx(b);
+    rb_plan *p;
+    assert_int_equal(rb_plan_create(g, f, bd, in->width, in->height, in->channels, &p), RB_OK);
+    size_t held = rb_cuda_host_bytes_in_use();
+    assert_int_equal(rb_execute(p, in, out), RB_OK);
+    rb_plan_destroy(p);
+    rb_context_destroy(g);
+    return held;
+}
+
 /* No pinned memory (none at all, or only the first slot): the plan says so in
  * the log, works from pageable memory with the same bytes, and holds no pinned
  * bytes; nothing leaks, on the device or in pinned memory. */
@@ -404,16 +402,8 @@ static void test_pinned_out_of_memory(void **state)
     rb_image hi = {w, h, c, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in}, ho = hi;
     rb_boundary bd = {RB_BOUNDARY_PERIODIC, 0};
     size_t host0 = rb_cuda_host_bytes_in_use(), dev0 = rb_cuda_device_bytes_in_use();
-    {
-        rb_context *g = new_ctx(RB_BACKEND_CUDA);
-        rb_plan *p;
-        assert_int_equal(rb_plan_create(g, filters[F_GAUSS], bd, w, h, c, &p), RB_OK);
-        assert_true(rb_cuda_host_bytes_in_use() > host0); /* the staging holds its slots */
-        ho.data = want;
-        assert_int_equal(rb_execute(p, &hi, &ho), RB_OK);
-        rb_plan_destroy(p);
-        rb_context_destroy(g);
-    }
+    ho.data = want;
+    assert_true(run_once(RB_BACKEND_CUDA, filters[F_GAUSS], bd, &hi, &ho) > host0); /* the staging holds its slots */
     /* no slot at all; the first slot only (rb_cuda_staging_init: a quarter of the
      * float image rounded up to 64 KiB) */
     char first[32];
@@ -457,15 +447,8 @@ static void test_gpu_out_of_memory(void **state)
     rb_image hi = {w, h, c, 0, RB_U8, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in}, ho = hi;
     rb_boundary bd = {RB_BOUNDARY_MIRROR, 0};
     size_t host0 = rb_cuda_host_bytes_in_use(), dev0 = rb_cuda_device_bytes_in_use();
-    {
-        rb_context *cpu = new_ctx(RB_BACKEND_CPU);
-        rb_plan *p;
-        assert_int_equal(rb_plan_create(cpu, filters[F_GAUSS], bd, w, h, c, &p), RB_OK);
-        ho.data = want;
-        assert_int_equal(rb_execute(p, &hi, &ho), RB_OK);
-        rb_plan_destroy(p);
-        rb_context_destroy(cpu);
-    }
+    ho.data = want;
+    run_once(RB_BACKEND_CPU, filters[F_GAUSS], bd, &hi, &ho);
     /* less than one float image of the GPU's memory */
     char lim[32];
     snprintf(lim, sizeof lim, "%zu", count * sizeof(float) / 2);
