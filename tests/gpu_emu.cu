@@ -6,8 +6,54 @@
  * geometry, which test_gpu's device tests check on a GPU. */
 #include "rb_cuda.h"
 #include "rb_cuda_fused.cuh"
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+extern "C" {
+#include "line_solver.h"
+}
+
+/* RECBLUR_EMU_TRACE=1: each emulated axis against the CPU's line solver on the
+ * same input, lane by lane (rel RMS, worst lane), to tell which axis and which
+ * route a failing case comes from (seeds 3 and 14 were found this way). */
+static void rb_emu_trace(const rb_axis_plan *ap, const rb_cuda_fz &f, const float *in, const float *out,
+                         size_t lanes, float cv)
+{
+    if (!getenv("RECBLUR_EMU_TRACE")) return;
+    rb_line_layout lay;
+    rb_line_layout_get(ap, &lay);
+    rb_lane *x = (rb_lane *)calloc((size_t)(lay.in_len + lay.work_len), sizeof(rb_lane));
+    if (!x) return;
+    double num = 0, den = 0, worst = 0;
+    size_t wl = 0;
+    for (size_t lane = 0; lane < lanes; ++lane) {
+        long long base, S;
+        rb_fz_lane(f, (long long)lane, &base, &S);
+        const long long obase = f.rows ? (long long)(lane / f.c) * f.ld_out + (long long)(lane % f.c) : (long long)lane;
+        const long long So = f.rows ? f.c : f.ld_out;
+        for (long i = 0; i < ap->n; ++i) x[lay.lead + i] = in[base + i * S];
+        rb_lane c = cv;
+        const rb_lane *y = rb_line_solve(ap, 1, x, x + lay.in_len, &c);
+        double ln = 0, ld = 0;
+        for (long i = 0; i < ap->n; ++i) {
+            double d = out[obase + i * So] - y[i];
+            ln += d * d;
+            ld += y[i] * y[i];
+        }
+        num += ln;
+        den += ld;
+        if (ld > 0 && sqrt(ln / ld) > worst) {
+            worst = sqrt(ln / ld);
+            wl = lane;
+        }
+    }
+    fprintf(stderr, "emu trace: %s n %d mode %d order %d %s m %d blocks %d carries %s: rel RMS %.3g vs line solver "
+            "(worst lane %zu: %.3g)\n", f.rows ? "rows" : "cols", ap->n, (int)ap->mode, ap->ax.r,
+            ap->padded ? "padded" : "closed form", f.b.ax.m, f.b.nb, f.dbl ? "double" : "float",
+            den > 0 ? sqrt(num / den) : sqrt(num), wl, worst);
+    free(x);
+}
 
 /* RECBLUR_CUDA_CHAIN=seq: the sequential chain, as the kernels' launcher */
 static int rb_emu_seq_chain(void)
@@ -153,6 +199,7 @@ extern "C" int rb_gpu_emulate_2d(const rb_plan *plan, const float *in, float *ou
         for (int k = 0; k < c; ++k) f->b.ax.cval[k] = bval;
         f->ld = f->ld_out = (long long)w * c;
         if ((rc = rb_emu_axis_any(*f, in, tmp, (size_t)w * c)) != 0) goto done;
+        rb_emu_trace(&plan->cols, *f, in, tmp, (size_t)w * c, bval);
     }
     memcpy(out, tmp, count * sizeof(float));
     if (plan->rows.ax.active) {
@@ -161,6 +208,7 @@ extern "C" int rb_gpu_emulate_2d(const rb_plan *plan, const float *in, float *ou
         for (int k = 0; k < c; ++k) f->b.ax.cval[k] = (float)bval * (float)g;
         f->ld = f->ld_out = (long long)w * c;
         rc = rb_emu_axis_any(*f, tmp, out, (size_t)h * c);
+        if (!rc) rb_emu_trace(&plan->rows, *f, tmp, out, (size_t)h * c, (float)bval * (float)g);
     }
 done:
     free(f);
