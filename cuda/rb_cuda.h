@@ -123,8 +123,8 @@ typedef struct {
     int nev;
     struct rb_cuda_staging *stage;  /* pinned staging of host images (rb_cuda_staging.h);
                                        NULL: plain copies from pageable memory */
-    int stage_tried;           /* the staging is made at the first execute with a host
-                                  image: plans for device pointers and 1D signals pin nothing */
+    int stage_tried;           /* the staging's memory is made at the first execute with a
+                                  host image: plans for device pointers and 1D signals pin nothing */
 } rb_cuda_state;
 
 /* One axis over `lanes` interleaved lines: in -> out (distinct buffers), with

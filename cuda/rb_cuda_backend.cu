@@ -179,6 +179,14 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
         st = rb_error(ctx, RB_ERR_UNSUPPORTED, "cuda: singular periodic feedback matrix (I - A^n)");
         goto fail;
     }
+    /* pinned staging for host images: its settings now, its memory at the first
+     * execute with a host image (rb_cuda_staging_ready) */
+    if (rb_cuda_staging_wanted()) {
+        s->stage = (rb_cuda_staging *)calloc(1, sizeof *s->stage);
+        if (s->stage)
+            rb_cuda_staging_config(s->stage, s->floats * sizeof(float), w * c * sizeof(float),
+                                   rb_context_thread_count(ctx));
+    }
     snprintf(plan->backend_name, sizeof plan->backend_name, "cuda (%.140s)", prop.name);
     plan->backend_state = s;
     return RB_OK;
@@ -613,23 +621,19 @@ fail:
     return st;
 }
 
-/* Pinned staging for host images, made at the first execute that has one (a
- * plan used only with device pointers, or for a 1D signal, pins nothing: at
- * 2^28 samples the three slots cost a second to pin). Without it
- * (RECBLUR_CUDA_STAGING=off, or no pinned memory to be had) host images are
- * copied from pageable memory, slower but the same result. */
+/* Pinned staging for host images, allocated at the first execute that has one
+ * (a plan used only with device pointers, or for a 1D signal, pins nothing: at
+ * 2^28 samples the three slots took a second to pin). Without it
+ * (RECBLUR_CUDA_STAGING=off at plan time, or no pinned memory to be had) host
+ * images are copied from pageable memory, slower but the same result. */
 static void rb_cuda_staging_ready(rb_plan *plan, rb_cuda_state *s)
 {
-    if (s->stage_tried || !rb_cuda_staging_wanted())
+    if (!s->stage || s->stage_tried)
         return;
     s->stage_tried = 1;
-    s->stage = (rb_cuda_staging *)calloc(1, sizeof *s->stage);
     cudaError_t e = cudaSetDevice(s->device); /* the staging's events belong to the plan's device */
     if (e == cudaSuccess)
-        e = s->stage ? rb_cuda_staging_init(s->stage, s->floats * sizeof(float),
-                                                    (size_t)plan->width * plan->channels * sizeof(float),
-                                                    rb_context_thread_count(plan->ctx))
-                     : cudaErrorMemoryAllocation;
+        e = rb_cuda_staging_alloc(s->stage);
     if (e != cudaSuccess) {
         rb_log(plan->ctx, "recblur: cuda: no pinned staging buffers (%s): host images are copied "
                           "from pageable memory", cudaGetErrorString(e));

@@ -196,8 +196,8 @@ extern "C" void rb_cuda_staging_fini(rb_cuda_staging *st)
     memset(st, 0, sizeof *st);
 }
 
-extern "C" cudaError_t rb_cuda_staging_init(rb_cuda_staging *st, size_t image_bytes, size_t row_bytes_max,
-                                            int threads)
+extern "C" void rb_cuda_staging_config(rb_cuda_staging *st, size_t image_bytes, size_t row_bytes_max,
+                                       int threads)
 {
     memset(st, 0, sizeof *st);
     /* small images get small slots (pinned allocations are slow), big ones
@@ -223,6 +223,11 @@ extern "C" cudaError_t rb_cuda_staging_init(rb_cuda_staging *st, size_t image_by
     st->bands = bands && atoi(bands) > 0 ? atoi(bands) : 0;
     if (st->bands > 64) st->bands = 64;
     st->threads = threads < 1 ? 1 : threads > RB_STAGE_MAX_THREADS ? RB_STAGE_MAX_THREADS : threads;
+}
+
+extern "C" cudaError_t rb_cuda_staging_alloc(rb_cuda_staging *st)
+{
+    const size_t bytes = st->slot_bytes;
     cudaError_t e = cudaStreamCreateWithFlags(&st->copy, cudaStreamNonBlocking);
     if (e != cudaSuccess) goto fail;
     if ((e = cudaEventCreateWithFlags(&st->up_done, cudaEventDisableTiming)) != cudaSuccess) goto fail;
@@ -237,6 +242,13 @@ fail:
     cudaGetLastError();
     rb_cuda_staging_fini(st);
     return e;
+}
+
+extern "C" cudaError_t rb_cuda_staging_init(rb_cuda_staging *st, size_t image_bytes, size_t row_bytes_max,
+                                            int threads)
+{
+    rb_cuda_staging_config(st, image_bytes, row_bytes_max, threads);
+    return rb_cuda_staging_alloc(st);
 }
 
 extern "C" int rb_cuda_host_is_pinned(const void *p, size_t bytes)

@@ -65,6 +65,12 @@ int rb_cuda_staging_wanted(void);
  * staging). */
 cudaError_t rb_cuda_staging_init(rb_cuda_staging *st, size_t image_bytes, size_t row_bytes_max,
                                  int threads);
+/* rb_cuda_staging_init in two steps: the settings (slot size, copy threads,
+ * strips, bands, copy routine; environment read now) at plan time, allocating
+ * nothing; the streams, events and pinned slots at the first use. A failed
+ * alloc frees what it made and clears the settings. */
+void rb_cuda_staging_config(rb_cuda_staging *st, size_t image_bytes, size_t row_bytes_max, int threads);
+cudaError_t rb_cuda_staging_alloc(rb_cuda_staging *st);
 void rb_cuda_staging_fini(rb_cuda_staging *st);
 /* Wait for every DMA of the staging (before an error return). */
 void rb_cuda_staging_drain(rb_cuda_staging *st);
