@@ -608,12 +608,17 @@ int main(int argc, char **argv)
                 if (quick && !allmodes && mode != RB_BOUNDARY_CLAMP && mode != RB_BOUNDARY_PERIODIC) continue;
                 run_2d(gctx, cctx, "iir-2d", f, (rb_boundary_mode)mode, n, 1, orders[oi], copy1);
             }
+            /* baseline: the naive one-thread-per-line solver (read at plan time), for
+             * every workload above: the table's "x naive" column */
+            setenv("RECBLUR_CUDA_SOLVER", "lanes", 1);
+            for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_MIRROR; ++mode) {
+                if (quick && !allmodes && mode != RB_BOUNDARY_CLAMP && mode != RB_BOUNDARY_PERIODIC) continue;
+                run_2d(gctx, cctx, "naive-lanes", f, (rb_boundary_mode)mode, n, 1, orders[oi], copy1);
+            }
+            if (orders[oi] == 3) run_2d(gctx, cctx, "naive-lanes", f, RB_BOUNDARY_CLAMP, n, 4, 3, copy4);
+            unsetenv("RECBLUR_CUDA_SOLVER");
             if (orders[oi] == 3) {
                 run_2d(gctx, cctx, "iir-2d", f, RB_BOUNDARY_CLAMP, n, 4, 3, copy4);
-                /* baseline: the naive one-thread-per-line solver (read at plan time) */
-                setenv("RECBLUR_CUDA_SOLVER", "lanes", 1);
-                run_2d(gctx, cctx, "naive-lanes", f, RB_BOUNDARY_CLAMP, n, 1, 3, copy1);
-                run_2d(gctx, cctx, "naive-lanes", f, RB_BOUNDARY_PERIODIC, n, 1, 3, copy1);
                 /* the previous block solver (five launches per axis and two transposes) */
                 setenv("RECBLUR_CUDA_SOLVER", "blocked", 1);
                 run_2d(gctx, cctx, "blocked (old)", f, RB_BOUNDARY_CLAMP, n, 1, 3, copy1);
@@ -634,8 +639,9 @@ int main(int argc, char **argv)
      * per axis one read for the carries, one read and one write for the output (the
      * carries themselves add about (10 r + 2) / 32 floats per axis) */
     printf("\n| workload | size | ch | order | boundary | median ms | Gpx/s | copy Gpx/s | fraction of copy | "
-           "model B/px | achieved GB/s | check | solver | ms (fraction) RECBLUR_CUDA_FUSE=off | =on |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "model B/px | achieved GB/s | check | solver | ms (fraction) RECBLUR_CUDA_FUSE=off | =on | "
+           "x cuFFT | x naive |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < nrows; ++i) {
         row_t *r = &rows[i];
         double px = (double)r->n * r->n;
@@ -655,10 +661,24 @@ int main(int argc, char **argv)
             if (r->ms_alt[a] > 0)
                 snprintf(off[a], sizeof off[a], "%.3f (%.3f)%s", r->ms_alt[a], r->copy_ms / r->ms_alt[a],
                          r->ndiff ? " DIFFERS" : "");
-        printf("| %s | %d^2 | %d | %s | %s | %.3f | %.2f | %.2f | %.3f | %s | %s | %.1e | %s | %s | %s |\n", r->what,
-               r->n, r->ch, ord, r->order == 0 ? "-" : rb_boundary_name(r->mode), r->ms, px / r->ms / 1e6,
+        /* speed-ups: over the cuFFT convolution (R2C, multiply, C2R) of an image of the
+         * same size (any kernel costs it the same; per channel), and over the naive
+         * one-thread-per-line solver on the same workload */
+        char xfft[24] = "-", xnaive[24] = "-";
+        if (!strcmp(r->what, "iir-2d") || !strncmp(r->what, "gauss-rec", 9) || !strncmp(r->what, "sat", 3))
+            for (int j = 0; j < nrows; ++j) {
+                const row_t *q = &rows[j];
+                if (q->n != r->n) continue;
+                if (!strcmp(q->what, "gauss-cufft"))
+                    snprintf(xfft, sizeof xfft, "%.2f", q->ms * r->ch / r->ms);
+                if (!strcmp(q->what, "naive-lanes") && !strcmp(r->what, "iir-2d") && q->ch == r->ch &&
+                    q->order == r->order && q->mode == r->mode)
+                    snprintf(xnaive, sizeof xnaive, "%.1f", q->ms / r->ms);
+            }
+        printf("| %s | %d^2 | %d | %s | %s | %.3f | %.2f | %.2f | %.3f | %s | %s | %.1e | %s | %s | %s | %s | %s |\n",
+               r->what, r->n, r->ch, ord, r->order == 0 ? "-" : rb_boundary_name(r->mode), r->ms, px / r->ms / 1e6,
                px / r->copy_ms / 1e6, r->copy_ms / r->ms, bpx, gbs, r->check, r->solver[0] ? r->solver : "-", off[0],
-               off[1]);
+               off[1], xfft, xnaive);
     }
     printf("\nPer-step times of one profiled run (ms; CUDA events between the launches, RECBLUR_CUDA_PROFILE=1):\n\n");
     printf("| workload | size | ch | order | boundary | steps |\n|---|---|---|---|---|---|\n");
