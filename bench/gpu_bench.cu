@@ -70,6 +70,24 @@ static float median(float *v, int n)
 
 static cudaEvent_t ev0, ev1;
 
+/* Median ms of RUNS calls, each on fresh random input (fill(din, count, seed0 + i)),
+ * timed by CUDA events on the legacy stream. */
+template <class Call>
+static float time_fresh(float *din, size_t count, unsigned seed0, Call call)
+{
+    float t[RUNS];
+    for (int i = 0; i < RUNS; ++i) {
+        fill(din, count, seed0 + i);
+        CK(cudaDeviceSynchronize());
+        CK(cudaEventRecord(ev0, 0));
+        call();
+        CK(cudaEventRecord(ev1, 0));
+        CK(cudaEventSynchronize(ev1));
+        CK(cudaEventElapsedTime(&t[i], ev0, ev1));
+    }
+    return median(t, RUNS);
+}
+
 /* median ms of a D2D copy of `bytes` (fresh source each run) */
 static float time_copy(float *dst, float *src, size_t floats)
 {
@@ -215,24 +233,15 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     rb_plan_destroy(cp);
     double check = rel_rms(hgpu, hcpu, count);
     fprintf(stderr, "  [timing]\n");
-    float t[RUNS];
     RK(gctx, rb_execute(gp, &di, &dout_im)); /* warm-up */
-    for (int i = 0; i < RUNS; ++i) {
-        fill(din, count, 100 + i);
-        CK(cudaDeviceSynchronize());
-        CK(cudaEventRecord(ev0, 0));
-        RK(gctx, rb_execute(gp, &di, &dout_im));
-        CK(cudaEventRecord(ev1, 0));
-        CK(cudaEventSynchronize(ev1));
-        CK(cudaEventElapsedTime(&t[i], ev0, ev1));
-    }
+    const float ms = time_fresh(din, count, 100, [&] { RK(gctx, rb_execute(gp, &di, &dout_im)); });
     row_t *r = &rows[nrows++];
     r->what = what;
     r->n = n;
     r->ch = ch;
     r->order = order;
     r->mode = mode;
-    r->ms = median(t, RUNS);
+    r->ms = ms;
     r->copy_ms = copy_ms;
     r->check = check;
     snprintf(r->solver, sizeof r->solver, "%s", last_solver);
@@ -248,17 +257,7 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
         RK(gctx, rb_execute(gp, &di, &dout_im));
         CK(cudaMemcpy(hcpu, dout, count * 4, cudaMemcpyDeviceToHost));
         for (size_t i = 0; i < count; ++i) r->ndiff += memcmp(&hcpu[i], &hgpu[i], 4) != 0;
-        float t2[RUNS];
-        for (int i = 0; i < RUNS; ++i) {
-            fill(din, count, 100 + i);
-            CK(cudaDeviceSynchronize());
-            CK(cudaEventRecord(ev0, 0));
-            RK(gctx, rb_execute(gp, &di, &dout_im));
-            CK(cudaEventRecord(ev1, 0));
-            CK(cudaEventSynchronize(ev1));
-            CK(cudaEventElapsedTime(&t2[i], ev0, ev1));
-        }
-        r->ms_alt[alt] = median(t2, RUNS);
+        r->ms_alt[alt] = time_fresh(din, count, 100, [&] { RK(gctx, rb_execute(gp, &di, &dout_im)); });
         unsetenv("RECBLUR_CUDA_FUSE");
     }
     profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
@@ -484,19 +483,10 @@ static void run_sat(rb_context *gctx, rb_context *cctx, int n, float copy_ms)
     ho.data = hc;
     RK(cctx, rb_sat(cctx, &hi, &ho));
     double check = rel_rms(hg, hc, count);
-    float t[RUNS];
-    for (int i = 0; i < RUNS; ++i) {
-        fill(din, count, 500 + i);
-        CK(cudaDeviceSynchronize());
-        CK(cudaEventRecord(ev0, 0));
-        RK(gctx, rb_sat(gctx, &di, &dout_im));
-        CK(cudaEventRecord(ev1, 0));
-        CK(cudaEventSynchronize(ev1));
-        CK(cudaEventElapsedTime(&t[i], ev0, ev1));
-    }
+    const float ms = time_fresh(din, count, 500, [&] { RK(gctx, rb_sat(gctx, &di, &dout_im)); });
     row_t *r = &rows[nrows++];
     r->what = "sat-f32"; r->n = n; r->ch = 1; r->order = -1; r->mode = RB_BOUNDARY_NONE;
-    r->ms = median(t, RUNS); r->copy_ms = copy_ms; r->check = check;
+    r->ms = ms; r->copy_ms = copy_ms; r->check = check;
     fprintf(stderr, "  sat %d^2: %.3f ms check %.2e\n", n, r->ms, check);
     if (!(check <= 1e-6)) { fprintf(stderr, "CHECK FAILED\n"); exit(3); }
     free(hin); free(hg); free(hc);
