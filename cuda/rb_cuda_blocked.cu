@@ -9,6 +9,7 @@
  *   final: Y and Z of the block from the true states, written      (reads u, writes z)
  * Carries are r floats per lane per block of 32 samples. */
 #include "rb_cuda.h"
+#include "rb_cuda_dd.cuh"
 #include "rb_cuda_extend.cuh"
 #include <math.h>
 #include <string.h>
@@ -119,9 +120,7 @@ __global__ void rb_blk_chain_c(const rb_cuda_blk b, const float *in, const float
 #pragma unroll
     for (int k = 0; k < R; ++k) ev[k] = S[R - 1 - k];
     if (const_like && a.has_c) {
-        rb_mv<R>(a.M44, ev, ez); /* (44) */
-#pragma unroll
-        for (int k = 0; k < R; ++k) ez[k] += a.v44[k] * c1;
+        rb_mv_dd(R, a.M44, ev, a.v44, c1, ez); /* (44), its cancellation in double-double */
     } else if (const_like) {
 #pragma unroll
         for (int k = 0; k < R; ++k) ez[k] = a.anticausal_dc * c1;
@@ -370,9 +369,8 @@ static int rb_cuda_mirror_pad(const rb_axis_plan *ap)
 
 extern "C" size_t rb_cuda_blk_carry(const rb_axis_plan *ap)
 {
-    int n = ap->n, r = ap->ax.r;
+    int r = ap->ax.r;
     int m = rb_cuda_axis_scratch(ap);
-    (void)n;
     if (ap->mode == RB_BOUNDARY_MIRROR && !ap->padded) m = ap->n + 2 * rb_cuda_mirror_pad(ap);
     size_t nb = ((size_t)m + B - 1) / B;
     return 2 * nb * (size_t)r + (size_t)r + 1; /* carries, edge states, mean */
@@ -411,7 +409,19 @@ extern "C" int rb_cuda_blk_init(const rb_axis_plan *ap, const float *dev_fir, in
     rb_matpow(Cc, r, o->last_len, o->Mc_last);
     rb_matpow(Ca, r, B, o->Ma);
     rb_matpow(Ca, r, o->last_len, o->Ma_last);
-    if (o->periodic_like) {
+    if (o->periodic_like && !ap->mirror_via_periodic) {
+        /* (49)/(51): (I - A^n)^-1 as the plan summed it (axis_plan.c, long double series,
+         * the CPU's Pf/Pr), not the inverse of I - A^n with A^n by repeated squaring in
+         * double: for order-5 poles near 0.99 on a 1000-sample line A^n has entries of 1e6
+         * that cancel to its 1e-2, and that inverse was off by 1e5 (1.8e-2 of the output,
+         * RB_TEST_SEED=3). Our states run newest first ([y_-1 .. y_-R]), the CPU's oldest
+         * first: Qc = K Pf K; the anticausal states agree ([z_0 .. z_R-1]): Qa = Pr. */
+        for (int i = 0; i < r; ++i)
+            for (int j = 0; j < r; ++j) {
+                o->Qc[i * r + j] = ap->Pf[(r - 1 - i) * r + (r - 1 - j)];
+                o->Qa[i * r + j] = ap->Pr[i * r + j];
+            }
+    } else if (o->periodic_like) {
         double P[RB_MAX_ORDER * RB_MAX_ORDER];
         rb_matpow(Cc, r, m, P);
         if (rb_inv_i_minus(P, r, o->Qc)) return -1;

@@ -654,19 +654,7 @@ extern "C" int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, r
     const int ntaps = ap->ax.fir ? ap->ax.fir_hi - ap->ax.fir_lo + 1 : 0;
     if (r < 1 || r > RB_FZ_MAX_ORDER || ntaps > RB_FZ_TAPS || RB_CUDA_BLOCK != B) return -2;
     if (rb_fz_blk_init(ap, channels, &o->b)) return -1;
-    if (o->b.periodic_like && !ap->mirror_via_periodic) {
-        /* (49)/(51): (I - A^n)^-1 as the plan summed it (axis_plan.c, long double series,
-         * the CPU's Pf/Pr), not the inverse of I - A^n with A^n by repeated squaring in
-         * double: for order-5 poles near 0.99 on a 1000-sample line A^n has entries of 1e6
-         * that cancel to its 1e-2, and that inverse was off by 1e5 (1.8e-2 of the output,
-         * RB_TEST_SEED=3). Our states run newest first ([y_-1 .. y_-R]), the CPU's oldest
-         * first: Qc = K Pf K; the anticausal states agree ([z_0 .. z_R-1]): Qa = Pr. */
-        for (int i = 0; i < r; ++i)
-            for (int j = 0; j < r; ++j) {
-                o->b.Qc[i * r + j] = ap->Pf[(r - 1 - i) * r + (r - 1 - j)];
-                o->b.Qa[i * r + j] = ap->Pr[i * r + j];
-            }
-    }
+    /* the periodic closure Qc/Qa comes from the plan's Pf/Pr (rb_cuda_blk_init) */
     double s = 0.0;
     for (int t = 0; t < ntaps; ++t) {
         o->fird[t] = ap->ax.fir[t];

@@ -23,24 +23,12 @@
 #define RB_CUDA_FUSED_CUH
 
 #include "rb_cuda.h"
+#include "rb_cuda_dd.cuh"
 #include <math.h>
 #include <string.h>
 
 #define RB_FZ_B 32
 
-#ifdef __CUDACC__
-#define RB_HD __host__ __device__ __forceinline__
-#else
-#define RB_HD static inline
-#endif
-/* unrolling only in device code (the host pass of these functions would warn) */
-#ifdef __CUDA_ARCH__
-#define RB_UNROLL _Pragma("unroll")
-#define RB_NO_UNROLL _Pragma("unroll 1")
-#else
-#define RB_UNROLL
-#define RB_NO_UNROLL
-#endif
 
 /* Coefficient k of a pass in the recursion's type: float recursion takes the
  * axis' float copy (exactly (float) of the double one, as rb_cuda_axis_from_plan
@@ -230,39 +218,6 @@ RB_UNROLL
     }
 }
 
-/* o = M v + w c with each row summed in double-double (products split exactly by
- * fma, error-free sums) and rounded once: the epilogue (44). For poles near 1 (a
- * Gaussian of sigma 210 on a 97-sample row: |M44| 4e13, states 8e-9) its terms
- * cancel by six digits, and the 1e-11 plain double left in e(Z) grew across the
- * line, through the anticausal recursion, to 1e-5 of the input (RB_TEST_SEED=14).
- * Once per lane and axis: nothing per pixel. Device: _rn intrinsics, so that no
- * product is fused into a sum (the error terms assume rounded products). */
-#ifdef __CUDA_ARCH__
-#define RB_DMUL(a, b) __dmul_rn(a, b)
-#define RB_DADD(a, b) __dadd_rn(a, b)
-#define RB_DSUB(a, b) __dsub_rn(a, b)
-#else
-#define RB_DMUL(a, b) ((a) * (b))
-#define RB_DADD(a, b) ((a) + (b))
-#define RB_DSUB(a, b) ((a) - (b))
-#endif
-template <int R>
-RB_HD void rb_fz_mv_dd(const double *M, const double *v, const double *w, double c, double *o)
-{
-RB_UNROLL
-    for (int i = 0; i < R; ++i) {
-        double s = RB_DMUL(w[i], c), e = fma(w[i], c, -s);
-RB_UNROLL
-        for (int j = 0; j < R; ++j) {
-            const double p = RB_DMUL(M[i * R + j], v[j]), pe = fma(M[i * R + j], v[j], -p);
-            const double t = RB_DADD(s, p), bb = RB_DSUB(t, s);
-            e = RB_DADD(e, RB_DADD(RB_DADD(RB_DSUB(s, RB_DSUB(t, bb)), RB_DSUB(p, bb)), pe));
-            s = t;
-        }
-        o[i] = RB_DADD(s, e);
-    }
-}
-
 /* The homogeneous responses the chain needs, step by step (the recursion's own
  * arithmetic) instead of through A^len and G: for poles near 1 the entries of
  * A^32 grow like 32^(R-1) and cancel against states that are all nearly equal,
@@ -430,7 +385,7 @@ RB_UNROLL
 RB_UNROLL
     for (int k = 0; k < R; ++k) ev[k] = St[R - 1 - k];
     if (const_like && a.has_c) {
-        rb_fz_mv_dd<R>(a.M44, ev, a.v44, c1, E); /* (44) */
+        rb_mv_dd(R, a.M44, ev, a.v44, c1, E); /* (44) */
     } else {
 RB_UNROLL
         for (int k = 0; k < R; ++k) E[k] = const_like ? a.anticausal_dc * c1 : 0.0;
@@ -648,7 +603,7 @@ RB_UNROLL
 RB_UNROLL
     for (int k = 0; k < R; ++k) ev[k] = St[R - 1 - k];
     if (const_like && a.has_c) {
-        rb_fz_mv_dd<R>(a.M44, ev, a.v44, c1, E); /* (44) */
+        rb_mv_dd(R, a.M44, ev, a.v44, c1, E); /* (44) */
     } else {
 RB_UNROLL
         for (int k = 0; k < R; ++k) E[k] = const_like ? a.anticausal_dc * c1 : 0.0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 
+#include "rb_cuda_dd.cuh"
 #include "rb_cuda_extend.cuh"
 
 /* out = M v (r x r row-major, double) */
@@ -117,9 +118,9 @@ __global__ void rb_solve_kernel(const rb_cuda_axis a, const float *in, float *ou
 #pragma unroll
         for (int k = 0; k < R; ++k) nxt[k] = (float)(a.anticausal_dc * c1);
     } else if (const_like) {
-        rb_matvec<R>(a.M44, ev, tv);                           /* (44) */
+        rb_mv_dd(R, a.M44, ev, a.v44, c1, tv);                 /* (44), in double-double */
 #pragma unroll
-        for (int k = 0; k < R; ++k) nxt[k] = (float)(tv[k] + a.v44[k] * c1);
+        for (int k = 0; k < R; ++k) nxt[k] = (float)tv[k];
     } else if (a.padded) {
 #pragma unroll
         for (int k = 0; k < R; ++k) nxt[k] = 0.0f;

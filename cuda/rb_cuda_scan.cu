@@ -3,6 +3,7 @@
  * convention: s[k] = w_{i-1-k} (most recent first) in the direction of the pass. */
 #include "rb_cuda_scan.cuh"
 #include "rb_cuda_alloc.h"
+#include "rb_cuda_dd.cuh"
 #include "rb_cuda_scan_kernel.cuh"
 #include <math.h>
 #include <stdlib.h>
@@ -66,16 +67,10 @@ __global__ void rb_sc_bc_kernel(const rb_sc_bc b, const float *x, double *small)
     case RB_SC_BC_ANTI: { /* (44), or the anticausal-only DC response */
         double c1 = small[RB_SC_C1];
         for (int k = 0; k < R; ++k) ev[k] = small[RB_SC_FIN_C + R - 1 - k];
-        for (int i = 0; i < R; ++i) {
-            double acc;
-            if (!b.const_like) acc = 0.0;
-            else if (!b.has_c) acc = b.anticausal_dc * c1;
-            else {
-                acc = b.v44[i] * c1;
-                for (int j = 0; j < R; ++j) acc += b.M44[i * R + j] * ev[j];
-            }
-            small[RB_SC_INIT_A + i] = acc;
-        }
+        if (b.const_like && b.has_c)
+            rb_mv_dd(R, b.M44, ev, b.v44, c1, tv); /* its cancellation in double-double */
+        for (int i = 0; i < R; ++i)
+            small[RB_SC_INIT_A + i] = !b.const_like ? 0.0 : !b.has_c ? b.anticausal_dc * c1 : tv[i];
         break;
     }
     case RB_SC_BC_PERIODIC_A: /* (51): e(Z) = Pr [z_0 .. z_{r-1}] of the zero-initialised pass */
