@@ -66,8 +66,9 @@ typedef struct {
     double Qc[RB_MAX_ORDER * RB_MAX_ORDER], Qa[RB_MAX_ORDER * RB_MAX_ORDER];
 } rb_cuda_blk;
 
-/* Fill from the engine's axis plan; 0 on success, -1 if a matrix is singular. */
-int rb_cuda_blk_init(const rb_axis_plan *ap, const float *dev_fir, int channels, const float *cval,
+/* Fill from the engine's axis plan (its matrices, the periodic closure included:
+ * nothing to invert here, so nothing can fail). */
+void rb_cuda_blk_init(const rb_axis_plan *ap, const float *dev_fir, int channels, const float *cval,
                      rb_cuda_blk *out);
 /* Carry floats per lane the blocked solver needs. */
 size_t rb_cuda_blk_carry(const rb_axis_plan *ap);
@@ -97,8 +98,8 @@ typedef struct {
     long long ld, ld_out;     /* floats between image rows, input and output */
 } rb_cuda_fz;
 
-/* 0 on success, -1 singular periodic matrix, -2 not covered (order 0 or above
- * RB_FZ_MAX_ORDER, more than RB_FZ_TAPS taps): use the blocked solver. */
+/* 0 on success, -2 not covered (order 0 or above RB_FZ_MAX_ORDER, more than
+ * RB_FZ_TAPS taps): use the blocked solver. */
 int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, rb_cuda_fz *out);
 /* Carry floats per lane. */
 size_t rb_cuda_fz_carry(const rb_axis_plan *ap);

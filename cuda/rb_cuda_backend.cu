@@ -127,10 +127,6 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
             }
             fc = plan->cols.ax.active ? rb_cuda_fz_init(&plan->cols, (int)c, 0, s->fcol) : 0;
             fr = plan->rows.ax.active ? rb_cuda_fz_init(&plan->rows, (int)c, 1, s->frow) : 0;
-            if (fc == -1 || fr == -1) {
-                st = rb_error(ctx, RB_ERR_UNSUPPORTED, "cuda: singular periodic feedback matrix (I - A^n)");
-                goto fail;
-            }
         }
         s->fused = want && fc == 0 && fr == 0;
         if (s->fused) {
@@ -174,11 +170,8 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
         RB_CU(rb_cuda_malloc((void **)&s->ybuf, scratch * sizeof(float)), "cudaMalloc (solver scratch)");
     RB_CU(rb_cuda_upload_fir(&plan->cols.ax, &s->fir_y), "uploading FIR taps");
     RB_CU(rb_cuda_upload_fir(&plan->rows.ax, &s->fir_x), "uploading FIR taps");
-    if ((plan->cols.ax.active && rb_cuda_blk_init(&plan->cols, s->fir_y, (int)c, NULL, &s->bcol)) ||
-        (plan->rows.ax.active && rb_cuda_blk_init(&plan->rows, s->fir_x, (int)c, NULL, &s->brow))) {
-        st = rb_error(ctx, RB_ERR_UNSUPPORTED, "cuda: singular periodic feedback matrix (I - A^n)");
-        goto fail;
-    }
+    if (plan->cols.ax.active) rb_cuda_blk_init(&plan->cols, s->fir_y, (int)c, NULL, &s->bcol);
+    if (plan->rows.ax.active) rb_cuda_blk_init(&plan->rows, s->fir_x, (int)c, NULL, &s->brow);
     /* pinned staging for host images: its settings now, its memory at the first
      * execute with a host image (rb_cuda_staging_ready) */
     if (rb_cuda_staging_wanted()) {

@@ -299,39 +299,6 @@ static void rb_matpow(const double *C, int r, long long e, double *O)
     }
 }
 
-/* O = (I - M)^-1 by Gauss-Jordan with partial pivoting; -1 when singular */
-static int rb_inv_i_minus(const double *M, int r, double *O)
-{
-    double a[RB_MAX_ORDER][2 * RB_MAX_ORDER];
-    for (int i = 0; i < r; ++i)
-        for (int j = 0; j < r; ++j) {
-            a[i][j] = (i == j) - M[i * r + j];
-            a[i][r + j] = i == j;
-        }
-    for (int c = 0; c < r; ++c) {
-        int p = c;
-        for (int i = c + 1; i < r; ++i)
-            if (fabs(a[i][c]) > fabs(a[p][c])) p = i;
-        if (a[p][c] == 0.0) return -1;
-        if (p != c)
-            for (int j = 0; j < 2 * r; ++j) {
-                double t = a[p][j];
-                a[p][j] = a[c][j];
-                a[c][j] = t;
-            }
-        double piv = a[c][c];
-        for (int j = 0; j < 2 * r; ++j) a[c][j] /= piv;
-        for (int i = 0; i < r; ++i)
-            if (i != c && a[i][c] != 0.0) {
-                double f = a[i][c];
-                for (int j = 0; j < 2 * r; ++j) a[i][j] -= f * a[c][j];
-            }
-    }
-    for (int i = 0; i < r; ++i)
-        for (int j = 0; j < r; ++j) O[i * r + j] = a[i][r + j];
-    return 0;
-}
-
 /* Mirror goes by explicit padding here: the extension filtered from zero states
  * `pad` samples before and after the line. In float32 that stays accurate where the
  * closed forms (67)/(72) and the 2n-periodic route lose digits to cancellation
@@ -376,7 +343,7 @@ extern "C" size_t rb_cuda_blk_carry(const rb_axis_plan *ap)
     return 2 * nb * (size_t)r + (size_t)r + 1; /* carries, edge states, mean */
 }
 
-extern "C" int rb_cuda_blk_init(const rb_axis_plan *ap, const float *dev_fir, int channels,
+extern "C" void rb_cuda_blk_init(const rb_axis_plan *ap, const float *dev_fir, int channels,
                                 const float *cval, rb_cuda_blk *o)
 {
     memset(o, 0, sizeof *o);
@@ -393,7 +360,7 @@ extern "C" int rb_cuda_blk_init(const rb_axis_plan *ap, const float *dev_fir, in
     int r = ap->ax.r, m = o->ax.m;
     o->nb = (m + B - 1) / B;
     o->last_len = m - (o->nb - 1) * B;
-    if (r == 0) return 0;
+    if (r == 0) return;
     double Cc[RB_MAX_ORDER * RB_MAX_ORDER], Ca[RB_MAX_ORDER * RB_MAX_ORDER];
     double dc[RB_MAX_ORDER], da[RB_MAX_ORDER];
     /* from the filter's double coefficients, as the CPU's closed forms are: with poles
@@ -409,7 +376,7 @@ extern "C" int rb_cuda_blk_init(const rb_axis_plan *ap, const float *dev_fir, in
     rb_matpow(Cc, r, o->last_len, o->Mc_last);
     rb_matpow(Ca, r, B, o->Ma);
     rb_matpow(Ca, r, o->last_len, o->Ma_last);
-    if (o->periodic_like && !ap->mirror_via_periodic) {
+    if (o->periodic_like) {
         /* (49)/(51): (I - A^n)^-1 as the plan summed it (axis_plan.c, long double series,
          * the CPU's Pf/Pr), not the inverse of I - A^n with A^n by repeated squaring in
          * double: for order-5 poles near 0.99 on a 1000-sample line A^n has entries of 1e6
@@ -421,14 +388,7 @@ extern "C" int rb_cuda_blk_init(const rb_axis_plan *ap, const float *dev_fir, in
                 o->Qc[i * r + j] = ap->Pf[(r - 1 - i) * r + (r - 1 - j)];
                 o->Qa[i * r + j] = ap->Pr[i * r + j];
             }
-    } else if (o->periodic_like) {
-        double P[RB_MAX_ORDER * RB_MAX_ORDER];
-        rb_matpow(Cc, r, m, P);
-        if (rb_inv_i_minus(P, r, o->Qc)) return -1;
-        rb_matpow(Ca, r, m, P);
-        if (rb_inv_i_minus(P, r, o->Qa)) return -1;
     }
-    return 0;
 }
 
 template <int R>

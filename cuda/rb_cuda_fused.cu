@@ -629,15 +629,15 @@ static int rb_fz_want_double(const rb_axis_plan *ap)
  * up to whole blocks: the row blocks inside the line then start at pixel 0,
  * as the fused route needs, and the row tiles read whole 128-byte segments.
  * More padding only lets the transients from the zero states decay further. */
-static int rb_fz_blk_init(const rb_axis_plan *ap, int channels, rb_cuda_blk *b)
+static void rb_fz_blk_init(const rb_axis_plan *ap, int channels, rb_cuda_blk *b)
 {
-    if (rb_cuda_blk_init(ap, NULL, channels, NULL, b)) return -1;
+    rb_cuda_blk_init(ap, NULL, channels, NULL, b);
     const int pad = -b->ax.s0;
-    if (!b->ax.padded || pad % B == 0 || pad > (1 << 28)) return 0;
+    if (!b->ax.padded || pad % B == 0 || pad > (1 << 28)) return;
     rb_axis_plan p = *ap;
     p.padded = 1;
     p.pad = (pad + B - 1) / B * B;
-    return rb_cuda_blk_init(&p, NULL, channels, NULL, b);
+    rb_cuda_blk_init(&p, NULL, channels, NULL, b);
 }
 
 extern "C" size_t rb_cuda_fz_carry(const rb_axis_plan *ap)
@@ -653,8 +653,7 @@ extern "C" int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, r
     const int r = ap->ax.r;
     const int ntaps = ap->ax.fir ? ap->ax.fir_hi - ap->ax.fir_lo + 1 : 0;
     if (r < 1 || r > RB_FZ_MAX_ORDER || ntaps > RB_FZ_TAPS || RB_CUDA_BLOCK != B) return -2;
-    if (rb_fz_blk_init(ap, channels, &o->b)) return -1;
-    /* the periodic closure Qc/Qa comes from the plan's Pf/Pr (rb_cuda_blk_init) */
+    rb_fz_blk_init(ap, channels, &o->b); /* the periodic closure from the plan's Pf/Pr */
     double s = 0.0;
     for (int t = 0; t < ntaps; ++t) {
         o->fird[t] = ap->ax.fir[t];
