@@ -244,13 +244,6 @@ fail:
     return e;
 }
 
-extern "C" cudaError_t rb_cuda_staging_init(rb_cuda_staging *st, size_t image_bytes, size_t row_bytes_max,
-                                            int threads)
-{
-    rb_cuda_staging_config(st, image_bytes, row_bytes_max, threads);
-    return rb_cuda_staging_alloc(st);
-}
-
 extern "C" int rb_cuda_host_is_pinned(const void *p, size_t bytes)
 {
     const void *ends[2] = {p, (const unsigned char *)p + (bytes ? bytes - 1 : 0)};

@@ -59,16 +59,12 @@ typedef struct rb_cuda_staging {
 
 /* 1 unless RECBLUR_CUDA_STAGING=off. */
 int rb_cuda_staging_wanted(void);
-/* Slots sized for an image of `image_bytes` (float working size) whose rows are
- * at most `row_bytes_max`; `threads`: the context's thread count. On failure
- * everything made is freed and the error returned (the caller may go on without
- * staging). */
-cudaError_t rb_cuda_staging_init(rb_cuda_staging *st, size_t image_bytes, size_t row_bytes_max,
-                                 int threads);
-/* rb_cuda_staging_init in two steps: the settings (slot size, copy threads,
- * strips, bands, copy routine; environment read now) at plan time, allocating
- * nothing; the streams, events and pinned slots at the first use. A failed
- * alloc frees what it made and clears the settings. */
+/* Two steps. Config, at plan time: the settings for an image of `image_bytes`
+ * (float working size) whose rows are at most `row_bytes_max` (slot size, copy
+ * threads from `threads`, the context's count; strips, bands, copy routine;
+ * environment read now), allocating nothing. Alloc, at the first use: the
+ * streams, events and pinned slots; on failure it frees what it made, clears
+ * the settings and returns the error (the caller may go on without staging). */
 void rb_cuda_staging_config(rb_cuda_staging *st, size_t image_bytes, size_t row_bytes_max, int threads);
 cudaError_t rb_cuda_staging_alloc(rb_cuda_staging *st);
 void rb_cuda_staging_fini(rb_cuda_staging *st);

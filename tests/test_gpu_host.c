@@ -404,7 +404,7 @@ static void test_pinned_out_of_memory(void **state)
     size_t host0 = rb_cuda_host_bytes_in_use(), dev0 = rb_cuda_device_bytes_in_use();
     ho.data = want;
     assert_true(run_once(RB_BACKEND_CUDA, filters[F_GAUSS], bd, &hi, &ho) > host0); /* the staging holds its slots */
-    /* no slot at all; the first slot only (rb_cuda_staging_init: a quarter of the
+    /* no slot at all; the first slot only (rb_cuda_staging_config: a quarter of the
      * float image rounded up to 64 KiB) */
     char first[32];
     snprintf(first, sizeof first, "%zu", ((count * 4 / 4 + 65535) & ~(size_t)65535) + 1);
