@@ -263,29 +263,17 @@ static void scan_bwd_head(const rb_lane *y, ptrdiff_t m, ptrdiff_t L, const rb_l
         head[i] = tmp[i];
 }
 
-/* out[k*L+l] = sum_j M[k][j] v[j*L+l] (+ add[k] * s[l] when add). */
+/* out[k*L+l] = sum_j M[k][j] v[j*L+l] (+ add[k] * s[l] when add), summed in
+ * long double: once per line, and the epilogue (44) needs it: for poles near 1
+ * its terms cancel by six digits (|M44| 4e13 against states of 8e-9 for a
+ * Gaussian of sigma 210 on 97 samples), and a double rounding left in the state
+ * grew across the line to 1e-5 of the input (docs/RELIABILITY.md, seed 14). */
 static void mat_lanes(int r, ptrdiff_t L, const double *M, const double *v, const double *add,
                       const double *s, double *out)
 {
     for (ptrdiff_t l = 0; l < L; l++)
         for (int k = 0; k < r; k++) {
-            double acc = add ? add[k] * s[l] : 0.0;
-            for (int j = 0; j < r; j++)
-                acc += M[k * r + j] * v[j * L + l];
-            out[k * L + l] = acc;
-        }
-}
-
-/* mat_lanes summed in long double: the epilogue (44), whose terms cancel by six
- * digits for poles near 1 (|M44| 4e13 against states of 8e-9 for a Gaussian of
- * sigma 210 on 97 samples); the double rounding left in the state grew across
- * the line to 1e-5 of the input (docs/RELIABILITY.md, seed 14). Once per line. */
-static void mat_lanes_ld(int r, ptrdiff_t L, const double *M, const double *v, const double *add,
-                         const double *s, double *out)
-{
-    for (ptrdiff_t l = 0; l < L; l++)
-        for (int k = 0; k < r; k++) {
-            long double acc = (long double)add[k] * s[l];
+            long double acc = add ? (long double)add[k] * s[l] : 0.0L;
             for (int j = 0; j < r; j++)
                 acc += (long double)M[k * r + j] * v[j * L + l];
             out[k * L + l] = (double)acc;
@@ -535,7 +523,7 @@ rb_lane *rb_line_solve_ex(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *w
                 for (ptrdiff_t l = 0; l < L; l++)
                     C1[l] = c1[l] * fsum;
                 read_state(y, m - r, r, L, st);
-                mat_lanes_ld(r, L, ap->M44, st, ap->v44, C1, st2);
+                mat_lanes(r, L, ap->M44, st, ap->v44, C1, st2);
                 write_state(y, m, r, L, st2);
             } else
                 fill_slots(y, m, r, L, c1, fsum * ap->anticausal_dc);
