@@ -419,33 +419,18 @@ static void run_fft_gauss(rb_context *gctx, rb_context *cctx, int n, float copy_
     }
     free(a);
     free(bb);
-    float t1[RUNS], t2[RUNS];
-    for (int i = 0; i < RUNS; ++i) {
-        fill(din, count, 300 + i);
-        CK(cudaDeviceSynchronize());
-        CK(cudaEventRecord(ev0, 0));
-        RK(gctx, rb_execute(gp, &di, &dout_im));
-        CK(cudaEventRecord(ev1, 0));
-        CK(cudaEventSynchronize(ev1));
-        CK(cudaEventElapsedTime(&t1[i], ev0, ev1));
-        fill(din, count, 400 + i);
-        CK(cudaDeviceSynchronize());
-        CK(cudaEventRecord(ev0, 0));
-        FFT_RUN();
-        CK(cudaEventRecord(ev1, 0));
-        CK(cudaEventSynchronize(ev1));
-        CK(cudaEventElapsedTime(&t2[i], ev0, ev1));
-    }
+    const float rec_ms = time_fresh(din, count, 300, [&] { RK(gctx, rb_execute(gp, &di, &dout_im)); });
+    const float fft_ms = time_fresh(din, count, 400, [&] { FFT_RUN(); });
     row_t *r = &rows[nrows++];
     r->what = "gauss-rec";
     r->n = n; r->ch = 1; r->order = -1; r->mode = RB_BOUNDARY_PERIODIC;
-    r->ms = median(t1, RUNS); r->copy_ms = copy_ms; r->check = diff;
+    r->ms = rec_ms; r->copy_ms = copy_ms; r->check = diff;
     snprintf(r->solver, sizeof r->solver, "%s", last_solver);
     profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
     r = &rows[nrows++];
     r->what = "gauss-cufft";
     r->n = n; r->ch = 1; r->order = -1; r->mode = RB_BOUNDARY_PERIODIC;
-    r->ms = median(t2, RUNS); r->copy_ms = copy_ms; r->check = diff;
+    r->ms = fft_ms; r->copy_ms = copy_ms; r->check = diff;
     fprintf(stderr, "  gaussian sigma %.0f periodic %d^2: recblur %.3f ms, cuFFT %.3f ms, "
             "rel RMS difference (mean removed) %.2e\n", sigma, n, rows[nrows - 2].ms, rows[nrows - 1].ms, diff);
     cufftDestroy(fwd);
