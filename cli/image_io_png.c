@@ -37,7 +37,6 @@ static int host_is_little_endian(void)
  * allocating gigabytes for it. */
 #define CLI_DEFLATE_MAX_RATIO 1100u
 
-
 int cli_png_read(FILE *f, const char *path, cli_image *out, char *err, size_t errlen)
 {
     png_err_state st = {{0}};

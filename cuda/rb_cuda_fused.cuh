@@ -29,7 +29,6 @@
 
 #define RB_FZ_B 32
 
-
 /* Coefficient k of a pass in the recursion's type: float recursion takes the
  * axis' float copy (exactly (float) of the double one, as rb_cuda_axis_from_plan
  * makes it), an operand the kernels read from the parameter bank as it is,

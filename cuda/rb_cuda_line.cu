@@ -6,11 +6,9 @@
  * Lanes are interleaved in memory (sample i of lane l at i * lanes + l), so
  * every step of a warp is one coalesced 128-byte access. */
 #include "rb_cuda.h"
-#include <string.h>
-
-
 #include "rb_cuda_dd.cuh"
 #include "rb_cuda_extend.cuh"
+#include <string.h>
 
 /* out = M v (r x r row-major, double) */
 template <int R>
