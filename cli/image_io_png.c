@@ -63,6 +63,10 @@ int cli_png_read(FILE *f, const char *path, cli_image *out, char *err, size_t er
      * 1.9 GB (fuzz_image_png). Skipped chunks are read through a small
      * buffer, and we use none of them. */
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
+    /* and libpng's own cap on any one chunk's buffer, for the chunks it still
+     * reads (PLTE, tRNS are small; IDAT streams), should a future libpng
+     * handle another chunk itself */
+    png_set_chunk_malloc_max(png, (png_alloc_size_t)8 << 20);
     png_init_io(png, f);
     png_read_info(png, info);
 
