@@ -6,7 +6,9 @@
  * poisoned with NaN before the checked run, every CUDA call checked, and every
  * workload's output checked against the CPU back end before it is timed.
  *
- *   gpu_bench [--quick]      (--quick: 4096^2 only, fewer workloads) */
+ *   gpu_bench [--quick] [--big] [--all-modes] [--no-1d] [--focus]
+ *   (--quick: 4096^2 only, fewer workloads; --focus: the 2D solver alone, for
+ *   comparing its routes and settings between runs) */
 #include "recblur.h"
 
 #include <cuda_runtime.h>
@@ -536,8 +538,10 @@ int main(int argc, char **argv)
     /* --quick: 4096^2, clamp and periodic only; --big: 8192^2 too with every mode
      * (Gaussian and SAT at 4096^2 only); --no-1d: skip the 1D recurrence row */
     int quick = 0, big = 0, no1d = 0, allmodes = 0; /* --all-modes: every boundary mode with --quick too */
+    int focus = 0; /* --focus: the 2D tiled solver only (no baselines, SAT, Gaussian, 1D): route comparisons */
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--focus")) focus = no1d = 1;
         else if (!strcmp(argv[i], "--big")) big = 1;
         else if (!strcmp(argv[i], "--no-1d")) no1d = 1;
         else if (!strcmp(argv[i], "--all-modes")) allmodes = 1;
@@ -583,6 +587,11 @@ int main(int argc, char **argv)
                 if (quick && !allmodes && mode != RB_BOUNDARY_CLAMP && mode != RB_BOUNDARY_PERIODIC) continue;
                 run_2d(gctx, cctx, "iir-2d", f, (rb_boundary_mode)mode, n, 1, orders[oi], copy1);
             }
+            if (focus) {
+                if (orders[oi] == 3) run_2d(gctx, cctx, "iir-2d", f, RB_BOUNDARY_CLAMP, n, 4, 3, copy4);
+                rb_filter_destroy(f);
+                continue;
+            }
             /* baseline: the naive one-thread-per-line solver (read at plan time), for
              * every workload above: the table's "x naive" column */
             setenv("RECBLUR_CUDA_SOLVER", "lanes", 1);
@@ -602,7 +611,7 @@ int main(int argc, char **argv)
             }
             rb_filter_destroy(f);
         }
-        if (!big || n == 4096) {
+        if (!focus && (!big || n == 4096)) {
             run_sat(gctx, cctx, n, copy1);
             run_fft_gauss(gctx, cctx, n, copy1);
         }

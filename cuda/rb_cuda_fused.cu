@@ -127,6 +127,60 @@ rb_fz_s1_cols(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
     if (a.shift) RB_FZ_SUM(sums, blk) = (float)bs;
 }
 
+/* Column stage 1 with float carries where rb_cuda_fz.wdot is set: a whole
+ * block inside the line is 32 loads straight into registers, all in flight
+ * at once, and 2R dot products (rb_fz_stage1_dot); edge, padding and FIR
+ * blocks take the recursion as rb_fz_s1_cols does, on the same registers.
+ * No shared memory and no dependent chain, so the pass streams at the read
+ * rate instead of waiting out 64 recursion steps per block (the recursion
+ * kernel reached about 55 % of the DRAM read rate, RESULTS.md). */
+template <int R>
+__global__ void __launch_bounds__(RB_FZ_COL_THREADS)
+rb_fz_s1_cols_dot(const rb_cuda_fz f, const float *__restrict__ in, float *__restrict__ car1,
+                  float *__restrict__ car2, float *__restrict__ sums, size_t lanes, unsigned nlc)
+{
+    const unsigned lc = blockIdx.x % nlc;
+    const int blk = (int)(blockIdx.x / nlc);
+    const size_t lane = (size_t)lc * RB_FZ_COL_THREADS + threadIdx.x;
+    if (lane >= lanes) return;
+    const rb_cuda_axis &a = f.b.ax;
+    const int len = min(B, a.m - blk * B);
+    const long long j0 = (long long)a.s0 + (long long)blk * B, S = f.ld;
+    const float *x = in + lane;
+    double bs = 0.0, T[R], H[R];
+    if (len == B && rb_fz_plain(f, j0, len)) {
+        float u[B];
+#pragma unroll
+        for (int j = 0; j < B; ++j) u[j] = __ldg(x + (j0 + j) * S);
+        if (a.shift) {
+#pragma unroll
+            for (int j = 0; j < B; ++j) bs += (double)u[j];
+        }
+        rb_fz_stage1_dot<R>(f, u, T, H);
+    } else {
+        /* the other blocks as rb_fz_s1_cols does them, in place in a shared-memory
+         * column (registers for u here would raise every thread's register count) */
+        __shared__ float sm[B * RB_FZ_XS];
+        const rb_fz_smc<RB_FZ_XS> u = {sm + threadIdx.x, 0};
+        if (rb_fz_plain(f, j0, len)) {
+            const volatile float *vu = sm + threadIdx.x;
+            for (int j = 0; j < len; ++j) {
+                sm[j * RB_FZ_XS + threadIdx.x] = __ldg(x + (j0 + j) * S);
+                if (a.shift) bs += (double)vu[j * RB_FZ_XS];
+            }
+        } else if (!rb_fz_load_mirror(f, x, S, j0, len, u, &bs)) {
+            rb_fz_load_generic<R, float>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
+        }
+        rb_fz_stage1<R, float>(f, u, len, T, H);
+    }
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+        RB_FZ_CAR(car1, blk, k) = (float)T[k];
+        RB_FZ_CAR(car2, blk, k) = (float)H[k];
+    }
+    if (a.shift) RB_FZ_SUM(sums, blk) = (float)bs;
+}
+
 template <int R, typename CT, typename IT>
 __global__ void __launch_bounds__(RB_FZ_COL_THREADS)
 rb_fz_final_cols(const rb_cuda_fz f, const float *__restrict__ in, float *__restrict__ out,
@@ -671,6 +725,20 @@ extern "C" int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, r
         const char *env = getenv("RECBLUR_CUDA_INBLOCK");
         o->fin = !o->dbl && !(env && !strcmp(env, "double"));
     }
+    {
+        /* the column stage 1 as dot products (RECBLUR_CUDA_S1=rec: the recursion) */
+        const char *env = getenv("RECBLUR_CUDA_S1");
+        o->wdot = !rows && o->fin && !(env && !strcmp(env, "rec"));
+        for (int j = 0; j < B; ++j) {
+            double e[B] = {0}, T[RB_MAX_ORDER], H[RB_MAX_ORDER];
+            e[j] = 1.0;
+            rb_fz_host_tail_head(ap->ax.dc, ap->ax.da, r, e, B, NULL, T, H);
+            for (int k = 0; k < r; ++k) {
+                o->Wt[k * B + j] = (float)T[k];
+                o->Wh[k * B + j] = (float)H[k];
+            }
+        }
+    }
     return 0;
 }
 
@@ -751,6 +819,20 @@ static void rb_fz_final_launch(const rb_cuda_fz *f, const float *in, float *out,
     else rb_fz_final_cols<R, CT, IT><<<grid, bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, n2);
 }
 
+/* the column stage 1: dot products where the axis allows (rb_cuda_fz.wdot, float carries only) */
+template <int R, typename CT, typename IT>
+static void rb_fz_s1_cols_launch(const rb_cuda_fz *f, const float *in, const rb_fz_bufs<CT> &m, size_t lanes,
+                                 unsigned grid, unsigned n2, int bs, cudaStream_t s)
+{
+    if constexpr (std::is_same<CT, float>::value) {
+        if (f->wdot) {
+            rb_fz_s1_cols_dot<R><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, n2);
+            return;
+        }
+    }
+    rb_fz_s1_cols<R, CT, IT><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, n2);
+}
+
 template <int R, typename CT, typename IT>
 static cudaError_t rb_fz_launch(const rb_cuda_fz *f, const float *in, float *out, float *carry,
                                 size_t lanes, cudaStream_t s, cudaEvent_t *ev)
@@ -766,7 +848,7 @@ static cudaError_t rb_fz_launch(const rb_cuda_fz *f, const float *in, float *out
         rb_fz_s1_rows<R, CT, IT, rb_fz_c4<CT, IT>() ? 4 : 0><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes,
                                                                                    n2, 0, 0);
     else if (f->rows) rb_fz_s1_rows<R, CT, IT, 0><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, n2, 0, 0);
-    else rb_fz_s1_cols<R, CT, IT><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, n2);
+    else rb_fz_s1_cols_launch<R, CT, IT>(f, in, m, lanes, grid, n2, bs, s);
     if (ev) cudaEventRecord(ev[0], s);
     rb_fz_chain_launch<R, CT>(f, in, m, lanes, s);
     if (ev) cudaEventRecord(ev[1], s);
@@ -841,7 +923,7 @@ static cudaError_t rb_fz_launch_cols_s1(const rb_cuda_fz *fc, const rb_cuda_fz *
     const unsigned grid = rb_fz_grid(fc, lanes, &n2, &bs);
     if (!grid) return cudaErrorInvalidConfiguration;
     const rb_fz_bufs<float> m(fc, ccarry, lanes, R), rm(fr, rcarry, rlanes, R);
-    rb_fz_s1_cols<R, float, float><<<grid, bs, 0, s>>>(*fc, in, m.car1, m.car2, m.sums, lanes, n2);
+    rb_fz_s1_cols_launch<R, float, float>(fc, in, m, lanes, grid, n2, bs, s);
     if (ev) cudaEventRecord(ev[0], s);
     rb_fz_chain_launch<R, float>(fc, in, m, lanes, s);
     if (ev) cudaEventRecord(ev[1], s);

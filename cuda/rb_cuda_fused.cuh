@@ -166,6 +166,35 @@ RB_UNROLL
     for (int k = 0; k < R; ++k) H[k] = (double)p[k];
 }
 
+/* Stage 1 of a whole block (len = B) as 2R dot products: Tbar and Hbar are
+ * linear in the block's samples with zero initial states, so
+ * Tbar_k = sum_j Wt[k][j] u_j and Hbar_k = sum_j Wh[k][j] u_j, with the weights
+ * the two recursions give for unit impulses (rb_cuda_fz_init, in double). No
+ * chain of 2B dependent steps: the sums take the samples as their loads land,
+ * which keeps the column stage 1 a plain streaming read. Float sums, as the
+ * float recursion it replaces (rb_cuda_fz.wdot only goes with float carries). */
+template <int R, typename U>
+RB_HD void rb_fz_stage1_dot(const rb_cuda_fz &f, const U &u, double *T, double *H)
+{
+    float t[R], h[R];
+RB_UNROLL
+    for (int k = 0; k < R; ++k) t[k] = h[k] = 0.0f;
+RB_UNROLL
+    for (int j = 0; j < RB_FZ_B; ++j) {
+        const float v = (float)u[j];
+RB_UNROLL
+        for (int k = 0; k < R; ++k) {
+            t[k] = fmaf(f.Wt[k * RB_FZ_B + j], v, t[k]);
+            h[k] = fmaf(f.Wh[k * RB_FZ_B + j], v, h[k]);
+        }
+    }
+RB_UNROLL
+    for (int k = 0; k < R; ++k) {
+        T[k] = (double)t[k];
+        H[k] = (double)h[k];
+    }
+}
+
 /* final stage on one block: from the true causal state P (entering from the
  * left, [y_{-1} .. y_{-R}]) and anticausal state E (entering from the right,
  * [z_len .. z_{len+R-1}]), u - mu -> z in place */
