@@ -70,9 +70,11 @@ typedef struct {
  * nothing to invert here, so nothing can fail). */
 void rb_cuda_blk_init(const rb_axis_plan *ap, const float *dev_fir, int channels, const float *cval,
                      rb_cuda_blk *out);
-/* Carry floats per lane the blocked solver needs. */
+/* Carry floats per lane the blocked solver needs (its carries are doubles,
+ * two floats each). */
 size_t rb_cuda_blk_carry(const rb_axis_plan *ap);
-/* in -> out (must not alias), carry: lanes * rb_cuda_blk_carry floats. */
+/* in -> out (must not alias), carry: lanes * rb_cuda_blk_carry floats, 8-byte
+ * aligned (cudaErrorMisalignedAddress otherwise). */
 cudaError_t rb_cuda_solve_blocked(const rb_cuda_blk *b, const float *in, float *out, float *carry,
                                   size_t lanes, cudaStream_t s);
 

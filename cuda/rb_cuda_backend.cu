@@ -160,12 +160,15 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
                                : "blocked with transposes (RECBLUR_CUDA_SOLVER=blocked)");
         }
     }
-    /* the per-axis solvers stay ready for rb_cuda_axis_pass (the 1D recurrence uses it) */
-    if (plan->cols.ax.active) {
+    /* the per-axis solvers' scratch, for rb_cuda_axis_pass: only the blocked route
+     * (rb_cuda_execute_blocked) calls it (the 1D recurrence has its own scan), and
+     * the blocked carries are doubles now, 4r/32 floats per sample and lane, more
+     * than the tiled plans need: not sized for those */
+    if (plan->cols.ax.active && !s->fused) {
         size_t t = (s->naive ? (size_t)rb_cuda_axis_scratch(&plan->cols) : rb_cuda_blk_carry(&plan->cols)) * w * c;
         if (t > scratch) scratch = t;
     }
-    if (plan->rows.ax.active) {
+    if (plan->rows.ax.active && !s->fused) {
         size_t t = (s->naive ? (size_t)rb_cuda_axis_scratch(&plan->rows) : rb_cuda_blk_carry(&plan->rows)) * h * c;
         if (t > scratch) scratch = t;
     }

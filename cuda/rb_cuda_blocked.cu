@@ -7,11 +7,15 @@
  *   heads: Y of the block, zero-initialised anticausal head        (reads u)
  *   chain_a: true anticausal state entering every block
  *   final: Y and Z of the block from the true states, written      (reads u, writes z)
- * Carries are r floats per lane per block of 32 samples. */
+ * Carries are r doubles per lane per block of 32 samples: for poles near 1
+ * (wide Gaussians) the states dwarf the output and float carries lost its
+ * digits (sigma 40 was 3e-3..5e-3 off); the tiled solver's rb_cuda_fz.dbl
+ * keeps them in double for the same reason. */
 #include "rb_cuda.h"
 #include "rb_cuda_dd.cuh"
 #include "rb_cuda_extend.cuh"
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #define B RB_CUDA_BLOCK
@@ -44,7 +48,7 @@ static __device__ __forceinline__ void rb_edges(const rb_cuda_axis &a, const flo
 }
 
 template <int R>
-__global__ void rb_blk_tails(const rb_cuda_blk b, const float *in, const float *mean, float *car,
+__global__ void rb_blk_tails(const rb_cuda_blk b, const float *in, const float *mean, double *car,
                              size_t lanes)
 {
     size_t t_ = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -71,14 +75,14 @@ __global__ void rb_blk_tails(const rb_cuda_blk b, const float *in, const float *
         }
     }
 #pragma unroll
-    for (int k = 0; k < R; ++k) CAR(car, blk, k) = (float)p[k];
+    for (int k = 0; k < R; ++k) CAR(car, blk, k) = p[k];
 }
 
 /* causal chain: tails in car1 become the true states entering each block;
  * edge gets e(Z) for constant-like modes (zeros otherwise). */
 template <int R>
-__global__ void rb_blk_chain_c(const rb_cuda_blk b, const float *in, const float *mean, float *car,
-                               float *edge, size_t lanes)
+__global__ void rb_blk_chain_c(const rb_cuda_blk b, const float *in, const float *mean, double *car,
+                               double *edge, size_t lanes)
 {
     size_t lane = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (lane >= lanes) return;
@@ -110,8 +114,8 @@ __global__ void rb_blk_chain_c(const rb_cuda_blk b, const float *in, const float
         rb_mv<R>(blk == b.nb - 1 ? b.Mc_last : b.Mc, S, t);
 #pragma unroll
         for (int k = 0; k < R; ++k) {
-            float tail = CAR(car, blk, k);
-            CAR(car, blk, k) = (float)S[k];
+            double tail = CAR(car, blk, k);
+            CAR(car, blk, k) = S[k];
             S[k] = t[k] + tail;
         }
     }
@@ -129,14 +133,14 @@ __global__ void rb_blk_chain_c(const rb_cuda_blk b, const float *in, const float
         for (int k = 0; k < R; ++k) ez[k] = 0.0;
     }
 #pragma unroll
-    for (int k = 0; k < R; ++k) edge[(size_t)k * lanes + lane] = (float)ez[k];
+    for (int k = 0; k < R; ++k) edge[(size_t)k * lanes + lane] = ez[k];
 }
 
 /* Y of one block from its true causal state, in registers */
 template <int R>
 static __device__ __forceinline__ void rb_blk_y(const rb_cuda_blk &b, const float *x, size_t lanes,
                                                 size_t lane, int blk, int len, float cv,
-                                                float mu, const float *car1, double *y)
+                                                float mu, const double *car1, double *y)
 {
     const rb_cuda_axis &a = b.ax;
     double p[R + 1];
@@ -159,7 +163,7 @@ static __device__ __forceinline__ void rb_blk_y(const rb_cuda_blk &b, const floa
 
 template <int R>
 __global__ void rb_blk_heads(const rb_cuda_blk b, const float *in, const float *mean,
-                             const float *car1, float *car2, size_t lanes)
+                             const double *car1, double *car2, size_t lanes)
 {
     size_t t_ = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t lane = t_ % lanes;
@@ -186,13 +190,13 @@ __global__ void rb_blk_heads(const rb_cuda_blk b, const float *in, const float *
         }
     }
 #pragma unroll
-    for (int k = 0; k < R; ++k) CAR(car2, blk, k) = (float)q[k];
+    for (int k = 0; k < R; ++k) CAR(car2, blk, k) = q[k];
 }
 
 /* anticausal chain, right to left: heads in car2 become the true states
  * entering each block from the right */
 template <int R>
-__global__ void rb_blk_chain_a(const rb_cuda_blk b, float *car2, const float *edge, size_t lanes)
+__global__ void rb_blk_chain_a(const rb_cuda_blk b, double *car2, const double *edge, size_t lanes)
 {
     size_t lane = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (lane >= lanes) return;
@@ -213,8 +217,8 @@ __global__ void rb_blk_chain_a(const rb_cuda_blk b, float *car2, const float *ed
         rb_mv<R>(blk == b.nb - 1 ? b.Ma_last : b.Ma, E, t);
 #pragma unroll
         for (int k = 0; k < R; ++k) {
-            float head = CAR(car2, blk, k);
-            CAR(car2, blk, k) = (float)E[k];
+            double head = CAR(car2, blk, k);
+            CAR(car2, blk, k) = E[k];
             E[k] = t[k] + head;
         }
     }
@@ -222,7 +226,7 @@ __global__ void rb_blk_chain_a(const rb_cuda_blk b, float *car2, const float *ed
 
 template <int R>
 __global__ void rb_blk_final(const rb_cuda_blk b, const float *in, const float *mean, float *out,
-                             const float *car1, const float *car2, size_t lanes)
+                             const double *car1, const double *car2, size_t lanes)
 {
     size_t t_ = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t lane = t_ % lanes;
@@ -340,7 +344,9 @@ extern "C" size_t rb_cuda_blk_carry(const rb_axis_plan *ap)
     int m = rb_cuda_axis_scratch(ap);
     if (ap->mode == RB_BOUNDARY_MIRROR && !ap->padded) m = ap->n + 2 * rb_cuda_mirror_pad(ap);
     size_t nb = ((size_t)m + B - 1) / B;
-    return 2 * nb * (size_t)r + (size_t)r + 1; /* carries, edge states, mean */
+    /* in floats: car1, car2 (nb * r doubles each) and edge (r doubles), then the
+     * float mean; rb_blk_launch's layout */
+    return 2 * (2 * nb * (size_t)r + (size_t)r) + 1;
 }
 
 extern "C" void rb_cuda_blk_init(const rb_axis_plan *ap, const float *dev_fir, int channels,
@@ -400,8 +406,12 @@ static cudaError_t rb_blk_launch(const rb_cuda_blk *b, const float *in, float *o
     size_t total = lanes * (size_t)b->nb;
     unsigned g1 = (unsigned)((lanes + bs - 1) / bs), g2 = (unsigned)((total + bs - 1) / bs);
     if ((total + bs - 1) / bs > 0x7fffffffu) return cudaErrorInvalidConfiguration;
-    float *car1 = carry, *car2 = carry + (size_t)b->nb * R * lanes, *edge = car2 + (size_t)b->nb * R * lanes;
-    float *mean = edge + (size_t)R * lanes;
+    /* the doubles first: carry is the start of a cudaMalloc'd buffer (256-byte
+     * aligned), so they are 8-byte aligned, and the float mean after them too */
+    double *car1 = (double *)carry, *car2 = car1 + (size_t)b->nb * R * lanes;
+    double *edge = car2 + (size_t)b->nb * R * lanes;
+    float *mean = (float *)(edge + (size_t)R * lanes);
+    if ((uintptr_t)carry % alignof(double)) return cudaErrorMisalignedAddress;
     if (b->ax.shift) rb_blk_mean<<<g1, bs, 0, s>>>(b->ax, in, mean, lanes);
     if (R > 0) {
         rb_blk_tails<R><<<g2, bs, 0, s>>>(*b, in, mean, car1, lanes);

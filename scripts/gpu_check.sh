@@ -52,6 +52,12 @@ for fz in on off; do
   RECBLUR_CUDA_FUSE=$fz timeout 200 $B/tests/test_gpu > "$OUT/test_gpu_fuse_$fz.log" 2>&1; echo "rc=$?"
   grep -E "worst|PASSED|FAILED" "$OUT/test_gpu_fuse_$fz.log" | head -6
 done
+# the blocked solver takes 2D orders 6-8, filters with more than 64 taps and the
+# fallback; forced onto the whole suite it sees the orders 1-5 cases and wide
+# Gaussians too, where float carries once lost digits (docs/RELIABILITY.md)
+echo "== test_gpu, RECBLUR_CUDA_SOLVER=blocked"
+RECBLUR_CUDA_SOLVER=blocked timeout 200 $B/tests/test_gpu > "$OUT/test_gpu_blocked.log" 2>&1; echo "rc=$?"
+grep -E "worst|PASSED|FAILED|rel RMS" "$OUT/test_gpu_blocked.log" | head -12
 if [ $fast = 0 ]; then
   echo "== ctest (all built tests)"
   (cd $B && timeout 240 ctest -j8 --output-on-failure -E '^test_gpu$') >"$OUT/ctest.log" 2>&1
