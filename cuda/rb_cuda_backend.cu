@@ -25,11 +25,6 @@ extern "C" cudaError_t rb_cuda_solve_fused_cols(const rb_cuda_fz *fc, const rb_c
                                                 size_t rlanes, cudaStream_t s, cudaEvent_t *ev);
 extern "C" cudaError_t rb_cuda_solve_fused_rows(const rb_cuda_fz *fr, const float *mid, float *out, float *rcarry,
                                                 size_t rlanes, cudaStream_t s, cudaEvent_t *ev);
-/* ... and the route without the column output image (rows remake it from the input) */
-extern "C" int rb_cuda_fz_noy_want(const rb_cuda_fz *fc, const rb_cuda_fz *fr);
-extern "C" cudaError_t rb_cuda_solve_fused_rows_cy(const rb_cuda_fz *fr, const rb_cuda_fz *fc, const float *x,
-                                                   float *out, float *rcarry, float *ccarry, size_t rlanes,
-                                                   size_t clanes, cudaStream_t s, cudaEvent_t *ev);
 
 /* where the row carries start in the scratch when the fused route runs: after
  * the column carries (rounded to 8 bytes), so both live at once */
@@ -433,9 +428,6 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
                       !(out->memory == RB_MEMORY_HOST && s->stage && !prof) &&
                       rb_cuda_fz_fuse_want(s->fcol, s->frow);
     float *rcarry = fuse2 ? s->ybuf + rb_cuda_fuse_off(plan) : NULL;
-    /* and the rows remake the column output from the input instead of reading it
-     * back (rb_cuda_fz_noy_want): the column pass writes no image at all */
-    const int noy = fuse2 && rb_cuda_fz_noy_want(s->fcol, s->frow);
     RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
     if (prof) cudaEventRecord(ev[0], q);
     if (plan->boundary.mode == RB_BOUNDARY_CONSTANT) {
@@ -503,16 +495,14 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
                 s->frow->ld_out = packed;
             }
             if (fuse2)
-                RB_CU(rb_cuda_solve_fused_cols(f, s->frow, cur, noy ? NULL : dst, s->ybuf, rcarry, (size_t)w * c,
-                                               (size_t)h * c, q, prof ? ev + 2 : NULL),
+                RB_CU(rb_cuda_solve_fused_cols(f, s->frow, cur, dst, s->ybuf, rcarry, (size_t)w * c, (size_t)h * c, q,
+                                               prof ? ev + 2 : NULL),
                       "column pass");
             else
                 RB_CU(rb_cuda_solve_fused(f, cur, dst, s->ybuf, (size_t)w * c, q, prof ? ev + 2 : NULL), "column pass");
             RB_CU(rb_cuda_launch_check(), "column pass");
-            if (!noy) { /* noy: the rows read the input itself */
-                cur = dst;
-                cur_ld = packed;
-            }
+            cur = dst;
+            cur_ld = packed;
         } else if (prof) {
             for (int i = 2; i < 5; ++i) cudaEventRecord(ev[i], q);
         }
@@ -569,11 +559,7 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
         for (int k = 0; k < c; ++k) f->b.ax.cval[k] = crow[k];
         f->ld = cur_ld;
         f->ld_out = dst_ld;
-        if (noy)
-            RB_CU(rb_cuda_solve_fused_rows_cy(f, s->fcol, cur, dst, rcarry, s->ybuf, (size_t)h * c, (size_t)w * c, q,
-                                              prof ? ev + 5 : NULL),
-                  "row pass");
-        else if (fuse2)
+        if (fuse2)
             RB_CU(rb_cuda_solve_fused_rows(f, cur, dst, rcarry, (size_t)h * c, q, prof ? ev + 5 : NULL), "row pass");
         else
             RB_CU(rb_cuda_solve_fused(f, cur, dst, s->ybuf, (size_t)h * c, q, prof ? ev + 5 : NULL), "row pass");

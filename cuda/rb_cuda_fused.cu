@@ -495,12 +495,13 @@ rb_fz_final_cols_s1(const rb_cuda_fz f, const rb_cuda_fz fr, const float *__rest
         if (plain) __pipeline_wait_prior(0);
         rb_fz_final<R, float>(f, u, len, m * f.sumfird, P, E);
         const double back = a.gain * m;
+        float *z = out + lane;
 #pragma unroll
         for (int j = 0; j < B; ++j) {
             long long jj = j0 + j;
             if (j < len && jj >= 0 && jj < a.n) {
                 const float v = (float)((double)u[j] + back);
-                if (out) out[lane + jj * f.ld_out] = v; /* NULL: the row final remakes it */
+                z[jj * f.ld_out] = v;
                 u[j] = v;
             }
         }
@@ -532,85 +533,6 @@ rb_fz_final_cols_s1(const rb_cuda_fz f, const rb_cuda_fz fr, const float *__rest
         rcar2[((size_t)qg * R + p) * rlanes + rlane] = H[p];
     }
     if (ra.shift) rsums[(size_t)qg * rlanes + rlane] = (float)bs;
-}
-
-/* The row final stage of the route without the column output image
- * (rb_cuda_fz_noy): the tile (TR image rows x 32 pixels x c channels) is
- * loaded from the filter's INPUT x, and its column output is made again in
- * shared memory before the row recursion: thread t takes column q = t % 32c of
- * the tile and its rows sb*32 .. sb*32+31 (sb = t / 32c), which are exactly
- * column block cb of that column, since row tiles start at multiples of 128/c
- * and column blocks at multiples of 32 (the column padding is whole blocks).
- * Same function, same floats as rb_fz_final_cols_s1 computes them (which made
- * the row carries from them), so the column pass need not write the image and
- * this pass need not read it back: 4 + 4 + 4 + 4 bytes a pixel instead of
- * 4 + 8 + 8. Covers row axes without FIR or padding (every row block plain);
- * column blocks that are not plain (padding, FIR) read x as rb_fz_final_cols
- * does. */
-template <int R, int C>
-__global__ void __launch_bounds__(128)
-rb_fz_final_rows_cy(const rb_cuda_fz f, const rb_cuda_fz fc, const float *__restrict__ x, float *__restrict__ out,
-                    const float *__restrict__ car1, const float *__restrict__ car2, const float *__restrict__ mean,
-                    const float *__restrict__ ccar1, const float *__restrict__ ccar2,
-                    const float *__restrict__ cmean, size_t lanes, size_t clanes)
-{
-    __shared__ float sm[RB_FZ_SM_FLOATS];
-    const int c = C ? C : f.c, st = RB_FZ_SM_STRIDE(c), t = threadIdx.x, TR = RB_FZ_TR(c);
-    const int blk = (int)(blockIdx.x % (unsigned)f.b.nb);
-    const unsigned tile = blockIdx.x / (unsigned)f.b.nb;
-    const long long h = (long long)(lanes / c), row0 = (long long)tile * TR;
-    const rb_cuda_axis &a = f.b.ax, &ca = fc.b.ax;
-    const int len = min(B, a.m - blk * B);
-    const long long j0 = (long long)a.s0 + (long long)blk * B;
-    rb_fz_tile_load<C>(f, x, sm, row0, h, j0, len);
-    __syncthreads();
-    {
-        /* the column final stage of (tile column q, column block cb) */
-        const int W32 = B * c, q = t % W32, sb = t / W32;
-        const long long y0 = row0 + (long long)sb * B; /* first image row of the column block */
-        const size_t clane = (size_t)j0 * c + q;
-        if (q < len * c && y0 < h && clane < clanes) {
-            const int cb = (int)((y0 - ca.s0) / B), clen = min(B, ca.m - cb * B);
-            const long long cj0 = (long long)ca.s0 + (long long)cb * B;
-            const rb_fz_smc<0> u = {sm + sb * B * st + q, st};
-            double bs;
-            if (!rb_fz_plain(fc, cj0, clen))
-                rb_fz_load_generic<R, float>(fc, x + clane, fc.ld, cb, clen, ca.cval[clane % ca.channels], u, &bs);
-            double P[R], E[R];
-#pragma unroll
-            for (int k = 0; k < R; ++k) {
-                P[k] = (double)ccar1[((size_t)cb * R + k) * clanes + clane];
-                E[k] = (double)ccar2[((size_t)cb * R + k) * clanes + clane];
-            }
-            const double m = ca.shift ? (double)cmean[clane] : 0.0;
-            rb_fz_final<R, float>(fc, u, clen, m * fc.sumfird, P, E);
-            const double back = ca.gain * m;
-#pragma unroll
-            for (int j = 0; j < B; ++j)
-                if (j < clen && cj0 + j < ca.n) u[j] = (float)((double)u[j] + back);
-        }
-    }
-    __syncthreads();
-    const int ty = t / c, k = t - (t / c) * c;
-    const long long y = row0 + ty;
-    const size_t lane = (size_t)y * c + k;
-    if (y < h) {
-        const rb_fz_smc<C> u = {sm + ty * st + k, c};
-        double P[R], E[R];
-#pragma unroll
-        for (int q = 0; q < R; ++q) {
-            P[q] = (double)RB_FZ_CAR(car1, blk, q);
-            E[q] = (double)RB_FZ_CAR(car2, blk, q);
-        }
-        const double m = a.shift ? (double)mean[lane] : 0.0;
-        rb_fz_final<R, float>(f, u, len, m * f.sumfird, P, E);
-        const double back = a.gain * m;
-#pragma unroll
-        for (int j = 0; j < B; ++j)
-            if (j < len) u[j] = (float)((double)u[j] + back);
-    }
-    __syncthreads();
-    rb_fz_tile_store<C>(f, out, sm, row0, h, j0, len);
 }
 
 template <int R, typename CT>
@@ -1052,70 +974,8 @@ static cudaError_t rb_fz_launch_rows_rest(const rb_cuda_fz *fr, const float *mid
     return cudaGetLastError();
 }
 
-/* The route without the column output image (rb_fz_final_rows_cy): the fused
- * route's axes, rows with every block plain (no FIR, no padding: mirror and
- * the plan's padded route keep the image, whose padding blocks rb_fz_s1_rows
- * reads). RECBLUR_CUDA_NOY=off: never (the column output is written and read). */
-static int rb_fz_noy_covers(const rb_cuda_fz *fc, const rb_cuda_fz *fr)
-{
-    if (!rb_cuda_fz_fusable(fc, fr)) return 0;
-    const rb_cuda_axis &ra = fr->b.ax;
-    if (ra.padded || ra.s0 != 0 || ra.m != ra.n || ra.ntaps != 0) return 0;
-    return (-fc->b.ax.s0) % B == 0; /* column blocks start at multiples of 32 rows */
-}
-
-extern "C" int rb_cuda_fz_noy_want(const rb_cuda_fz *fc, const rb_cuda_fz *fr)
-{
-    const char *env = getenv("RECBLUR_CUDA_NOY");
-    return rb_fz_noy_covers(fc, fr) && !(env && !strcmp(env, "off"));
-}
-
-template <int R>
-static cudaError_t rb_fz_launch_rows_cy(const rb_cuda_fz *fr, const rb_cuda_fz *fc, const float *x, float *out,
-                                        float *rcarry, float *ccarry, size_t rlanes, size_t clanes,
-                                        cudaStream_t s, cudaEvent_t *ev)
-{
-    unsigned n2;
-    int bs;
-    const unsigned grid = rb_fz_grid(fr, rlanes, &n2, &bs);
-    if (!grid) return cudaErrorInvalidConfiguration;
-    const rb_fz_bufs<float> m(fr, rcarry, rlanes, R), cm(fc, ccarry, clanes, R);
-    if (ev) cudaEventRecord(ev[0], s);
-    rb_fz_chain_launch<R, float>(fr, x, m, rlanes, s);
-    if (ev) cudaEventRecord(ev[1], s);
-    if (fr->c == 1)
-        rb_fz_final_rows_cy<R, 1><<<grid, bs, 0, s>>>(*fr, *fc, x, out, m.car1, m.car2, m.mean, cm.car1, cm.car2,
-                                                      cm.mean, rlanes, clanes);
-    else if (fr->c == 4)
-        rb_fz_final_rows_cy<R, 4><<<grid, bs, 0, s>>>(*fr, *fc, x, out, m.car1, m.car2, m.mean, cm.car1, cm.car2,
-                                                      cm.mean, rlanes, clanes);
-    else
-        rb_fz_final_rows_cy<R, 0><<<grid, bs, 0, s>>>(*fr, *fc, x, out, m.car1, m.car2, m.mean, cm.car1, cm.car2,
-                                                      cm.mean, rlanes, clanes);
-    if (ev) cudaEventRecord(ev[2], s);
-    return cudaGetLastError();
-}
-
-/* Rows after rb_cuda_solve_fused_cols ran with mid = NULL: x is the filter's
- * input (the column pass's), ccarry its carries, still intact. */
-extern "C" cudaError_t rb_cuda_solve_fused_rows_cy(const rb_cuda_fz *fr, const rb_cuda_fz *fc, const float *x,
-                                                   float *out, float *rcarry, float *ccarry, size_t rlanes,
-                                                   size_t clanes, cudaStream_t s, cudaEvent_t *ev)
-{
-    if (!rb_fz_noy_covers(fc, fr)) return cudaErrorInvalidValue;
-    switch (fr->b.ax.r) {
-    case 1: return rb_fz_launch_rows_cy<1>(fr, fc, x, out, rcarry, ccarry, rlanes, clanes, s, ev);
-    case 2: return rb_fz_launch_rows_cy<2>(fr, fc, x, out, rcarry, ccarry, rlanes, clanes, s, ev);
-    case 3: return rb_fz_launch_rows_cy<3>(fr, fc, x, out, rcarry, ccarry, rlanes, clanes, s, ev);
-    case 4: return rb_fz_launch_rows_cy<4>(fr, fc, x, out, rcarry, ccarry, rlanes, clanes, s, ev);
-    case 5: return rb_fz_launch_rows_cy<5>(fr, fc, x, out, rcarry, ccarry, rlanes, clanes, s, ev);
-    default: return cudaErrorInvalidValue;
-    }
-}
-
 /* Columns in -> mid, with the row carries into rcarry (the row pass's own
- * scratch, distinct from ccarry); then rb_cuda_solve_fused_rows finishes.
- * mid = NULL: no column output (rb_cuda_solve_fused_rows_cy finishes). */
+ * scratch, distinct from ccarry); then rb_cuda_solve_fused_rows finishes. */
 extern "C" cudaError_t rb_cuda_solve_fused_cols(const rb_cuda_fz *fc, const rb_cuda_fz *fr, const float *in,
                                                 float *mid, float *ccarry, float *rcarry, size_t lanes,
                                                 size_t rlanes, cudaStream_t s, cudaEvent_t *ev)
