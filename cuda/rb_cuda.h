@@ -83,8 +83,9 @@ cudaError_t rb_cuda_solve_blocked(const rb_cuda_blk *b, const float *in, float *
  * carry arrays, one read + one write for the output; both axes run on the
  * row-major image (rows through 32-row shared-memory tiles, columns directly,
  * coalesced), so no transposes and no deinterleaving of channels. */
-#define RB_FZ_TAPS 64
-#define RB_FZ_MAX_ORDER 5      /* the 2D orders; 6..8 take the blocked solver */
+#define RB_FZ_TAPS RB_CUDA_TILED_TAPS
+#define RB_FZ_MAX_ORDER 8      /* every order the engine takes (RB_MAX_ORDER); the blocked
+                                  solver is left for FIRs of more than 64 taps */
 typedef struct {
     rb_cuda_blk b;            /* axis, blocks, A^len powers, periodic (I - A^m)^-1 */
     double G[RB_MAX_ORDER * RB_MAX_ORDER], G_last[RB_MAX_ORDER * RB_MAX_ORDER];

@@ -151,7 +151,7 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
             s->fcol = s->frow = NULL;
             rb_log(ctx, "recblur: cuda solver: %s", s->naive ? "one thread per line (RECBLUR_CUDA_SOLVER=lanes)"
                         : want ? "blocked with transposes (filter not covered by the tiled solver: "
-                                 "order 0, above 5, or more than 64 FIR taps)"
+                                 "order 0, or more than 64 FIR taps)"
                                : "blocked with transposes (RECBLUR_CUDA_SOLVER=blocked)");
         }
     }

@@ -83,6 +83,27 @@ rb_fz_s1_cols(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
     const float *x = in + lane;
     double bs = 0.0, T[R], H[R];
     if constexpr (std::is_same<IT, float>::value) {
+        if (f.wdot && len == B && rb_fz_plain(f, j0, len)) {
+            /* a whole block inside the line: 32 loads straight into registers, all
+             * in flight at once, and 2R dot products (rb_fz_stage1_dot): no chain of
+             * 64 dependent steps, so the pass streams at the read rate (the
+             * recursion below reached 61 % of the DRAM peak, this 81 %: RESULTS.md) */
+            float v[B];
+#pragma unroll
+            for (int j = 0; j < B; ++j) v[j] = __ldg(x + (j0 + j) * S);
+            if (a.shift) {
+#pragma unroll
+                for (int j = 0; j < B; ++j) bs += (double)v[j];
+            }
+            rb_fz_stage1_dot<R>(f, v, T, H);
+#pragma unroll
+            for (int k = 0; k < R; ++k) {
+                RB_FZ_CAR(car1, blk, k) = (CT)T[k];
+                RB_FZ_CAR(car2, blk, k) = (CT)H[k];
+            }
+            if (a.shift) RB_FZ_SUM(sums, blk) = (float)bs;
+            return;
+        }
         /* float recursion: the thread's column of a shared-memory tile, loaded
          * with cp.async and filtered in place (as the row kernels do): no 32
          * registers for u, so more warps per SM keep more loads in flight.
@@ -123,60 +144,6 @@ rb_fz_s1_cols(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
     for (int k = 0; k < R; ++k) {
         RB_FZ_CAR(car1, blk, k) = (CT)T[k];
         RB_FZ_CAR(car2, blk, k) = (CT)H[k];
-    }
-    if (a.shift) RB_FZ_SUM(sums, blk) = (float)bs;
-}
-
-/* Column stage 1 with float carries where rb_cuda_fz.wdot is set: a whole
- * block inside the line is 32 loads straight into registers, all in flight
- * at once, and 2R dot products (rb_fz_stage1_dot); edge, padding and FIR
- * blocks take the recursion as rb_fz_s1_cols does, on the same registers.
- * No shared memory and no dependent chain, so the pass streams at the read
- * rate instead of waiting out 64 recursion steps per block (the recursion
- * kernel reached about 55 % of the DRAM read rate, RESULTS.md). */
-template <int R>
-__global__ void __launch_bounds__(RB_FZ_COL_THREADS)
-rb_fz_s1_cols_dot(const rb_cuda_fz f, const float *__restrict__ in, float *__restrict__ car1,
-                  float *__restrict__ car2, float *__restrict__ sums, size_t lanes, unsigned nlc)
-{
-    const unsigned lc = blockIdx.x % nlc;
-    const int blk = (int)(blockIdx.x / nlc);
-    const size_t lane = (size_t)lc * RB_FZ_COL_THREADS + threadIdx.x;
-    if (lane >= lanes) return;
-    const rb_cuda_axis &a = f.b.ax;
-    const int len = min(B, a.m - blk * B);
-    const long long j0 = (long long)a.s0 + (long long)blk * B, S = f.ld;
-    const float *x = in + lane;
-    double bs = 0.0, T[R], H[R];
-    if (len == B && rb_fz_plain(f, j0, len)) {
-        float u[B];
-#pragma unroll
-        for (int j = 0; j < B; ++j) u[j] = __ldg(x + (j0 + j) * S);
-        if (a.shift) {
-#pragma unroll
-            for (int j = 0; j < B; ++j) bs += (double)u[j];
-        }
-        rb_fz_stage1_dot<R>(f, u, T, H);
-    } else {
-        /* the other blocks as rb_fz_s1_cols does them, in place in a shared-memory
-         * column (registers for u here would raise every thread's register count) */
-        __shared__ float sm[B * RB_FZ_XS];
-        const rb_fz_smc<RB_FZ_XS> u = {sm + threadIdx.x, 0};
-        if (rb_fz_plain(f, j0, len)) {
-            const volatile float *vu = sm + threadIdx.x;
-            for (int j = 0; j < len; ++j) {
-                sm[j * RB_FZ_XS + threadIdx.x] = __ldg(x + (j0 + j) * S);
-                if (a.shift) bs += (double)vu[j * RB_FZ_XS];
-            }
-        } else if (!rb_fz_load_mirror(f, x, S, j0, len, u, &bs)) {
-            rb_fz_load_generic<R, float>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
-        }
-        rb_fz_stage1<R, float>(f, u, len, T, H);
-    }
-#pragma unroll
-    for (int k = 0; k < R; ++k) {
-        RB_FZ_CAR(car1, blk, k) = (float)T[k];
-        RB_FZ_CAR(car2, blk, k) = (float)H[k];
     }
     if (a.shift) RB_FZ_SUM(sums, blk) = (float)bs;
 }
@@ -674,6 +641,12 @@ static int rb_fz_want_double(const rb_axis_plan *ap)
     if (env && !strcmp(env, "double")) return 1;
     if (env && !strcmp(env, "float")) return 0;
     const int r = ap->ax.r;
+    /* orders 6-8 always: float in-block recursion and carries of an order-6
+     * filter (poles <= 0.8, l1 13, outputs ~500x the input in 2D) were 0.28
+     * off near the zero-boundary edges, 71 units of U8 (test_gpu_host on the
+     * H100, 2026-11-25; double: within one unit); those orders were the
+     * blocked solver's, which recursed in double, and speed is no target there */
+    if (r > 5) return 1;
     double lc = rb_fz_l1(ap->ax.dc, r), la = rb_fz_l1(ap->ax.da, r);
     double l1 = lc > la ? lc : la, g = fabs(ap->ax.dc_gain);
     return l1 > 30.0 * (g < 1.0 ? g : 1.0);
@@ -819,20 +792,6 @@ static void rb_fz_final_launch(const rb_cuda_fz *f, const float *in, float *out,
     else rb_fz_final_cols<R, CT, IT><<<grid, bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, n2);
 }
 
-/* the column stage 1: dot products where the axis allows (rb_cuda_fz.wdot, float carries only) */
-template <int R, typename CT, typename IT>
-static void rb_fz_s1_cols_launch(const rb_cuda_fz *f, const float *in, const rb_fz_bufs<CT> &m, size_t lanes,
-                                 unsigned grid, unsigned n2, int bs, cudaStream_t s)
-{
-    if constexpr (std::is_same<CT, float>::value) {
-        if (f->wdot) {
-            rb_fz_s1_cols_dot<R><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, n2);
-            return;
-        }
-    }
-    rb_fz_s1_cols<R, CT, IT><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, n2);
-}
-
 template <int R, typename CT, typename IT>
 static cudaError_t rb_fz_launch(const rb_cuda_fz *f, const float *in, float *out, float *carry,
                                 size_t lanes, cudaStream_t s, cudaEvent_t *ev)
@@ -848,7 +807,7 @@ static cudaError_t rb_fz_launch(const rb_cuda_fz *f, const float *in, float *out
         rb_fz_s1_rows<R, CT, IT, rb_fz_c4<CT, IT>() ? 4 : 0><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes,
                                                                                    n2, 0, 0);
     else if (f->rows) rb_fz_s1_rows<R, CT, IT, 0><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, n2, 0, 0);
-    else rb_fz_s1_cols_launch<R, CT, IT>(f, in, m, lanes, grid, n2, bs, s);
+    else rb_fz_s1_cols<R, CT, IT><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, n2);
     if (ev) cudaEventRecord(ev[0], s);
     rb_fz_chain_launch<R, CT>(f, in, m, lanes, s);
     if (ev) cudaEventRecord(ev[1], s);
@@ -875,6 +834,9 @@ extern "C" cudaError_t rb_cuda_solve_fused(const rb_cuda_fz *f, const float *in,
     case 3: return rb_fz_launch_ct<3>(f, in, out, carry, lanes, s, ev);
     case 4: return rb_fz_launch_ct<4>(f, in, out, carry, lanes, s, ev);
     case 5: return rb_fz_launch_ct<5>(f, in, out, carry, lanes, s, ev);
+    case 6: return rb_fz_launch_ct<6>(f, in, out, carry, lanes, s, ev);
+    case 7: return rb_fz_launch_ct<7>(f, in, out, carry, lanes, s, ev);
+    case 8: return rb_fz_launch_ct<8>(f, in, out, carry, lanes, s, ev);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -923,7 +885,7 @@ static cudaError_t rb_fz_launch_cols_s1(const rb_cuda_fz *fc, const rb_cuda_fz *
     const unsigned grid = rb_fz_grid(fc, lanes, &n2, &bs);
     if (!grid) return cudaErrorInvalidConfiguration;
     const rb_fz_bufs<float> m(fc, ccarry, lanes, R), rm(fr, rcarry, rlanes, R);
-    rb_fz_s1_cols_launch<R, float, float>(fc, in, m, lanes, grid, n2, bs, s);
+    rb_fz_s1_cols<R, float, float><<<grid, bs, 0, s>>>(*fc, in, m.car1, m.car2, m.sums, lanes, n2);
     if (ev) cudaEventRecord(ev[0], s);
     rb_fz_chain_launch<R, float>(fc, in, m, lanes, s);
     if (ev) cudaEventRecord(ev[1], s);
@@ -987,6 +949,9 @@ extern "C" cudaError_t rb_cuda_solve_fused_cols(const rb_cuda_fz *fc, const rb_c
     case 3: return rb_fz_launch_cols_s1<3>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev);
     case 4: return rb_fz_launch_cols_s1<4>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev);
     case 5: return rb_fz_launch_cols_s1<5>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev);
+    case 6: return rb_fz_launch_cols_s1<6>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev);
+    case 7: return rb_fz_launch_cols_s1<7>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev);
+    case 8: return rb_fz_launch_cols_s1<8>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -1000,6 +965,9 @@ extern "C" cudaError_t rb_cuda_solve_fused_rows(const rb_cuda_fz *fr, const floa
     case 3: return rb_fz_launch_rows_rest<3>(fr, mid, out, rcarry, rlanes, s, ev);
     case 4: return rb_fz_launch_rows_rest<4>(fr, mid, out, rcarry, rlanes, s, ev);
     case 5: return rb_fz_launch_rows_rest<5>(fr, mid, out, rcarry, rlanes, s, ev);
+    case 6: return rb_fz_launch_rows_rest<6>(fr, mid, out, rcarry, rlanes, s, ev);
+    case 7: return rb_fz_launch_rows_rest<7>(fr, mid, out, rcarry, rlanes, s, ev);
+    case 8: return rb_fz_launch_rows_rest<8>(fr, mid, out, rcarry, rlanes, s, ev);
     default: return cudaErrorInvalidValue;
     }
 }

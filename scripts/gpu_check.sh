@@ -45,12 +45,13 @@ else
 fi
 echo "== test_gpu"
 (time timeout 200 $B/tests/test_gpu) 2>&1 | tee "$OUT/test_gpu.log" | grep -vE "^\[ (RUN|      OK) " | tail -25
-# the 2D solver's two routes (column final fused with the row carries, or three
-# kernels per axis) are chosen per workload: run the suite forced onto each
-for fz in on off; do
-  echo "== test_gpu, RECBLUR_CUDA_FUSE=$fz"
-  RECBLUR_CUDA_FUSE=$fz timeout 200 $B/tests/test_gpu > "$OUT/test_gpu_fuse_$fz.log" 2>&1; echo "rc=$?"
-  grep -E "worst|PASSED|FAILED" "$OUT/test_gpu_fuse_$fz.log" | head -6
+# the 2D solver's routes (column final fused with the row carries, or three
+# kernels per axis; the column stage 1 as dot products or as the recursion)
+# are chosen per workload: run the suite forced onto each
+for sw in FUSE=on FUSE=off S1=rec; do
+  echo "== test_gpu, RECBLUR_CUDA_$sw"
+  env RECBLUR_CUDA_$sw timeout 200 $B/tests/test_gpu > "$OUT/test_gpu_$sw.log" 2>&1; echo "rc=$?"
+  grep -E "worst|PASSED|FAILED" "$OUT/test_gpu_$sw.log" | head -6
 done
 # the blocked solver takes 2D orders 6-8, filters with more than 64 taps and the
 # fallback; forced onto the whole suite it sees the orders 1-5 cases and wide

@@ -87,7 +87,7 @@ static int rb_emu_axis(const rb_cuda_fz &f, const float *in, float *out, size_t 
             int len = a.m - blk * RB_FZ_B < RB_FZ_B ? a.m - blk * RB_FZ_B : RB_FZ_B;
             rb_fz_load_generic<R, IT>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
             /* whole column blocks inside the line without FIR: the GPU takes the
-             * dot products there (rb_fz_s1_cols_dot) */
+             * dot products there (rb_fz_s1_cols, rb_cuda_fz.wdot) */
             const long long j0 = (long long)a.s0 + (long long)blk * RB_FZ_B;
             if (!f.rows && f.wdot && a.ntaps == 0 && len == RB_FZ_B && j0 >= 0 && j0 + len <= a.n)
                 rb_fz_stage1_dot<R>(f, u, T, H);
@@ -163,21 +163,14 @@ static int rb_emu_axis(const rb_cuda_fz &f, const float *in, float *out, size_t 
 static int rb_emu_axis_any(const rb_cuda_fz &f, const float *in, float *out, size_t lanes)
 {
     switch (f.b.ax.r) {
-    case 1: return f.dbl ? rb_emu_axis<1, double, double>(f, in, out, lanes)
-                   : f.fin ? rb_emu_axis<1, float, float>(f, in, out, lanes)
-                           : rb_emu_axis<1, float, double>(f, in, out, lanes);
-    case 2: return f.dbl ? rb_emu_axis<2, double, double>(f, in, out, lanes)
-                   : f.fin ? rb_emu_axis<2, float, float>(f, in, out, lanes)
-                           : rb_emu_axis<2, float, double>(f, in, out, lanes);
-    case 3: return f.dbl ? rb_emu_axis<3, double, double>(f, in, out, lanes)
-                   : f.fin ? rb_emu_axis<3, float, float>(f, in, out, lanes)
-                           : rb_emu_axis<3, float, double>(f, in, out, lanes);
-    case 4: return f.dbl ? rb_emu_axis<4, double, double>(f, in, out, lanes)
-                   : f.fin ? rb_emu_axis<4, float, float>(f, in, out, lanes)
-                           : rb_emu_axis<4, float, double>(f, in, out, lanes);
-    case 5: return f.dbl ? rb_emu_axis<5, double, double>(f, in, out, lanes)
-                   : f.fin ? rb_emu_axis<5, float, float>(f, in, out, lanes)
-                           : rb_emu_axis<5, float, double>(f, in, out, lanes);
+#define RB_EMU_CASE(R)                                                                              \
+    case R:                                                                                         \
+        return f.dbl ? rb_emu_axis<R, double, double>(f, in, out, lanes)                            \
+               : f.fin ? rb_emu_axis<R, float, float>(f, in, out, lanes)                            \
+                       : rb_emu_axis<R, float, double>(f, in, out, lanes);
+    RB_EMU_CASE(1) RB_EMU_CASE(2) RB_EMU_CASE(3) RB_EMU_CASE(4)
+    RB_EMU_CASE(5) RB_EMU_CASE(6) RB_EMU_CASE(7) RB_EMU_CASE(8)
+#undef RB_EMU_CASE
     default: return -2;
     }
 }

@@ -100,6 +100,22 @@ rb_status rb_plan_build(rb_context *ctx, const rb_filter *filter, rb_boundary bo
                     "using the cpu back end", p->cols.pad > p->rows.pad ? p->cols.pad : p->rows.pad);
         p->backend = &rb_backend_cpu;
     }
+    /* FIRs longer than the tiled GPU solver takes would go to the blocked one,
+     * which loses digits on ill-conditioned filters: `auto` keeps them exact on
+     * the CPU (RB_CUDA_TILED_TAPS); --backend cuda still runs them there */
+    if (!force && ctx->backend == RB_BACKEND_AUTO && p->backend != &rb_backend_cpu) {
+        int taps = 0;
+        for (int a = 0; a < 2; ++a) {
+            const rb_axis_plan *ap = a ? &p->rows : &p->cols;
+            const int t = ap->ax.active && ap->ax.fir ? ap->ax.fir_hi - ap->ax.fir_lo + 1 : 0;
+            if (t > taps) taps = t;
+        }
+        if (taps > RB_CUDA_TILED_TAPS) {
+            rb_log(ctx, "recblur: FIR of %d taps, more than the GPU's tiled solver takes (%d), "
+                        "using the cpu back end", taps, RB_CUDA_TILED_TAPS);
+            p->backend = &rb_backend_cpu;
+        }
+    }
     s = p->backend->plan_init(p);
     if (s != RB_OK && p->backend != &rb_backend_cpu && ctx->backend == RB_BACKEND_AUTO && !force) {
         rb_log(ctx, "recblur: cuda plan failed (%s), falling back to the cpu back end", ctx->error);
