@@ -39,7 +39,8 @@ size_t rb_cuda_host_bytes_in_use(void);
 
 
 /* The filters: the tiled solver on both axes, on columns only, on rows only,
- * and an order-6 filter (the blocked solver with transposes). */
+ * and an order-6 filter (the tiled solver with double carries; until 2026-11-25
+ * the blocked solver with transposes). */
 enum { F_GAUSS, F_COLS, F_ROWS, F_ORDER6, F_COUNT };
 static rb_filter *filters[F_COUNT];
 static const char *filter_names[F_COUNT] = {"gaussian 3x5", "columns only", "rows only", "order 6"};
