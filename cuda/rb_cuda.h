@@ -99,7 +99,7 @@ typedef struct {
                                  (poles near 1, e.g. wide Gaussians), float would lose it all */
     int fin;                  /* recursion inside blocks in float (else double) */
     long long ld, ld_out;     /* floats between image rows, input and output */
-    int wdot;                 /* columns, float carries: stage 1 of whole in-line blocks as
+    int wdot;                 /* float carries: stage 1 of whole in-line blocks as
                                  2R dot products with Wt/Wh (rb_fz_stage1_dot), no recursion */
     float Wt[RB_FZ_MAX_ORDER * RB_CUDA_BLOCK];  /* Tbar_k = sum_j Wt[k B + j] u_j of a whole block */
     float Wh[RB_FZ_MAX_ORDER * RB_CUDA_BLOCK];  /* Hbar_k = sum_j Wh[k B + j] u_j */

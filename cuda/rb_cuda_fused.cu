@@ -296,7 +296,9 @@ rb_fz_s1_rows(const rb_cuda_fz f, const float *__restrict__ in, CT *__restrict__
         } else {
             rb_fz_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
         }
-        rb_fz_stage1<R, IT>(f, u, len, T, H);
+        /* a whole in-line block: the dot products, as the columns (rb_cuda_fz.wdot) */
+        if (f.wdot && plain && len == B) rb_fz_stage1_dot<R>(f, u, T, H);
+        else rb_fz_stage1<R, IT>(f, u, len, T, H);
     } else {
         IT u[B];
         if (plain) {
@@ -493,7 +495,10 @@ rb_fz_final_cols_s1(const rb_cuda_fz f, const rb_cuda_fz fr, const float *__rest
         for (int j = 0; j < B; ++j)
             if (j < rlen) bs += (double)vu[j * c];
     }
-    rb_fz_stage1<R, float>(fr, u, rlen, T, H);
+    /* the same floats as rb_fz_s1_rows makes for this block (dot products for
+     * whole blocks where the axis allows): the carries stay bit-identical */
+    if (fr.wdot && rlen == B) rb_fz_stage1_dot<R>(fr, u, T, H);
+    else rb_fz_stage1<R, float>(fr, u, rlen, T, H);
 #pragma unroll
     for (int p = 0; p < R; ++p) {
         rcar1[((size_t)qg * R + p) * rlanes + rlane] = T[p];
@@ -699,9 +704,9 @@ extern "C" int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, r
         o->fin = !o->dbl && !(env && !strcmp(env, "double"));
     }
     {
-        /* the column stage 1 as dot products (RECBLUR_CUDA_S1=rec: the recursion) */
+        /* stage 1 of whole blocks as dot products (RECBLUR_CUDA_S1=rec: the recursion) */
         const char *env = getenv("RECBLUR_CUDA_S1");
-        o->wdot = !rows && o->fin && !(env && !strcmp(env, "rec"));
+        o->wdot = o->fin && !(env && !strcmp(env, "rec"));
         for (int j = 0; j < B; ++j) {
             double e[B] = {0}, T[RB_MAX_ORDER], H[RB_MAX_ORDER];
             e[j] = 1.0;

@@ -86,10 +86,10 @@ static int rb_emu_axis(const rb_cuda_fz &f, const float *in, float *out, size_t 
         for (int blk = 0; blk < nb; ++blk) {
             int len = a.m - blk * RB_FZ_B < RB_FZ_B ? a.m - blk * RB_FZ_B : RB_FZ_B;
             rb_fz_load_generic<R, IT>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
-            /* whole column blocks inside the line without FIR: the GPU takes the
-             * dot products there (rb_fz_s1_cols, rb_cuda_fz.wdot) */
+            /* whole blocks inside the line without FIR: the GPU takes the dot
+             * products there (rb_cuda_fz.wdot) */
             const long long j0 = (long long)a.s0 + (long long)blk * RB_FZ_B;
-            if (!f.rows && f.wdot && a.ntaps == 0 && len == RB_FZ_B && j0 >= 0 && j0 + len <= a.n)
+            if (f.wdot && a.ntaps == 0 && len == RB_FZ_B && j0 >= 0 && j0 + len <= a.n)
                 rb_fz_stage1_dot<R>(f, u, T, H);
             else
                 rb_fz_stage1<R, IT>(f, u, len, T, H);
