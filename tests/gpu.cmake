@@ -5,7 +5,7 @@ if(RECBLUR_HAVE_CUDA)
   find_package(CUDAToolkit REQUIRED)
   add_library(rb_gpu_emu STATIC ${CMAKE_CURRENT_LIST_DIR}/gpu_emu.cu)
   target_include_directories(rb_gpu_emu PRIVATE ${PROJECT_SOURCE_DIR}/cuda
-    ${PROJECT_SOURCE_DIR}/engine/src ${PROJECT_SOURCE_DIR}/engine/include)
+    ${RECBLUR_ENGINE_INTERNAL_DIRS} ${PROJECT_SOURCE_DIR}/engine/include)
   set_target_properties(rb_gpu_emu PROPERTIES CUDA_STANDARD 17 POSITION_INDEPENDENT_CODE ON)
   target_link_libraries(rb_gpu_emu PRIVATE recblur_cuda)
   rb_add_test(test_gpu test_gpu.c reference.c)

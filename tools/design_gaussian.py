@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Offline design of recblur's recursive Gaussian (engine/src/filter_gaussian.c).
+"""Offline design of recblur's recursive Gaussian (engine/src/design/filter_gaussian.c).
 
 Model (sigma = 1; the engine scales t by 1/sigma): a symmetric kernel
     h(t) = sum_k alpha_k exp(-mu_k |t|),   k = 1..r (complex mu in conjugate pairs),
@@ -16,11 +16,11 @@ real 1.8655; n = -0.10414, 3.5231e-3, -3.8495e-5) with one extra pair started
 near the real pole, then Powell + Nelder-Mead; --search reproduces the others.
 
 Usage (Debian's python3 with python3-numpy/python3-scipy):
-    /usr/bin/python3 tools/design_gaussian.py --stored --write engine/src/gaussian_fit_coefficients.h
+    /usr/bin/python3 tools/design_gaussian.py --stored --write engine/src/design/gaussian_fit_coefficients.h
                                                               # the shipped header, from the stored optima
     /usr/bin/python3 tools/design_gaussian.py                 # refine the stored optima, print errors
     /usr/bin/python3 tools/design_gaussian.py --search        # full multi-start search (slow: ~10 min/order)
-    /usr/bin/python3 tools/design_gaussian.py --write engine/src/gaussian_fit_coefficients.h
+    /usr/bin/python3 tools/design_gaussian.py --write engine/src/design/gaussian_fit_coefficients.h
 """
 import argparse
 import sys
