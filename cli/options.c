@@ -307,15 +307,24 @@ void cli_print_options(const rb_op_desc *op)
         const rb_setting_desc *d = op->settings[i];
         char name[72], metavar[64], allowed[160], def[64], text[600];
         snprintf(name, sizeof name, "--%s", d->key);
-        int m = 0;
-        for (const char *c = d->key; *c && m < (int)sizeof metavar - 1; c++)
-            metavar[m++] = *c == '-' ? '_' : (char)toupper((unsigned char)*c);
-        metavar[m] = 0;
+        /* what to type: N for numbers, the choices when they are few */
+        if (d->type == RB_SETTING_CHOICE) {
+            size_t at = 0;
+            metavar[0] = 0;
+            for (const rb_choice *c = d->choices; c->name && at < sizeof metavar; c++)
+                at += (size_t)snprintf(metavar + at, sizeof metavar - at, "%s%s", c == d->choices ? "" : "|",
+                                       c->name);
+        } else {
+            snprintf(metavar, sizeof metavar, "%s",
+                     d->type == RB_SETTING_BOUNDARY ? "MODE" : d->type == RB_SETTING_TEXT ? "TEXT" : "N");
+        }
         rb_setting_allowed(d, allowed, sizeof allowed);
         rb_setting_default_text(op, d, def, sizeof def);
         int axis = d->x_key && !(d->flags & RB_SETTING_BOTH_AXES);
         if (d->type == RB_SETTING_BOOL)
             snprintf(text, sizeof text, "%s", d->help);
+        else if (d->type == RB_SETTING_CHOICE) /* the metavar lists the values */
+            snprintf(text, sizeof text, "%s (default %s)", d->help, def);
         else if (d->type == RB_SETTING_TEXT || d->type == RB_SETTING_BOUNDARY)
             snprintf(text, sizeof text, "%s%s%s%s", d->help,
                      d->flags & RB_SETTING_REQUIRED || !def[0] ? "" : " (default ",

@@ -75,6 +75,10 @@ static void assert_same_settings(const rb_settings *got, const rb_settings *want
             same = a.mode == b.mode && a.value == b.value;
         } else
             same = rb_settings_number(got, d->key) == rb_settings_number(want, d->key);
+        if (!same && d->type == RB_SETTING_BOUNDARY)
+            fail_msg("%s, op %s: boundary is %s, the table says %s", front, op->name,
+                     rb_boundary_name(rb_settings_boundary(got).mode),
+                     rb_boundary_name(rb_settings_boundary(want).mode));
         if (!same)
             fail_msg("%s, op %s: %s is %g/'%s', the table says %g/'%s'", front, op->name, d->key,
                      rb_settings_number(got, d->key), rb_settings_text(got, d->key),

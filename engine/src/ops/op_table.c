@@ -60,7 +60,7 @@ static const rb_choice degree_choices[] = {
     {"3", 3, "Cubic"}, {"5", 5, "Quintic"}, {NULL, 0, NULL}};
 static const rb_setting_desc s_degree = {
     .key = "degree", .type = RB_SETTING_CHOICE, .def = 3, .choices = degree_choices,
-    .label = "Spline degree", .help = "3 (cubic) or 5 (quintic)"};
+    .label = "Spline degree", .help = "the spline's degree: cubic or quintic"};
 
 /* ----------------------------------------------------------------- box */
 static const rb_setting_desc s_size = {
@@ -106,15 +106,15 @@ static const rb_choice backend_choices[] = {
     {"cuda", RB_BACKEND_CUDA, "GPU (CUDA)"}, {NULL, 0, NULL}};
 static const rb_setting_desc s_backend = {
     .key = "backend", .type = RB_SETTING_CHOICE, .def = RB_BACKEND_AUTO, .choices = backend_choices,
-    .label = "Back end", .help = "auto (CUDA when a GPU is usable, else CPU), cpu or cuda",
+    .label = "Back end", .help = "where the engine runs (auto: CUDA when a GPU is usable, else the CPU)",
     .flags = RB_SETTING_ADVANCED};
 static const rb_setting_desc s_threads = {
     .key = "threads", .type = RB_SETTING_INTEGER, .min = 0, .max = 4096, .def = 0,
     .label = "CPU threads", .help = "CPU threads (0 = all cores)", .flags = RB_SETTING_ADVANCED};
 static const rb_setting_desc s_linear = {
     .key = "linear", .type = RB_SETTING_BOOL, .def = 0, .label = "Linear light",
-    .help = "filter sRGB-encoded colour in linear light (decode, filter, encode); "
-            "GIMP starts with it on, like its own blurs",
+    .help = "filter sRGB-encoded colour in linear light (decode, filter, encode)",
+    /* GIMP starts with it on, like its own blurs (README: the dialog) */
     .flags = RB_SETTING_HOST_DEFAULT};
 
 static const rb_setting_desc *const blur_settings[] = {
