@@ -13,15 +13,6 @@ static const rb_setting_desc *setting(rb_op_id op, const char *key)
     return rb_op_setting(rb_op_get(op), key);
 }
 
-/* "help; allowed values" for a tooltip (static storage, one at a time). */
-static const char *tooltip(const rb_setting_desc *d)
-{
-    static char text[512];
-    char allowed[160];
-    snprintf(text, sizeof text, "%s; %s", d->help, rb_setting_allowed(d, allowed, sizeof allowed));
-    return text;
-}
-
 /* "Blur radius (sigma):" with a mnemonic on its first letter. */
 static const char *label(const rb_setting_desc *d)
 {
@@ -223,11 +214,11 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
 
     const rb_setting_desc *sx = setting(RB_OP_BLUR, "sigma-x"), *sy = setting(RB_OP_BLUR, "sigma-y");
     d.sigma_x_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, label(sx), 160, 7,
-                                         v->sigma_x, 0.0, 200.0, 0.5, 5.0, 2, FALSE,
-                                         0.0, sx->max, tooltip(sx), NULL);
+                                         v->sigma_x, 0.0, sx->ui_max, 0.5, 5.0, 2, FALSE,
+                                         0.0, sx->max, rbg_setting_tooltip(sx), NULL);
     d.sigma_y_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, label(sy), 160, 7,
-                                         v->sigma_y, 0.0, 200.0, 0.5, 5.0, 2, FALSE,
-                                         0.0, sy->max, tooltip(sy), NULL);
+                                         v->sigma_y, 0.0, sy->ui_max, 0.5, 5.0, 2, FALSE,
+                                         0.0, sy->max, rbg_setting_tooltip(sy), NULL);
     d.chain = gimp_chain_button_new(GIMP_CHAIN_RIGHT);
     gimp_chain_button_set_active(GIMP_CHAIN_BUTTON(d.chain), v->lock_sigma);
     gtk_table_attach(GTK_TABLE(table), d.chain, 3, 4, row - 2, row, GTK_SHRINK, GTK_FILL, 0, 0);

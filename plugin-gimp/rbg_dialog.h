@@ -44,6 +44,9 @@ void rbg_presets_menu_forget(RbgDialog *d);
 void rbg_dialog_set_widgets(RbgDialog *d);
 
 /* ---------------------------------------- widgets both dialogs share (rbg_widgets.c) */
+/* "help; allowed values" of a table setting, for a tooltip (static storage:
+ * use it before the next call). */
+const char *rbg_setting_tooltip(const rb_setting_desc *d);
 /* The dialog (Cancel/OK) with an hbox whose left holds the drawable's preview. */
 GtkWidget *rbg_dialog_shell_new(const char *title, const char *proc, gint32 drawable_id,
                                 gboolean preview_update, GtkWidget **hbox, GtkWidget **preview);

@@ -2,7 +2,16 @@
  * dialog shell with its preview, int combos bound to a gint field (boundary,
  * back end), and the back-end / status labels under the options. */
 #include <stdarg.h>
+#include <stdio.h>
 #include "rbg_dialog.h"
+
+const char *rbg_setting_tooltip(const rb_setting_desc *d)
+{
+    static char text[512];
+    char allowed[160];
+    snprintf(text, sizeof text, "%s; %s", d->help, rb_setting_allowed(d, allowed, sizeof allowed));
+    return text;
+}
 
 GtkWidget *rbg_dialog_shell_new(const char *title, const char *proc, gint32 drawable_id,
                                 gboolean preview_update, GtkWidget **hbox, GtkWidget **preview)

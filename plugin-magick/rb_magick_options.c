@@ -41,8 +41,7 @@ const char *rb_magick_usage(void)
         return usage;
     size_t at = (size_t)snprintf(usage, sizeof usage,
                                  "usage: -process 'recblur SIGMA [BOUNDARY]' or -process 'recblur KEY=VALUE ...' "
-                                 "with op=blur|filter|bspline3|bspline5|box|deblur and its keys:");
-    const rb_op_desc *blur = rb_op_get(RB_OP_BLUR);
+                                 "with op=blur|filter|bspline|box|deblur and its keys:");
     for (int i = 0; i < N_MODULE_OPS && at < sizeof usage; i++) {
         const rb_op_desc *op = rb_op_get(module_ops[i]);
         at += (size_t)snprintf(usage + at, sizeof usage - at, " op=%s:", op->name);
@@ -50,7 +49,7 @@ const char *rb_magick_usage(void)
             const rb_setting_desc *d = op->settings[k];
             /* the keys every op shares are listed once, at the end */
             if (rb_op_setting(rb_op_get(RB_OP_SAT), d->key) || !strcmp(d->key, "boundary") ||
-                (op != blur && rb_op_setting(blur, d->key) && !strcmp(d->key, "linear")))
+                !strcmp(d->key, "linear"))
                 continue;
             at += (size_t)snprintf(usage + at, sizeof usage - at, " %s", d->key);
         }
@@ -60,7 +59,7 @@ const char *rb_magick_usage(void)
     if (at < sizeof usage)
         snprintf(usage + at, sizeof usage - at,
                  " any op: boundary=zero|constant=V|clamp|periodic|mirror|none, backend=auto|cpu|cuda, "
-                 "threads=N, preset=NAME (a .preset, or a .deblur for op=deblur), channel=RGBAK letters; "
+                 "threads=N, linear=yes|no (blur, filter, bspline), preset=NAME (a .preset, or a .deblur for op=deblur), channel=RGBAK letters; "
                  "the same keys as -define recblur:KEY=VALUE");
     return usage;
 }

@@ -58,6 +58,8 @@ typedef struct {
     const char *key;          /* "sigma-x": CLI --sigma-x, preset and -define key */
     rb_setting_type type;
     double min, max;          /* NUMBER, INTEGER: allowed range */
+    double ui_min, ui_max;    /* NUMBER, INTEGER: a slider's range (both 0: min..max), as
+                                 GEGL's ui_range; typing may go up to max */
     double def;               /* NUMBER, INTEGER, BOOL, CHOICE (the value): the default */
     const char *def_text;     /* TEXT, BOUNDARY: the default */
     const rb_choice *choices; /* CHOICE: ended by {NULL} */

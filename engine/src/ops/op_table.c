@@ -14,17 +14,17 @@
 
 /* ---------------------------------------------------------------- blur */
 static const rb_setting_desc s_sigma = {
-    .key = "sigma", .type = RB_SETTING_NUMBER, .min = 0.5, .max = 1e5, .def = 5.0, .unit = "pixels",
+    .key = "sigma", .type = RB_SETTING_NUMBER, .min = 0.5, .max = 1e5, .ui_max = 200, .def = 5.0, .unit = "pixels",
     .label = "Blur radius (sigma)",
     .help = "the same sigma on both axes (0 leaves the image as is)",
     .flags = RB_SETTING_REQUIRED | RB_SETTING_ZERO_OFF | RB_SETTING_BOTH_AXES,
     .x_key = "sigma-x", .y_key = "sigma-y"};
 static const rb_setting_desc s_sigma_x = {
-    .key = "sigma-x", .type = RB_SETTING_NUMBER, .min = 0.5, .max = 1e5, .def = 5.0, .unit = "pixels",
+    .key = "sigma-x", .type = RB_SETTING_NUMBER, .min = 0.5, .max = 1e5, .ui_max = 200, .def = 5.0, .unit = "pixels",
     .label = "Radius X", .help = "horizontal sigma (0: rows unfiltered)",
     .flags = RB_SETTING_ZERO_OFF, .x_key = "sigma", .off = 0.0};
 static const rb_setting_desc s_sigma_y = {
-    .key = "sigma-y", .type = RB_SETTING_NUMBER, .min = 0.5, .max = 1e5, .def = 5.0, .unit = "pixels",
+    .key = "sigma-y", .type = RB_SETTING_NUMBER, .min = 0.5, .max = 1e5, .ui_max = 200, .def = 5.0, .unit = "pixels",
     .label = "Radius Y", .help = "vertical sigma (0: columns unfiltered)",
     .flags = RB_SETTING_ZERO_OFF, .x_key = "sigma", .off = 0.0};
 static const rb_setting_desc s_accurate = {
@@ -64,19 +64,19 @@ static const rb_setting_desc s_degree = {
 
 /* ----------------------------------------------------------------- box */
 static const rb_setting_desc s_size = {
-    .key = "size", .type = RB_SETTING_INTEGER, .min = 1, .max = RB_MAX_SIDE, .def = 5, .unit = "pixels",
+    .key = "size", .type = RB_SETTING_INTEGER, .min = 1, .max = RB_MAX_SIDE, .ui_min = 1, .ui_max = 200, .def = 5, .unit = "pixels",
     .label = "Box size", .help = "the same window size on both axes",
     .flags = RB_SETTING_REQUIRED | RB_SETTING_BOTH_AXES, .x_key = "size-x", .y_key = "size-y"};
 static const rb_setting_desc s_size_x = {
-    .key = "size-x", .type = RB_SETTING_INTEGER, .min = 1, .max = RB_MAX_SIDE, .def = 5, .unit = "pixels",
+    .key = "size-x", .type = RB_SETTING_INTEGER, .min = 1, .max = RB_MAX_SIDE, .ui_min = 1, .ui_max = 200, .def = 5, .unit = "pixels",
     .label = "Box width", .help = "window width (1: rows unfiltered)", .x_key = "size", .off = 1};
 static const rb_setting_desc s_size_y = {
-    .key = "size-y", .type = RB_SETTING_INTEGER, .min = 1, .max = RB_MAX_SIDE, .def = 5, .unit = "pixels",
+    .key = "size-y", .type = RB_SETTING_INTEGER, .min = 1, .max = RB_MAX_SIDE, .ui_min = 1, .ui_max = 200, .def = 5, .unit = "pixels",
     .label = "Box height", .help = "window height (1: columns unfiltered)", .x_key = "size", .off = 1};
 
 /* -------------------------------------------------------------- deblur */
 static const rb_setting_desc s_psf_sigma = {
-    .key = "psf-sigma", .type = RB_SETTING_NUMBER, .min = 0.0, .max = 1e5, .def = 1.5, .unit = "pixels",
+    .key = "psf-sigma", .type = RB_SETTING_NUMBER, .min = 0.0, .max = 1e5, .ui_min = 0.3, .ui_max = 20, .def = 1.5, .unit = "pixels",
     .label = "Blur to undo (sigma)",
     .help = "Gaussian point-spread function of standard deviation S (the designer takes 0.3 to 20)",
     .flags = RB_SETTING_REQUIRED | RB_SETTING_MIN_EXCLUSIVE};

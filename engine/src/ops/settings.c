@@ -102,7 +102,7 @@ static rb_status parse_value(rb_context *ctx, const rb_setting_desc *d, const ch
                 return RB_OK;
             }
         }
-        return bad(ctx, d, text, "not one of those allowed");
+        return bad(ctx, d, text, "not allowed");
     case RB_SETTING_TEXT:
         if (strlen(text) >= sizeof v->text)
             return rb_error(ctx, RB_ERR_PARSE, "bad %s: longer than %zu characters", d->key,
@@ -193,7 +193,7 @@ rb_status rb_settings_set_number(rb_context *ctx, rb_settings *s, const char *ke
         for (const rb_choice *c = d->choices; c->name; c++)
             if (c->value == x)
                 return rb_settings_set(ctx, s, key, c->name);
-        return bad(ctx, d, text, "not one of those allowed");
+        return bad(ctx, d, text, "not allowed");
     }
     if (d->type == RB_SETTING_BOOL)
         return rb_settings_set(ctx, s, key, x != 0.0 ? "yes" : "no");
