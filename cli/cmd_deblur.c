@@ -205,29 +205,43 @@ static rb_boundary pick_boundary(const rb_settings *s, rb_boundary preset_bd, in
     return rb_settings_given(s, "boundary") || !has_bd ? rb_settings_boundary(s) : preset_bd;
 }
 
+/* The context of a deblur command: options parsed, the log and the back end
+ * set. NULL when the command is done: --help printed (*rc 0) or an error
+ * printed (*rc the exit status). */
+static rb_context *start(int argc, char **argv, int design, cli_options *a, cli_settings *s, int *rc)
+{
+    rb_context *ctx;
+    if (rb_context_create(&ctx) != RB_OK) {
+        *rc = cli_fail(CLI_EXIT_FAIL, "out of memory");
+        return NULL;
+    }
+    *rc = parse_args(argc, argv, design, a, s, ctx);
+    if (!*rc && a->help) {
+        rb_cli_deblur_help();
+    } else if (!*rc) {
+        if (a->verbose)
+            rb_context_set_log(ctx, on_log, NULL);
+        if (!cli_apply_context_settings(ctx, &s->op))
+            return ctx;
+        *rc = cli_fail(CLI_EXIT_USAGE, "%s", cli_engine_message(ctx));
+    }
+    rb_context_destroy(ctx);
+    return NULL;
+}
+
 int rb_cli_design_deblur(int argc, char **argv)
 {
     cli_options a;
     cli_settings s;
-    rb_context *ctx;
-    if (rb_context_create(&ctx) != RB_OK)
-        return cli_fail(CLI_EXIT_FAIL, "out of memory");
-    int rc = parse_args(argc, argv, 1, &a, &s, ctx);
-    if (rc || a.help) {
-        if (!rc)
-            rb_cli_deblur_help();
-        rb_context_destroy(ctx);
+    int rc;
+    rb_context *ctx = start(argc, argv, 1, &a, &s, &rc);
+    if (!ctx)
         return rc;
-    }
-    if (a.verbose)
-        rb_context_set_log(ctx, on_log, NULL);
     rb_deblur_filter *f = NULL;
     rb_boundary bd = {RB_BOUNDARY_MIRROR, 0};
     int has_bd = 0;
     double t0 = cli_now_ms();
     rc = make_filter(ctx, &a, &s.op, &f, &bd, &has_bd);
-    if (!rc && cli_apply_context_settings(ctx, &s.op))
-        rc = cli_fail(CLI_EXIT_USAGE, "%s", cli_engine_message(ctx));
     if (!rc) {
         bd = pick_boundary(&s.op, bd, has_bd);
         const char *description = rb_settings_text(&s.op, "description");
@@ -245,28 +259,15 @@ int rb_cli_deblur(int argc, char **argv)
 {
     cli_options a;
     cli_settings s;
-    rb_context *ctx;
-    if (rb_context_create(&ctx) != RB_OK)
-        return cli_fail(CLI_EXIT_FAIL, "out of memory");
-    int rc = parse_args(argc, argv, 0, &a, &s, ctx);
-    if (rc || a.help) {
-        if (!rc)
-            rb_cli_deblur_help();
-        rb_context_destroy(ctx);
+    int rc;
+    rb_context *ctx = start(argc, argv, 0, &a, &s, &rc);
+    if (!ctx)
         return rc;
-    }
     cli_file_type otype = cli_file_type_from_name(a.out);
     if (otype == CLI_FILE_UNKNOWN) {
         rb_context_destroy(ctx);
         return cli_fail(CLI_EXIT_USAGE, "deblur: cannot tell the format of OUT \"%s\" from its "
                                         "name (use .png, .tif, .tiff or .pfm)", a.out);
-    }
-    if (a.verbose)
-        rb_context_set_log(ctx, on_log, NULL);
-    if (cli_apply_context_settings(ctx, &s.op)) {
-        rc = cli_fail(CLI_EXIT_USAGE, "%s", cli_engine_message(ctx));
-        rb_context_destroy(ctx);
-        return rc;
     }
     rb_deblur_filter *f = NULL;
     rb_deblur_plan *p = NULL;

@@ -119,6 +119,17 @@ static GtkWidget *toggle(RbgDialog *d, const char *label, gint *field, const cha
     return t;
 }
 
+/* The check button of a bool setting at row of table, labelled as the table says. */
+static GtkWidget *table_toggle(RbgDialog *d, GtkWidget *table, int row, const rb_setting_desc *desc,
+                               gint *field)
+{
+    char text[128];
+    snprintf(text, sizeof text, "_%s", desc->label);
+    GtkWidget *t = toggle(d, text, field, desc->help);
+    gtk_table_attach(GTK_TABLE(table), t, 1, 4, row, row + 1, GTK_FILL, GTK_FILL, 0, 0);
+    return t;
+}
+
 /* A combo of a choice setting's values, labelled as the table labels them. */
 static GtkWidget *choice_combo(RbgDialog *d, gint *field, const rb_setting_desc *desc)
 {
@@ -237,13 +248,7 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
                                           "0..1, used for every channel (alpha too)", NULL);
     g_signal_connect(d.constant_adj, "value-changed", G_CALLBACK(constant_changed), &d);
 
-    const rb_setting_desc *lin = setting(RB_OP_BLUR, "linear");
-    char lin_label[128];
-    snprintf(lin_label, sizeof lin_label, "_%s", lin->label);
-    d.linear_toggle = toggle(&d, lin_label, &v->linear, lin->help);
-    gtk_table_attach(GTK_TABLE(table), d.linear_toggle, 1, 4, row, row + 1,
-                     GTK_FILL, GTK_FILL, 0, 0);
-    row++;
+    d.linear_toggle = table_toggle(&d, table, row++, setting(RB_OP_BLUR, "linear"), &v->linear);
 
     /* Advanced: the engine's terms (the table's RB_SETTING_ADVANCED settings) */
     GtkWidget *expander = gtk_expander_new_with_mnemonic("_Advanced");
@@ -255,13 +260,7 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
     gtk_container_add(GTK_CONTAINER(expander), adv);
     int arow = 0;
 
-    const rb_setting_desc *acc = setting(RB_OP_BLUR, "accurate");
-    char acc_label[128];
-    snprintf(acc_label, sizeof acc_label, "_%s", acc->label);
-    d.accurate_toggle = toggle(&d, acc_label, &v->accurate, acc->help);
-    gtk_table_attach(GTK_TABLE(adv), d.accurate_toggle, 1, 4, arow, arow + 1,
-                     GTK_FILL, GTK_FILL, 0, 0);
-    arow++;
+    d.accurate_toggle = table_toggle(&d, adv, arow++, setting(RB_OP_BLUR, "accurate"), &v->accurate);
 
     const rb_setting_desc *sig = setting(RB_OP_FILTER, "signature");
     d.signature_entry = gtk_entry_new();
