@@ -133,20 +133,7 @@ static GtkWidget *table_toggle(RbgDialog *d, GtkWidget *table, int row, const rb
 /* A combo of a choice setting's values, labelled as the table labels them. */
 static GtkWidget *choice_combo(RbgDialog *d, gint *field, const rb_setting_desc *desc)
 {
-    GtkListStore *store = gimp_int_store_new();
-    for (const rb_choice *c = desc->choices; c->name; c++) {
-        GtkTreeIter iter;
-        gtk_list_store_append(store, &iter);
-        gtk_list_store_set(store, &iter, GIMP_INT_STORE_VALUE, c->value,
-                           GIMP_INT_STORE_LABEL, c->label, -1);
-    }
-    GtkWidget *combo = g_object_new(GIMP_TYPE_INT_COMBO_BOX, "model", store, NULL);
-    g_object_unref(store);
-    gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(combo), *field);
-    g_object_set_data(G_OBJECT(combo), RBG_FIELD_KEY, field);
-    g_signal_connect(combo, "changed", G_CALLBACK(int_combo_changed), d);
-    gimp_help_set_help_data(combo, desc->help, NULL);
-    return combo;
+    return rbg_choice_combo_new(desc->choices, field, G_CALLBACK(int_combo_changed), d, desc->help);
 }
 
 void rbg_dialog_set_widgets(RbgDialog *d)

@@ -59,7 +59,10 @@ GtkWidget *rbg_int_combo_new(gint *field, GCallback changed, gpointer data,
                              const char *tooltip, ...);
 GtkWidget *rbg_int_combo_valist(gint *field, GCallback changed, gpointer data,
                                 const char *tooltip, va_list ap);
-/* The boundary modes; the back ends (Auto, CPU, GPU). */
+/* A combo of a table setting's choices (label shown, value stored in *field). */
+GtkWidget *rbg_choice_combo_new(const rb_choice *choices, gint *field, GCallback changed,
+                                gpointer data, const char *tooltip);
+/* The boundary modes; the back ends (Auto, CPU, GPU): the table's choices. */
 GtkWidget *rbg_boundary_combo_new(gint *field, GCallback changed, gpointer data,
                                   const char *tooltip);
 GtkWidget *rbg_backend_combo_new(gint *field, GCallback changed, gpointer data);

@@ -62,7 +62,8 @@ typedef struct {
                                  GEGL's ui_range; typing may go up to max */
     double def;               /* NUMBER, INTEGER, BOOL, CHOICE (the value): the default */
     const char *def_text;     /* TEXT, BOUNDARY: the default */
-    const rb_choice *choices; /* CHOICE: ended by {NULL} */
+    const rb_choice *choices; /* CHOICE: ended by {NULL}; BOUNDARY: the modes (a GUI's
+                                 list; text gives the constant as constant=V) */
     const char *unit;         /* "pixels", "" */
     const char *label;        /* artist-facing: "Blur radius (sigma)" */
     const char *help;         /* one line */

@@ -97,8 +97,18 @@ static const rb_setting_desc s_description = {
     .label = "Description", .help = "text stored in the preset"};
 
 /* --------------------------------------------------- shared by the ops */
+/* the modes as GUIs list them (text takes constant=V; rb_boundary_parse reads it) */
+static const rb_choice boundary_choices[] = {
+    {"clamp", RB_BOUNDARY_CLAMP, "Clamp (repeat edge)"},
+    {"mirror", RB_BOUNDARY_MIRROR, "Mirror"},
+    {"periodic", RB_BOUNDARY_PERIODIC, "Tileable (periodic)"},
+    {"zero", RB_BOUNDARY_ZERO, "Zero"},
+    {"constant", RB_BOUNDARY_CONSTANT, "Constant value"},
+    {"none", RB_BOUNDARY_NONE, "None (zero start)"},
+    {NULL, 0, NULL}};
 static const rb_setting_desc s_boundary = {
     .key = "boundary", .type = RB_SETTING_BOUNDARY, .def_text = NULL /* the op's */,
+    .choices = boundary_choices,
     .label = "Edges",
     .help = "what lies beyond the image edges: zero, constant=V, clamp, periodic, mirror or none"};
 static const rb_choice backend_choices[] = {
