@@ -6,6 +6,7 @@
 #include "recblur_deblur.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,12 +34,11 @@ typedef struct {
     word w[MAX_WORDS];
 } words;
 
-const char *rb_magick_usage(void)
+/* The usage text, generated once from the table: the keys each operation takes. */
+static char usage[2048];
+
+static void make_usage(void)
 {
-    /* generated once from the table: the keys each operation takes */
-    static char usage[2048];
-    if (usage[0])
-        return usage;
     size_t at = (size_t)snprintf(usage, sizeof usage,
                                  "usage: -process 'recblur SIGMA [BOUNDARY]' or -process 'recblur KEY=VALUE ...' "
                                  "with op=blur|filter|bspline|box|deblur and its keys:");
@@ -61,6 +61,13 @@ const char *rb_magick_usage(void)
                  " any op: boundary=zero|constant=V|clamp|periodic|mirror|none, backend=auto|cpu|cuda, "
                  "threads=N, linear=yes|no (blur, filter, bspline), preset=NAME (a .preset, or a .deblur for op=deblur), channel=RGBAK letters; "
                  "the same keys as -define recblur:KEY=VALUE");
+}
+
+const char *rb_magick_usage(void)
+{
+    /* ImageMagick may run filters from several threads */
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, make_usage);
     return usage;
 }
 
