@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Debian 13 (trixie) hosts on this Debian 12 machine: ImageMagick 7 and GIMP 3
 # live in a separate root made with mmdebstrap (never add trixie to the
-# machine's own apt sources: that would upgrade the host). See HOSTS.md facts
-# in the README's "Testing against today's hosts".
+# machine's own apt sources: that would upgrade the host; trixie's libraries
+# need GLIBC 2.38, so they cannot be unpacked into a prefix either).
 #
 #   bash scripts/debian13_root.sh make            # make the root, install the packages (idempotent)
 #   bash scripts/debian13_root.sh run CMD...      # run CMD inside, the source tree at /src
