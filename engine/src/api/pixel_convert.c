@@ -93,12 +93,17 @@ void rb_pixel_constant(float v, int channels, rb_alpha alpha, int srgb_linear, f
 
 void rb_pixels_load(const rb_image *img, float *work, int linear_light)
 {
-    const int w = img->width, h = img->height, ch = img->channels;
+    rb_pixels_load_rows(img, 0, img->height, work, linear_light);
+}
+
+void rb_pixels_load_rows(const rb_image *img, int y0, int rows, float *work, int linear_light)
+{
+    const int w = img->width, ch = img->channels;
     const size_t stride = rb_image_stride(img);
     const int lin = linear_light && img->srgb;
-    for (int y = 0; y < h; y++) {
+    for (int y = y0; y < y0 + rows; y++) {
         const unsigned char *row = (const unsigned char *)img->data + (size_t)y * stride;
-        float *o = work + (size_t)y * w * ch;
+        float *o = work + (size_t)(y - y0) * w * ch;
         size_t cnt = (size_t)w * ch;
         switch (img->format) {
         case RB_U8:
@@ -137,13 +142,18 @@ void rb_pixels_load(const rb_image *img, float *work, int linear_light)
 
 void rb_pixels_store(const float *work, rb_image *img, int linear_light)
 {
-    const int w = img->width, h = img->height, ch = img->channels;
+    rb_pixels_store_rows(work, img, 0, img->height, linear_light);
+}
+
+void rb_pixels_store_rows(const float *work, rb_image *img, int y0, int rows, int linear_light)
+{
+    const int w = img->width, ch = img->channels;
     const size_t stride = rb_image_stride(img);
     const int lin = linear_light && img->srgb;
     float tmp[4 * 1024];
-    for (int y = 0; y < h; y++) {
+    for (int y = y0; y < y0 + rows; y++) {
         unsigned char *row = (unsigned char *)img->data + (size_t)y * stride;
-        const float *src = work + (size_t)y * w * ch;
+        const float *src = work + (size_t)(y - y0) * w * ch;
         for (int x0 = 0; x0 < w; x0 += 1024) {
             int nx = w - x0 < 1024 ? w - x0 : 1024;
             size_t cnt = (size_t)nx * ch;

@@ -15,6 +15,10 @@ void rb_pixels_load(const rb_image *img, float *work, int linear_light);
 /* work -> img: un-premultiply straight alpha (colour 0 where alpha <= 0), sRGB
  * encode when linear_light && img->srgb, round and clamp for U8/U16. */
 void rb_pixels_store(const float *work, rb_image *img, int linear_light);
+/* The same for rows y0 .. y0+rows-1 only (work holds just those rows), so a
+ * band of the image can be converted without a whole-image working copy. */
+void rb_pixels_load_rows(const rb_image *img, int y0, int rows, float *work, int linear_light);
+void rb_pixels_store_rows(const float *work, rb_image *img, int y0, int rows, int linear_light);
 /* The working-buffer value of a pixel whose every channel is v in img's units
  * (constant boundary): same decode/premultiply as rb_pixels_load. */
 void rb_pixel_constant(float v, int channels, rb_alpha alpha, int srgb_linear, float *out);
