@@ -57,6 +57,8 @@ int cli_run_presets(int argc, char **argv, int first);
 
 /* Help and version texts. cmd < 0: overall help. */
 void cli_print_help(int cmd);
+/* intro (usage and what the command does), then op's options from the table. */
+void cli_print_op_help(const rb_op_desc *op, const char *intro);
 void cli_print_version(void);
 
 #endif /* CLI_H */

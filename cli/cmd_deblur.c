@@ -14,163 +14,49 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    double psf_sigma;          /* < 0: not given */
-    const char *psf_file, *preset, *out_preset, *description;
-    int window;                /* 0: default */
-    double noise;              /* < 0: default */
-    const char *boundary, *backend;
-    int threads, fir_only, verbose, help;
-    const char *in, *out;
-} deblur_args;
-
-#define DEFAULT_WINDOW 8
-#define DEFAULT_NOISE 0.005
+static const char deblur_intro[] =
+    "usage: recblur deblur (--psf-sigma S | --psf FILE | --preset NAME) [options] IN OUT\n"
+    "       recblur design-deblur (--psf-sigma S | --psf FILE) [options] --out PRESET\n"
+    "\n"
+    "Deblur with a non-separable 2D IIR filter: four quadrant filters, each scanning\n"
+    "from one corner, summed; designed as a Wiener-type inverse of the PSF. The CUDA\n"
+    "quadrant kernel is not written yet: --backend auto runs on the CPU.\n";
 
 void rb_cli_deblur_help(void)
 {
-    printf("usage: recblur deblur (--psf-sigma S | --psf FILE | --preset NAME) [options] IN OUT\n"
-           "       recblur design-deblur (--psf-sigma S | --psf FILE) [options] --out PRESET\n"
-           "\n"
-           "Deblur with a non-separable 2D IIR filter: four quadrant filters, each scanning\n"
-           "from one corner, summed; designed as a Wiener-type inverse of the PSF.\n"
-           "\n"
-           "  --psf-sigma S     Gaussian point-spread function of standard deviation S pixels\n"
-           "  --psf FILE        PSF kernel: an image (PNG/TIFF/PFM; colour is averaged) or a\n"
-           "                    text file of numbers, one kernel row per line; odd sides,\n"
-           "                    centre sample = origin, normalised to sum 1\n"
-           "  --preset NAME     a designed filter (NAME.deblur on the preset path, or a path)\n"
-           "  --window M        quadrant window side, 2..64 (default %d)\n"
-           "  --noise N         noise standard deviation in [0,1] units, e.g. 0.005 or 0.5%%\n"
-           "                    (default %g); larger = smoother, fewer artefacts\n"
-           "  --fir-only        no recursive part (b = 0): a pure FIR, for comparison\n"
-           "  --boundary B      zero|constant=V|clamp|mirror|periodic|none (default mirror)\n"
-           "  --threads T       CPU threads (default: all cores)\n"
-           "  --backend B       auto|cpu (the CUDA quadrant kernel is not written yet)\n"
-           "  --description T   (design-deblur) text stored in the preset\n"
-           "  --out PRESET      (design-deblur) file to write, e.g. my.deblur\n"
-           "  -v, --verbose     say what was designed and how long it took\n",
-           DEFAULT_WINDOW, DEFAULT_NOISE);
+    cli_print_op_help(rb_op_get(RB_OP_DEBLUR), deblur_intro);
+    printf("\ndesign-deblur takes the same options, and:\n");
+    cli_print_options(rb_op_get(RB_OP_DESIGN_DEBLUR));
 }
 
-static int parse_double(const char *s, double *v)
+/* The options of `recblur deblur` / `design-deblur`, through the table, and
+ * the rules between them: one source of PSF, no design settings with a
+ * designed preset. Returns 0, or the exit status after printing the error. */
+static int parse_args(int argc, char **argv, int design, cli_options *a, cli_settings *s,
+                      rb_context *ctx)
 {
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    if (end == s || errno || !isfinite(*v))
-        return -1;
-    if (*end == '%') {
-        *v /= 100.0;
-        end++;
-    }
-    return *end ? -1 : 0;
-}
-
-static int parse_args(int argc, char **argv, int design, deblur_args *a)
-{
-    memset(a, 0, sizeof *a);
-    a->psf_sigma = -1;
-    a->noise = -1;
-    const char *cmd = design ? "design-deblur" : "deblur";
-    const char *pos[2] = {0};
-    int npos = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        const char *val = NULL;
-        char name[64];
-        /* --opt=value or --opt value */
-        const char *eq = strncmp(o, "--", 2) ? NULL : strchr(o, '=');
-        if (eq && (size_t)(eq - o) < sizeof name) {
-            snprintf(name, sizeof name, "%.*s", (int)(eq - o), o);
-            val = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%.63s", o);
-        }
-        int takes = !strcmp(name, "--psf-sigma") || !strcmp(name, "--psf") ||
-                    !strcmp(name, "--preset") || !strcmp(name, "--window") ||
-                    !strcmp(name, "--noise") || !strcmp(name, "--boundary") ||
-                    !strcmp(name, "--threads") || !strcmp(name, "--backend") ||
-                    !strcmp(name, "--out") || !strcmp(name, "--description");
-        if (takes && !val) {
-            if (i + 1 >= argc)
-                return cli_fail(CLI_EXIT_USAGE, "%s: %s needs a value", cmd, name);
-            val = argv[++i];
-        }
-        if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
-            a->help = 1;
-        } else if (!strcmp(name, "-v") || !strcmp(name, "--verbose")) {
-            a->verbose = 1;
-        } else if (!strcmp(name, "--fir-only")) {
-            a->fir_only = 1;
-        } else if (!strcmp(name, "--psf-sigma")) {
-            if (parse_double(val, &a->psf_sigma) || a->psf_sigma <= 0)
-                return cli_fail(CLI_EXIT_USAGE, "%s: --psf-sigma \"%s\" is not a positive number",
-                                cmd, val);
-        } else if (!strcmp(name, "--psf")) {
-            a->psf_file = val;
-        } else if (!strcmp(name, "--preset")) {
-            a->preset = val;
-        } else if (!strcmp(name, "--window")) {
-            char *end;
-            long v = strtol(val, &end, 10);
-            if (*end || end == val || v < RB_DEBLUR_MIN_WINDOW || v > RB_DEBLUR_MAX_WINDOW)
-                return cli_fail(CLI_EXIT_USAGE, "%s: --window \"%s\" must be an integer %d..%d",
-                                cmd, val, RB_DEBLUR_MIN_WINDOW, RB_DEBLUR_MAX_WINDOW);
-            a->window = (int)v;
-        } else if (!strcmp(name, "--noise")) {
-            if (parse_double(val, &a->noise) || a->noise < 0 || a->noise > 0.5)
-                return cli_fail(CLI_EXIT_USAGE,
-                                "%s: --noise \"%s\" must be a standard deviation 0..0.5 (e.g. "
-                                "0.005 or 0.5%%)",
-                                cmd, val);
-        } else if (!strcmp(name, "--boundary")) {
-            a->boundary = val;
-        } else if (!strcmp(name, "--threads")) {
-            char *end;
-            long v = strtol(val, &end, 10);
-            if (*end || end == val || v < 0 || v > 4096)
-                return cli_fail(CLI_EXIT_USAGE, "%s: --threads \"%s\" must be 0..4096", cmd, val);
-            a->threads = (int)v;
-        } else if (!strcmp(name, "--backend")) {
-            a->backend = val;
-        } else if (!strcmp(name, "--out") && design) {
-            a->out_preset = val;
-        } else if (!strcmp(name, "--description") && design) {
-            a->description = val;
-        } else if (o[0] == '-' && o[1]) {
-            return cli_fail(CLI_EXIT_USAGE, "%s: unknown option \"%s\" (try: recblur %s --help)",
-                            cmd, o, cmd);
-        } else {
-            if (npos >= 2)
-                return cli_fail(CLI_EXIT_USAGE, "%s: unexpected argument \"%s\"", cmd, o);
-            pos[npos++] = o;
-        }
-    }
+    char err[CLI_ERR_LEN];
+    const rb_op_desc *op = rb_op_get(design ? RB_OP_DESIGN_DEBLUR : RB_OP_DEBLUR);
+    const char *cmd = op->name;
+    if (cli_parse_options(op, argc, argv, 1, a, err, sizeof err))
+        return cli_fail(CLI_EXIT_USAGE, "%s", err);
     if (a->help)
         return 0;
-    int nsrc = (a->psf_sigma > 0) + (a->psf_file != NULL) + (!design && a->preset != NULL);
+    if (cli_resolve_settings(ctx, a, s, err, sizeof err))
+        return cli_fail(CLI_EXIT_USAGE, "%s", err);
+    int psf_sigma = rb_settings_given(&s->op, "psf-sigma");
+    int nsrc = psf_sigma + (a->psf_file != NULL) + (!design && a->preset != NULL);
     if (nsrc != 1)
         return cli_fail(CLI_EXIT_USAGE, "%s: give exactly one of --psf-sigma, --psf%s", cmd,
                         design ? "" : ", --preset");
-    if (a->preset && (a->window || a->noise >= 0 || a->fir_only))
+    if (a->preset && (rb_settings_given(&s->op, "window") || rb_settings_given(&s->op, "noise") ||
+                      rb_settings_given(&s->op, "fir-only")))
         return cli_fail(CLI_EXIT_USAGE,
                         "%s: --window/--noise/--fir-only design a filter; a --preset is already "
                         "designed",
                         cmd);
-    if (design) {
-        if (npos)
-            return cli_fail(CLI_EXIT_USAGE, "%s: takes no IN/OUT images (got \"%s\"); use --out PRESET",
-                            cmd, pos[0]);
-        if (!a->out_preset)
-            return cli_fail(CLI_EXIT_USAGE, "%s: --out PRESET is required", cmd);
-    } else {
-        if (npos != 2)
-            return cli_fail(CLI_EXIT_USAGE, "%s: needs IN and OUT images (try: recblur deblur --help)",
-                            cmd);
-        a->in = pos[0];
-        a->out = pos[1];
-    }
+    if (design && !a->out_preset)
+        return cli_fail(CLI_EXIT_USAGE, "%s: --out PRESET is required", cmd);
     return 0;
 }
 
@@ -228,9 +114,19 @@ static int load_psf_file(const char *path, double **k, int *kw, int *kh)
                 p++;
             if (!*p)
                 break;
-            char *end;
-            double x = strtod(p, &end);
-            if (end == p) {
+            /* one number: up to the next space or comma, read by the engine's parser */
+            char *end = p;
+            while (*end && !isspace((unsigned char)*end) && *end != ',')
+                end++;
+            char token[64];
+            double x;
+            int bad = (size_t)(end - p) >= sizeof token;
+            if (!bad) {
+                memcpy(token, p, (size_t)(end - p));
+                token[end - p] = 0;
+                bad = rb_parse_number(token, &x) != 0;
+            }
+            if (bad) {
                 fclose(f);
                 free(v);
                 return cli_fail(CLI_EXIT_FAIL, "--psf %s:%d: \"%.20s\" is not a number", path,
@@ -268,8 +164,8 @@ static int load_psf_file(const char *path, double **k, int *kw, int *kh)
     return 0;
 }
 
-static int make_filter(rb_context *ctx, const deblur_args *a, rb_deblur_filter **f,
-                       rb_boundary *bd, int *has_bd)
+static int make_filter(rb_context *ctx, const cli_options *a, const rb_settings *s,
+                       rb_deblur_filter **f, rb_boundary *bd, int *has_bd)
 {
     *has_bd = 0;
     if (a->preset) {
@@ -277,7 +173,7 @@ static int make_filter(rb_context *ctx, const deblur_args *a, rb_deblur_filter *
             return cli_fail(CLI_EXIT_FAIL, "%s", cli_engine_message(ctx));
         return 0;
     }
-    rb_deblur_psf psf = {RB_DEBLUR_PSF_GAUSSIAN, a->psf_sigma, 0, 0, NULL};
+    rb_deblur_psf psf = {RB_DEBLUR_PSF_GAUSSIAN, rb_settings_number(s, "psf-sigma"), 0, 0, NULL};
     double *k = NULL;
     if (a->psf_file) {
         int rc = load_psf_file(a->psf_file, &k, &psf.kw, &psf.kh);
@@ -286,9 +182,9 @@ static int make_filter(rb_context *ctx, const deblur_args *a, rb_deblur_filter *
         psf.kind = RB_DEBLUR_PSF_KERNEL;
         psf.kernel = k;
     }
-    rb_status st = rb_deblur_design(ctx, &psf, a->noise >= 0 ? a->noise : DEFAULT_NOISE,
-                                    a->window ? a->window : DEFAULT_WINDOW,
-                                    a->fir_only ? RB_DEBLUR_DESIGN_FIR_ONLY : 0, f);
+    rb_status st = rb_deblur_design(ctx, &psf, rb_settings_number(s, "noise"),
+                                    rb_settings_int(s, "window"),
+                                    rb_settings_int(s, "fir-only") ? RB_DEBLUR_DESIGN_FIR_ONLY : 0, f);
     free(k);
     if (st != RB_OK)
         return a->psf_file ? cli_fail(CLI_EXIT_FAIL, "--psf %s: %s", a->psf_file,
@@ -303,50 +199,55 @@ static void on_log(const char *message, void *user)
     fprintf(stderr, "recblur info: %s\n", strncmp(message, "recblur: ", 9) ? message : message + 9);
 }
 
-static int setup_ctx(const deblur_args *a, rb_context **ctx)
+/* The boundary: --boundary, else the preset's, else the table's (mirror). */
+static rb_boundary pick_boundary(const rb_settings *s, rb_boundary preset_bd, int has_bd)
 {
-    if (rb_context_create(ctx) != RB_OK)
-        return cli_fail(CLI_EXIT_FAIL, "out of memory");
-    if (a->verbose)
-        rb_context_set_log(*ctx, on_log, NULL);
-    if (a->threads)
-        rb_context_set_threads(*ctx, a->threads);
-    if (a->backend) {
-        rb_backend b;
-        if (rb_backend_parse(*ctx, a->backend, &b) != RB_OK) {
-            int rc = cli_fail(CLI_EXIT_USAGE, "--backend: %s", cli_engine_message(*ctx));
-            rb_context_destroy(*ctx);
-            return rc;
-        }
-        rb_context_set_backend(*ctx, b);
+    return rb_settings_given(s, "boundary") || !has_bd ? rb_settings_boundary(s) : preset_bd;
+}
+
+/* The context of a deblur command: options parsed, the log and the back end
+ * set. NULL when the command is done: --help printed (*rc 0) or an error
+ * printed (*rc the exit status). */
+static rb_context *start(int argc, char **argv, int design, cli_options *a, cli_settings *s, int *rc)
+{
+    rb_context *ctx;
+    if (rb_context_create(&ctx) != RB_OK) {
+        *rc = cli_fail(CLI_EXIT_FAIL, "out of memory");
+        return NULL;
     }
-    return 0;
+    *rc = parse_args(argc, argv, design, a, s, ctx);
+    if (!*rc && a->help) {
+        rb_cli_deblur_help();
+    } else if (!*rc) {
+        if (a->verbose)
+            rb_context_set_log(ctx, on_log, NULL);
+        if (!cli_apply_context_settings(ctx, &s->op))
+            return ctx;
+        *rc = cli_fail(CLI_EXIT_USAGE, "%s", cli_engine_message(ctx));
+    }
+    rb_context_destroy(ctx);
+    return NULL;
 }
 
 int rb_cli_design_deblur(int argc, char **argv)
 {
-    deblur_args a;
-    int rc = parse_args(argc, argv, 1, &a);
-    if (rc)
-        return rc;
-    if (a.help) {
-        rb_cli_deblur_help();
-        return 0;
-    }
-    rb_context *ctx;
-    if ((rc = setup_ctx(&a, &ctx)))
+    cli_options a;
+    cli_settings s;
+    int rc;
+    rb_context *ctx = start(argc, argv, 1, &a, &s, &rc);
+    if (!ctx)
         return rc;
     rb_deblur_filter *f = NULL;
     rb_boundary bd = {RB_BOUNDARY_MIRROR, 0};
     int has_bd = 0;
     double t0 = cli_now_ms();
-    rc = make_filter(ctx, &a, &f, &bd, &has_bd);
-    if (!rc && a.boundary && rb_boundary_parse(ctx, a.boundary, &bd) != RB_OK)
-        rc = cli_fail(CLI_EXIT_USAGE, "--boundary: %s", cli_engine_message(ctx));
+    rc = make_filter(ctx, &a, &s.op, &f, &bd, &has_bd);
     if (!rc) {
+        bd = pick_boundary(&s.op, bd, has_bd);
+        const char *description = rb_settings_text(&s.op, "description");
         cli_info_if(a.verbose, "%s (designed in %.0f ms)", rb_deblur_filter_describe(f), cli_now_ms() - t0);
-        if (rb_deblur_preset_save(ctx, f, a.description, a.boundary ? &bd : NULL, a.out_preset) !=
-            RB_OK)
+        if (rb_deblur_preset_save(ctx, f, description[0] ? description : NULL,
+                                  rb_settings_given(&s.op, "boundary") ? &bd : NULL, a.out_preset) != RB_OK)
             rc = cli_fail(CLI_EXIT_FAIL, "%s", cli_engine_message(ctx));
     }
     rb_deblur_filter_destroy(f);
@@ -356,21 +257,18 @@ int rb_cli_design_deblur(int argc, char **argv)
 
 int rb_cli_deblur(int argc, char **argv)
 {
-    deblur_args a;
-    int rc = parse_args(argc, argv, 0, &a);
-    if (rc)
+    cli_options a;
+    cli_settings s;
+    int rc;
+    rb_context *ctx = start(argc, argv, 0, &a, &s, &rc);
+    if (!ctx)
         return rc;
-    if (a.help) {
-        rb_cli_deblur_help();
-        return 0;
-    }
     cli_file_type otype = cli_file_type_from_name(a.out);
-    if (otype == CLI_FILE_UNKNOWN)
+    if (otype == CLI_FILE_UNKNOWN) {
+        rb_context_destroy(ctx);
         return cli_fail(CLI_EXIT_USAGE, "deblur: cannot tell the format of OUT \"%s\" from its "
                                         "name (use .png, .tif, .tiff or .pfm)", a.out);
-    rb_context *ctx;
-    if ((rc = setup_ctx(&a, &ctx)))
-        return rc;
+    }
     rb_deblur_filter *f = NULL;
     rb_deblur_plan *p = NULL;
     cli_image in = {0};
@@ -379,13 +277,10 @@ int rb_cli_deblur(int argc, char **argv)
     rb_boundary bd = {RB_BOUNDARY_MIRROR, 0};
     int has_bd = 0;
     double t0 = cli_now_ms();
-    rc = make_filter(ctx, &a, &f, &bd, &has_bd);
+    rc = make_filter(ctx, &a, &s.op, &f, &bd, &has_bd);
     if (rc)
         goto done;
-    if (a.boundary && rb_boundary_parse(ctx, a.boundary, &bd) != RB_OK) {
-        rc = cli_fail(CLI_EXIT_USAGE, "--boundary: %s", cli_engine_message(ctx));
-        goto done;
-    }
+    bd = pick_boundary(&s.op, bd, has_bd);
     double t1 = cli_now_ms();
     cli_info_if(a.verbose, "%s (%.0f ms)", rb_deblur_filter_describe(f), t1 - t0);
     if (cli_image_read(a.in, &in, err, sizeof err)) {

@@ -3,34 +3,26 @@
 
 #include <stdio.h>
 
-static const char common_help[] =
-    "Common options:\n"
-    "  --boundary MODE   what lies beyond the image edges:\n"
-    "                      zero        black (0) outside\n"
-    "                      constant=V  the value V outside (0..1 for 8/16-bit images)\n"
-    "                      clamp       edge pixels repeated outward\n"
-    "                      periodic    the image tiles the plane (seamless textures,\n"
-    "                                  360-degree panoramas stay seamless)\n"
-    "                      mirror      the image reflected at its edges\n"
-    "                      none        zero outside and every pass starts from rest\n"
-    "                                  (the classic, inexact recursive filter)\n"
-    "  --backend B       auto (default: CUDA when a GPU is usable, else CPU), cpu, cuda\n"
-    "  --preset P        a preset NAME (see `recblur presets`) or a preset FILE;\n"
-    "                    options given on the command line override its values\n"
-    "  --threads N       CPU threads (default 0 = all cores)\n"
-    "  --depth D         output samples: 8, 16 or float (default: the input's, or\n"
-    "                    16 for float input written as PNG, float for PFM)\n"
-    "  --linear          (blur, filter, bspline) filter 8/16-bit sRGB images in linear\n"
-    "                    light: decode, filter, encode (brighter, more natural blurs);\n"
-    "                    float files are taken as linear already\n"
-    "  -v, --verbose     print the back end, image size, channels, format, filter\n"
-    "                    and times to stderr\n"
-    "  -h, --help        this help\n"
-    "\n"
+/* What the table's one-line help cannot say: the boundary modes in words, and
+ * the files the CLI reads and writes. */
+static const char boundary_help[] =
+    "Boundary modes (--boundary):\n"
+    "  zero        black (0) outside\n"
+    "  constant=V  the value V outside (0..1 for 8/16-bit images)\n"
+    "  clamp       edge pixels repeated outward\n"
+    "  periodic    the image tiles the plane (seamless textures, 360-degree\n"
+    "              panoramas stay seamless)\n"
+    "  mirror      the image reflected at its edges\n"
+    "  none        zero outside and every pass starts from rest (the classic,\n"
+    "              inexact recursive filter)\n";
+
+static const char files_help[] =
     "Files: PNG (8/16-bit), TIFF (8/16-bit, 32-bit float), PFM (float, gray or RGB).\n"
     "The output format follows OUT's extension; OUT is replaced only when the whole\n"
     "result was written. Alpha is handled without dark fringes (premultiplied\n"
-    "while filtering). Exit status: 0 success, 1 failure, 2 usage error.\n";
+    "while filtering). With --linear, 8/16-bit sRGB images are filtered in linear\n"
+    "light; float files are taken as linear already. Exit status: 0 success,\n"
+    "1 failure, 2 usage error.\n";
 
 static const char *const cmd_help[CLI_N_COMMANDS] = {
     /* blur */
@@ -39,11 +31,6 @@ static const char *const cmd_help[CLI_N_COMMANDS] = {
     "Gaussian blur of standard deviation S pixels (0.5 up to 100000), in a time that\n"
     "does not depend on S. Sigma 0 leaves that axis unfiltered; an axis given no\n"
     "sigma (only --sigma-x or only --sigma-y) is left unfiltered too.\n"
-    "  --sigma S         the same sigma on both axes\n"
-    "  --sigma-x SX      horizontal sigma\n"
-    "  --sigma-y SY      vertical sigma\n"
-    "  --accurate        higher-order design: kernel error <= 1e-4 instead of 1e-3\n"
-    "Default boundary: clamp.\n"
     "\n"
     "Example: recblur blur --sigma 20 --boundary periodic texture.png soft.png\n",
     /* filter */
@@ -55,10 +42,6 @@ static const char *const cmd_help[CLI_N_COMMANDS] = {
     "then the same filter anticausally (right to left, bottom to top), on columns\n"
     "and rows. An empty feedforward part (\": a1\") means b = 1. Unstable filters\n"
     "(a pole on or outside the unit circle) are refused.\n"
-    "  --signature SIG   the filter, e.g. \"0.2: 0.8\" (a first-order smoother)\n"
-    "  --direction D     both (default), causal or anticausal\n"
-    "  --axes A          both (default), x (rows only) or y (columns only)\n"
-    "Default boundary: clamp.\n"
     "\n"
     "Example: recblur filter --signature \"0.2: 0.8\" --boundary mirror in.png out.png\n",
     /* bspline */
@@ -67,8 +50,6 @@ static const char *const cmd_help[CLI_N_COMMANDS] = {
     "B-spline interpolation prefilter (cubic or quintic): turns samples into\n"
     "B-spline coefficients for high-quality resampling. The output is usually\n"
     "wanted as float (.pfm or .tif with --depth float): coefficients overshoot 0..1.\n"
-    "  --degree N        3 (default) or 5\n"
-    "Default boundary: mirror.\n"
     "\n"
     "Example: recblur bspline --degree 3 photo.png coeffs.pfm\n",
     /* sat */
@@ -86,44 +67,48 @@ static const char *const cmd_help[CLI_N_COMMANDS] = {
     "Box (area) filter: the average over an X by Y window, in constant time per\n"
     "pixel at any size (running sums). Even sizes put the extra sample on the\n"
     "left/top. An axis given no size is left unfiltered.\n"
-    "  --size N          the same size on both axes\n"
-    "  --size-x X        window width\n"
-    "  --size-y Y        window height\n"
-    "Default boundary: clamp.\n"
     "\n"
     "Example: recblur box --size 15 in.png out.png\n",
 };
 
+void cli_print_op_help(const rb_op_desc *op, const char *intro)
+{
+    fputs(intro, stdout);
+    fputc('\n', stdout);
+    cli_print_options(op);
+    if (rb_op_setting(op, "boundary")) {
+        fputc('\n', stdout);
+        fputs(boundary_help, stdout);
+    }
+    fputc('\n', stdout);
+    fputs(files_help, stdout);
+}
+
 void cli_print_help(int cmd)
 {
     if (cmd >= 0 && cmd < CLI_N_COMMANDS) {
-        fputs(cmd_help[cmd], stdout);
-        fputc('\n', stdout);
-        if (cmd == CLI_SAT)
-            fputs("Options --backend, --preset, --threads, --verbose and --help are as for the\n"
-                  "other commands (see recblur --help); --boundary and --depth do not apply.\n", stdout);
-        else
-            fputs(common_help, stdout);
+        cli_print_op_help(rb_op_get((rb_op_id)cmd), cmd_help[cmd]);
         return;
     }
     fputs("Usage: recblur COMMAND [options] IN OUT\n"
           "\n"
           "Exact, fast recursive (IIR) image filtering with exact boundaries.\n"
           "\n"
-          "Commands:\n"
-          "  blur      Gaussian blur (--sigma S), any sigma in constant time\n"
-          "  filter    any recursive filter given by its signature (--signature \"b: a\")\n"
-          "  bspline   cubic/quintic B-spline interpolation prefilter (--degree 3|5)\n"
-          "  sat       summed-area table (float output)\n"
-          "  box       box (area) filter of any size (--size N)\n"
-          "  deblur    deblur with a 2D IIR filter designed from a PSF (--psf-sigma S)\n"
-          "  design-deblur  design such a filter once and save it as a preset\n"
-          "  presets   list the presets found (.preset and .deblur), with kind and description\n"
-          "  help CMD  help on one command (same as recblur CMD --help)\n"
+          "Commands:\n", stdout);
+    for (int i = 0; i < rb_op_count(); i++) {
+        const rb_op_desc *op = rb_op_get((rb_op_id)i);
+        printf("  %-14s %s\n", op->name, op->summary);
+    }
+    fputs("  presets        list the presets found (.preset and .deblur), with kind and description\n"
+          "  help CMD       help on one command (same as recblur CMD --help)\n"
           "\n"
           "  --version  print the version and the available back ends\n"
+          "\n"
+          "Each command's options: recblur COMMAND --help.\n"
           "\n", stdout);
-    fputs(common_help, stdout);
+    fputs(boundary_help, stdout);
+    fputc('\n', stdout);
+    fputs(files_help, stdout);
     fputs("\nExamples:\n"
           "  recblur blur --sigma 20 --boundary periodic texture.png soft.png\n"
           "  recblur blur --sigma-x 30 --sigma-y 0 --boundary periodic pano.tif pano-blur.tif\n"

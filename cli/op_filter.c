@@ -1,4 +1,5 @@
-/* blur, filter and bspline: design the filter, plan, execute. */
+/* blur, filter and bspline: the filter the settings describe (the engine's
+ * rb_settings_filter, as every front end), plan, execute. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -6,33 +7,18 @@
 int cli_op_filter(rb_context *ctx, const cli_options *o, const cli_settings *s, const rb_image *in,
                   rb_image *out, cli_op_report *rep)
 {
+    (void)o;
     rb_filter *f = NULL;
     rb_plan *plan = NULL;
-    rb_status st;
-    switch (o->cmd) {
-    case CLI_BLUR:
-        /* sigma 0 on both axes is a plain copy (or format conversion): the
-         * Gaussian designer wants something to filter, the generic one does not */
-        if (s->sigma_x == 0.0 && s->sigma_y == 0.0)
-            st = rb_filter_create(ctx, NULL, NULL, &f);
-        else
-            st = rb_filter_gaussian(ctx, s->sigma_x, s->sigma_y, s->quality, &f);
-        break;
-    case CLI_FILTER:
-        st = rb_filter_parse(ctx, s->signature, s->direction, s->axes, &f);
-        break;
-    default:
-        st = rb_filter_bspline(ctx, s->degree, &f);
-        break;
-    }
-    if (st != RB_OK)
+    rb_boundary boundary;
+    if (rb_settings_filter(ctx, &s->op, &f, &boundary) != RB_OK)
         return -1;
     snprintf(rep->description, sizeof rep->description, "%s", rb_filter_describe(f));
     double t0 = cli_now_ms();
-    st = rb_plan_create(ctx, f, s->boundary, in->width, in->height, in->channels, &plan);
+    rb_status st = rb_plan_create(ctx, f, boundary, in->width, in->height, in->channels, &plan);
     double t1 = cli_now_ms();
     /* 8/16-bit PNG/TIFF samples are sRGB-encoded (img.srgb); floats are linear */
-    if (st == RB_OK && o->linear)
+    if (st == RB_OK && rb_settings_int(&s->op, "linear"))
         st = rb_plan_set_linear_light(plan, 1);
     if (st == RB_OK) {
         st = rb_execute(plan, in, out);

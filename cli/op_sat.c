@@ -7,16 +7,13 @@
 int cli_op_sat(rb_context *ctx, const cli_options *o, const cli_settings *s, const rb_image *in,
                rb_image *out, cli_op_report *rep)
 {
-    (void)s;
+    (void)o;
     rb_image src = *in;
     src.alpha = RB_ALPHA_NONE;
     snprintf(rep->description, sizeof rep->description, "summed-area table%s",
              in->format == RB_F32 ? "" : " (sums of integer sample values)");
     /* rb_sat runs on CUDA for host images only when the context asks for it */
-    rb_backend b = RB_BACKEND_AUTO;
-    if (o->backend_text)
-        rb_backend_parse(ctx, o->backend_text, &b);
-    rep->backend = b == RB_BACKEND_CUDA ? "cuda" : "cpu";
+    rep->backend = rb_settings_int(&s->op, "backend") == RB_BACKEND_CUDA ? "cuda" : "cpu";
     double t0 = cli_now_ms();
     rb_status st = rb_sat(ctx, &src, out);
     rep->execute_ms = cli_now_ms() - t0;

@@ -1,119 +1,109 @@
-/* Option parsing for the recblur CLI. Strict on purpose: "--sigma 2x" or a
- * missing value is an error naming the option, never a silent default. */
+/* Option parsing for the recblur CLI: `--KEY VALUE` for every setting of the
+ * command's operation in the engine's table, plus the CLI's own options
+ * below. Values are checked by the engine's one parser (rb_settings_set), so
+ * the CLI, presets and the plug-ins accept and refuse the same words. */
 #include "options.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-static const char *const command_names[CLI_N_COMMANDS] = {"blur", "filter", "bspline", "sat", "box"};
 
 const char *cli_command_name(cli_command cmd)
 {
-    return (unsigned)cmd < CLI_N_COMMANDS ? command_names[cmd] : "?";
+    const rb_op_desc *op = (unsigned)cmd < CLI_N_COMMANDS ? rb_op_get((rb_op_id)cmd) : NULL;
+    return op ? op->name : "?";
 }
 
 int cli_command_from_name(const char *name)
 {
     for (int i = 0; i < CLI_N_COMMANDS; i++)
-        if (!strcmp(name, command_names[i]))
+        if (!strcmp(name, rb_op_get((rb_op_id)i)->name))
             return i;
     return -1;
 }
 
-rb_boundary_mode cli_default_boundary(cli_command cmd)
-{
-    /* clamp: edges keep their colour (what artists expect of a blur);
-     * mirror: the standard extension for B-spline interpolation */
-    return cmd == CLI_BSPLINE ? RB_BOUNDARY_MIRROR : RB_BOUNDARY_CLAMP;
-}
+/* The CLI's own options: files and output, not operation settings. To add
+ * one, add a row here and a case in apply_cli_option. */
+enum { CO_PRESET, CO_DEPTH, CO_PSF, CO_OUT, CO_VERBOSE, CO_HELP };
+#define OP(id) (1u << (id))
+#define OPS_IMAGE (OP(RB_OP_BLUR) | OP(RB_OP_FILTER) | OP(RB_OP_BSPLINE) | OP(RB_OP_SAT) | OP(RB_OP_BOX))
+#define OPS_FILTERING (OP(RB_OP_BLUR) | OP(RB_OP_FILTER) | OP(RB_OP_BSPLINE) | OP(RB_OP_BOX))
+#define OPS_DEBLUR (OP(RB_OP_DEBLUR) | OP(RB_OP_DESIGN_DEBLUR))
+#define OPS_ALL (OPS_IMAGE | OPS_DEBLUR)
 
-#define M(c) (1u << (c))
-#define M_FILTERING (M(CLI_BLUR) | M(CLI_FILTER) | M(CLI_BSPLINE) | M(CLI_BOX))
-#define M_ALL (M_FILTERING | M(CLI_SAT))
-
-enum {
-    O_SIGMA, O_SIGMA_X, O_SIGMA_Y, O_ACCURATE, O_SIGNATURE, O_DIRECTION, O_AXES, O_DEGREE,
-    O_SIZE, O_SIZE_X, O_SIZE_Y, O_BOUNDARY, O_BACKEND, O_PRESET, O_THREADS, O_DEPTH,
-    O_VERBOSE, O_HELP, O_LINEAR
-};
-
-typedef struct {
-    const char *name;
+static const struct {
+    const char *name, *alias, *metavar;
     int id;
-    int takes_value;
-    unsigned commands;
-} option_def;
-
-static const option_def options[] = {
-    {"--sigma", O_SIGMA, 1, M(CLI_BLUR)},
-    {"--sigma-x", O_SIGMA_X, 1, M(CLI_BLUR)},
-    {"--sigma-y", O_SIGMA_Y, 1, M(CLI_BLUR)},
-    {"--accurate", O_ACCURATE, 0, M(CLI_BLUR)},
-    {"--signature", O_SIGNATURE, 1, M(CLI_FILTER)},
-    {"--direction", O_DIRECTION, 1, M(CLI_FILTER)},
-    {"--axes", O_AXES, 1, M(CLI_FILTER)},
-    {"--degree", O_DEGREE, 1, M(CLI_BSPLINE)},
-    {"--size", O_SIZE, 1, M(CLI_BOX)},
-    {"--size-x", O_SIZE_X, 1, M(CLI_BOX)},
-    {"--size-y", O_SIZE_Y, 1, M(CLI_BOX)},
-    {"--boundary", O_BOUNDARY, 1, M_FILTERING},
-    {"--backend", O_BACKEND, 1, M_ALL},
-    {"--preset", O_PRESET, 1, M_ALL},
-    {"--threads", O_THREADS, 1, M_ALL},
-    {"--depth", O_DEPTH, 1, M_FILTERING},
-    {"--linear", O_LINEAR, 0, M(CLI_BLUR) | M(CLI_FILTER) | M(CLI_BSPLINE)},
-    {"--verbose", O_VERBOSE, 0, M_ALL},
-    {"-v", O_VERBOSE, 0, M_ALL},
-    {"--help", O_HELP, 0, M_ALL},
-    {"-h", O_HELP, 0, M_ALL},
+    unsigned ops;
+    const char *help;
+} cli_own[] = {
+    {"--preset", NULL, "P", CO_PRESET, OPS_IMAGE,
+     "a preset NAME (see `recblur presets`) or a preset FILE; options given on the command line "
+     "override its values"},
+    {"--preset", NULL, "NAME", CO_PRESET, OP(RB_OP_DEBLUR),
+     "a designed filter (NAME.deblur on the preset path, or a path)"},
+    {"--psf", NULL, "FILE", CO_PSF, OPS_DEBLUR,
+     "PSF kernel: an image (PNG/TIFF/PFM; colour is averaged) or a text file of numbers, one "
+     "kernel row per line; odd sides, centre sample = origin, normalised to sum 1"},
+    {"--out", NULL, "PRESET", CO_OUT, OP(RB_OP_DESIGN_DEBLUR), "file to write, e.g. my.deblur"},
+    {"--depth", NULL, "D", CO_DEPTH, OPS_FILTERING,
+     "output samples: 8, 16 or float (default: the input's, or 16 for float input written as "
+     "PNG, float for PFM)"},
+    {"--verbose", "-v", NULL, CO_VERBOSE, OPS_ALL,
+     "print the back end, image size, channels, format, filter and times to stderr"},
+    {"--help", "-h", NULL, CO_HELP, OPS_ALL, "this help"},
 };
+#define N_OWN ((int)(sizeof cli_own / sizeof cli_own[0]))
 
-/* A finite decimal number and nothing else ("2x", "", " 2", "nan" are errors). */
-static int parse_double(const char *text, double *out)
+static int own_option(const char *name, size_t len, const rb_op_desc *op, int *any)
 {
-    if (!text[0] || isspace((unsigned char)text[0]))
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (*end || errno == ERANGE || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
+    *any = 0;
+    for (int k = 0; k < N_OWN; k++) {
+        int match = (strlen(cli_own[k].name) == len && !strncmp(cli_own[k].name, name, len)) ||
+                    (cli_own[k].alias && strlen(cli_own[k].alias) == len &&
+                     !strncmp(cli_own[k].alias, name, len));
+        if (!match)
+            continue;
+        *any = 1;
+        if (cli_own[k].ops & OP(op->id))
+            return k;
+    }
+    return -1;
 }
 
-static int parse_int(const char *text, long lo, long hi, int *out)
+/* The engine's messages start with "recblur: "; ours add that when printed. */
+static void copy_engine_error(rb_context *ctx, char *err, size_t errlen, const char *prefix)
 {
-    if (!text[0] || isspace((unsigned char)text[0]))
-        return -1;
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (*end || errno == ERANGE || v < lo || v > hi)
-        return -1;
-    *out = (int)v;
-    return 0;
+    const char *m = rb_context_error(ctx);
+    if (!strncmp(m, "recblur: ", 9))
+        m += 9;
+    snprintf(err, errlen, "%s%s", prefix, m[0] ? m : "engine error");
 }
 
-int cli_parse_options(cli_command cmd, int argc, char **argv, int first, cli_options *o,
+int cli_parse_options(const rb_op_desc *op, int argc, char **argv, int first, cli_options *o,
                       char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
-    o->cmd = cmd;
+    o->op = op;
+    o->cmd = op->id < RB_OP_DEBLUR ? (cli_command)op->id : CLI_N_COMMANDS;
     const char *positional[2];
     int n_pos = 0, options_done = 0;
-    const char *cname = cli_command_name(cmd);
+    const char *cname = op->name;
+    /* values are checked now, so a typo is a usage error before any file is read */
+    rb_context *check = NULL;
+    if (rb_context_create(&check) != RB_OK) {
+        snprintf(err, errlen, "cannot create the engine context (out of memory?)");
+        return -1;
+    }
+    rb_settings scratch;
+    rb_settings_init(&scratch, op);
+    int rc = -1;
     for (int i = first; i < argc; i++) {
         const char *arg = argv[i];
         if (options_done || arg[0] != '-' || !arg[1]) {
             if (n_pos == 2) {
-                snprintf(err, errlen, "%s: unexpected argument \"%s\" (expected only IN and OUT)",
-                         cname, arg);
-                return -1;
+                snprintf(err, errlen, "%s: unexpected argument \"%s\" (expected only IN and OUT)", cname, arg);
+                goto done;
             }
             positional[n_pos++] = arg;
             continue;
@@ -124,249 +114,229 @@ int cli_parse_options(cli_command cmd, int argc, char **argv, int first, cli_opt
         }
         /* --name=value or --name value */
         const char *eq = strchr(arg, '=');
-        size_t name_len = eq && arg[1] == '-' ? (size_t)(eq - arg) : strlen(arg);
-        const option_def *def = NULL;
-        for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
-            if (strlen(options[k].name) == name_len && !strncmp(options[k].name, arg, name_len)) {
-                def = &options[k];
-                break;
-            }
-        if (!def) {
-            snprintf(err, errlen, "%s: unknown option \"%.*s\" (see recblur %s --help)", cname,
-                     (int)name_len, arg, cname);
-            return -1;
+        int long_form = arg[1] == '-';
+        size_t name_len = eq && long_form ? (size_t)(eq - arg) : strlen(arg);
+        char key[64] = "";
+        if (long_form && name_len - 2 < sizeof key)
+            snprintf(key, sizeof key, "%.*s", (int)(name_len - 2), arg + 2);
+        const rb_setting_desc *d = long_form ? rb_op_setting(op, key) : NULL;
+        int own_any;
+        int own = d ? -1 : own_option(arg, name_len, op, &own_any);
+        if (!d && own < 0) {
+            if (own_any || (long_form && rb_setting_find(key)))
+                snprintf(err, errlen, "%s: option %.*s does not apply to %s (see recblur %s --help)", cname,
+                         (int)name_len, arg, cname, cname);
+            else
+                snprintf(err, errlen, "%s: unknown option \"%.*s\" (see recblur %s --help)", cname,
+                         (int)name_len, arg, cname);
+            goto done;
         }
-        if (!(def->commands & M(cmd))) {
-            snprintf(err, errlen, "%s: option %s does not apply to %s (see recblur %s --help)", cname,
-                     def->name, cname, cname);
-            return -1;
-        }
+        int takes_value = d ? d->type != RB_SETTING_BOOL : cli_own[own].metavar != NULL;
         const char *val = NULL;
-        if (def->takes_value) {
-            if (eq && arg[1] == '-')
+        if (takes_value) {
+            if (eq && long_form)
                 val = eq + 1;
             else if (i + 1 < argc)
                 val = argv[++i];
             else {
-                snprintf(err, errlen, "%s: option %s needs a value", cname, def->name);
-                return -1;
+                snprintf(err, errlen, "%s: option %.*s needs a value", cname, (int)name_len, arg);
+                goto done;
             }
             if (!val[0]) {
-                snprintf(err, errlen, "%s: option %s needs a value (got an empty string)", cname,
-                         def->name);
-                return -1;
+                snprintf(err, errlen, "%s: option %.*s needs a value (got an empty string)", cname,
+                         (int)name_len, arg);
+                goto done;
             }
-        } else if (eq && arg[1] == '-') {
-            snprintf(err, errlen, "%s: option %s takes no value", cname, def->name);
-            return -1;
+        } else if (eq && long_form) {
+            snprintf(err, errlen, "%s: option %.*s takes no value", cname, (int)name_len, arg);
+            goto done;
         }
-        switch (def->id) {
-        case O_SIGMA:
-        case O_SIGMA_X:
-        case O_SIGMA_Y: {
-            double v;
-            if (parse_double(val, &v) || v < 0.0) {
-                snprintf(err, errlen, "%s: %s \"%s\" is not a valid sigma (a number >= 0, in pixels)",
-                         cname, def->name, val);
-                return -1;
+        if (d) {
+            if (o->n_words == CLI_MAX_WORDS) {
+                snprintf(err, errlen, "%s: too many options", cname);
+                goto done;
             }
-            if (def->id == O_SIGMA) { o->have_sigma = 1; o->sigma = v; }
-            else if (def->id == O_SIGMA_X) { o->have_sigma_x = 1; o->sigma_x = v; }
-            else { o->have_sigma_y = 1; o->sigma_y = v; }
-            break;
+            if (!val)
+                val = "yes"; /* a flag */
+            if (rb_settings_set(check, &scratch, d->key, val) != RB_OK) {
+                char prefix[80];
+                snprintf(prefix, sizeof prefix, "%s: ", cname);
+                copy_engine_error(check, err, errlen, prefix);
+                goto done;
+            }
+            o->words[o->n_words].key = d->key;
+            o->words[o->n_words].value = val;
+            o->n_words++;
+            continue;
         }
-        case O_ACCURATE: o->accurate = 1; break;
-        case O_SIGNATURE: o->signature = val; break;
-        case O_DIRECTION: o->direction_text = val; break;
-        case O_AXES: o->axes_text = val; break;
-        case O_DEGREE:
-            if (parse_int(val, 0, 1000, &o->degree) || (o->degree != 3 && o->degree != 5)) {
-                snprintf(err, errlen, "%s: --degree \"%s\" is not supported (3 or 5)", cname, val);
-                return -1;
-            }
-            o->have_degree = 1;
-            break;
-        case O_SIZE:
-        case O_SIZE_X:
-        case O_SIZE_Y: {
-            int v;
-            if (parse_int(val, 1, RB_MAX_SIDE, &v)) {
-                snprintf(err, errlen, "%s: %s \"%s\" is not a valid box size (a whole number of pixels, 1 to %d)",
-                         cname, def->name, val, RB_MAX_SIDE);
-                return -1;
-            }
-            if (def->id == O_SIZE) { o->have_size = 1; o->size = v; }
-            else if (def->id == O_SIZE_X) { o->have_size_x = 1; o->size_x = v; }
-            else { o->have_size_y = 1; o->size_y = v; }
-            break;
-        }
-        case O_BOUNDARY: o->boundary_text = val; break;
-        case O_BACKEND: o->backend_text = val; break;
-        case O_PRESET: o->preset = val; break;
-        case O_THREADS:
-            if (parse_int(val, 0, 4096, &o->threads)) {
-                snprintf(err, errlen, "%s: --threads \"%s\" is not valid (0 = all cores, or 1 to 4096)",
-                         cname, val);
-                return -1;
-            }
-            o->have_threads = 1;
-            break;
-        case O_DEPTH:
+        switch (cli_own[own].id) {
+        case CO_PRESET: o->preset = val; break;
+        case CO_PSF: o->psf_file = val; break;
+        case CO_OUT: o->out_preset = val; break;
+        case CO_DEPTH:
             if (strcmp(val, "8") && strcmp(val, "16") && strcmp(val, "float")) {
                 snprintf(err, errlen, "%s: --depth \"%s\" is not valid (8, 16 or float)", cname, val);
-                return -1;
+                goto done;
             }
             o->depth_text = val;
             break;
-        case O_VERBOSE: o->verbose = 1; break;
-        case O_LINEAR: o->linear = 1; break;
-        case O_HELP: o->help = 1; break;
+        case CO_VERBOSE: o->verbose = 1; break;
+        case CO_HELP: o->help = 1; break;
         }
     }
-    if (o->help)
-        return 0;
-    if (n_pos < 2) {
-        snprintf(err, errlen, "%s: %s (usage: recblur %s [options] IN OUT; see recblur %s --help)", cname,
-                 n_pos == 0 ? "missing input and output files" : "missing output file", cname, cname);
-        return -1;
+    if (o->help) {
+        rc = 0;
+        goto done;
     }
-    o->in = positional[0];
-    o->out = positional[1];
-    return 0;
-}
-
-/* The engine's messages start with "recblur: "; ours add that when printed. */
-static void copy_engine_error(rb_context *ctx, char *err, size_t errlen)
-{
-    const char *m = rb_context_error(ctx);
-    if (!strncmp(m, "recblur: ", 9))
-        m += 9;
-    snprintf(err, errlen, "%s", m[0] ? m : "engine error");
+    if (op->id == RB_OP_DESIGN_DEBLUR) {
+        if (n_pos) {
+            snprintf(err, errlen, "%s: takes no IN/OUT images (got \"%s\"); use --out PRESET", cname,
+                     positional[0]);
+            goto done;
+        }
+    } else if (n_pos < 2) {
+        snprintf(err, errlen, "%s: needs IN and OUT images (%s; usage: recblur %s [options] IN OUT; see recblur %s --help)",
+                 cname, n_pos == 0 ? "missing input and output files" : "missing output file", cname, cname);
+        goto done;
+    } else {
+        o->in = positional[0];
+        o->out = positional[1];
+    }
+    rc = 0;
+done:
+    rb_context_destroy(check);
+    return rc;
 }
 
 int cli_resolve_settings(rb_context *ctx, const cli_options *o, cli_settings *s, char *err,
                          size_t errlen)
 {
     memset(s, 0, sizeof *s);
-    const char *cname = cli_command_name(o->cmd);
-    rb_preset p;
-    int have_preset = 0;
-    if (o->preset) {
+    const char *cname = o->op->name;
+    rb_settings_init(&s->op, o->op);
+    /* an image command's preset (deblur presets are designed filters: cmd_deblur.c) */
+    if (o->preset && o->op->id < RB_OP_DEBLUR) {
+        rb_preset p;
         if (rb_preset_load(ctx, o->preset, &p) != RB_OK) {
-            copy_engine_error(ctx, err, errlen);
+            copy_engine_error(ctx, err, errlen, "");
             return -1;
         }
-        const char *op = p.op[0] ? p.op : "blur";
-        if (strcmp(op, cname)) {
+        if (p.settings.op != o->op) {
+            const char *op = p.settings.op->name;
             snprintf(err, errlen, "preset \"%s\" is a %s preset; run it as: recblur %s --preset %s IN OUT",
                      o->preset, op, op, o->preset);
             return -1;
         }
-        have_preset = 1;
+        s->op = p.settings;
     }
-
-    s->boundary.mode = cli_default_boundary(o->cmd);
-    s->boundary.value = 0.0f;
-    if (have_preset && p.has_boundary)
-        s->boundary = p.boundary;
-    if (o->boundary_text && rb_boundary_parse(ctx, o->boundary_text, &s->boundary) != RB_OK) {
-        copy_engine_error(ctx, err, errlen);
+    rb_settings_new_layer(&s->op);
+    for (int i = 0; i < o->n_words; i++)
+        if (rb_settings_set(ctx, &s->op, o->words[i].key, o->words[i].value) != RB_OK) {
+            char prefix[80];
+            snprintf(prefix, sizeof prefix, "%s: ", cname);
+            copy_engine_error(ctx, err, errlen, prefix);
+            return -1;
+        }
+    const char *missing = o->op->id < RB_OP_DEBLUR ? rb_settings_missing(&s->op) : NULL;
+    if (missing) {
+        const rb_setting_desc *d = rb_op_setting(o->op, missing);
+        if (d->flags & RB_SETTING_BOTH_AXES)
+            snprintf(err, errlen, "%s needs --%s (or --%s/--%s, or a --preset)", cname, d->key, d->x_key,
+                     d->y_key);
+        else
+            snprintf(err, errlen, "%s needs --%s (or a --preset)", cname, d->key);
         return -1;
     }
-
     if (o->depth_text) {
         s->have_depth = 1;
         s->depth = !strcmp(o->depth_text, "8") ? RB_U8 : !strcmp(o->depth_text, "16") ? RB_U16 : RB_F32;
     }
-
-    switch (o->cmd) {
-    case CLI_BLUR: {
-        double sx = -1.0, sy = -1.0;
-        int accurate = 0;
-        if (have_preset) {
-            sx = p.sigma_x;
-            sy = p.sigma_y;
-            accurate = p.accurate;
-        }
-        if (o->have_sigma)
-            sx = sy = o->sigma;
-        if (o->have_sigma_x)
-            sx = o->sigma_x;
-        if (o->have_sigma_y)
-            sy = o->sigma_y;
-        if (sx < 0.0 && sy < 0.0) {
-            snprintf(err, errlen, "blur needs --sigma S (or --sigma-x/--sigma-y, or a --preset)");
-            return -1;
-        }
-        /* an axis given no sigma is left unfiltered (sigma 0) */
-        s->sigma_x = sx < 0.0 ? 0.0 : sx;
-        s->sigma_y = sy < 0.0 ? 0.0 : sy;
-        s->quality = (accurate || o->accurate) ? RB_GAUSSIAN_ACCURATE : RB_GAUSSIAN_DEFAULT;
-        break;
-    }
-    case CLI_FILTER:
-        s->direction = have_preset ? p.direction : RB_DIRECTION_BOTH;
-        s->axes = have_preset ? p.axes : RB_AXES_BOTH;
-        if (o->signature)
-            s->signature = o->signature;
-        else if (have_preset && p.signature[0]) {
-            snprintf(s->preset_signature, sizeof s->preset_signature, "%s", p.signature);
-            s->signature = s->preset_signature;
-        } else {
-            snprintf(err, errlen, "filter needs --signature \"b0, b1, ...: a1, a2, ...\" (or a --preset)");
-            return -1;
-        }
-        if (o->direction_text) {
-            if (!strcmp(o->direction_text, "both")) s->direction = RB_DIRECTION_BOTH;
-            else if (!strcmp(o->direction_text, "causal")) s->direction = RB_DIRECTION_CAUSAL;
-            else if (!strcmp(o->direction_text, "anticausal")) s->direction = RB_DIRECTION_ANTICAUSAL;
-            else {
-                snprintf(err, errlen, "filter: --direction \"%s\" is not valid (both, causal or anticausal)",
-                         o->direction_text);
-                return -1;
-            }
-        }
-        if (o->axes_text) {
-            if (!strcmp(o->axes_text, "both")) s->axes = RB_AXES_BOTH;
-            else if (!strcmp(o->axes_text, "x")) s->axes = RB_AXES_X;
-            else if (!strcmp(o->axes_text, "y")) s->axes = RB_AXES_Y;
-            else {
-                snprintf(err, errlen, "filter: --axes \"%s\" is not valid (both, x or y)", o->axes_text);
-                return -1;
-            }
-        }
-        break;
-    case CLI_BSPLINE:
-        s->degree = 3;
-        if (have_preset && p.degree)
-            s->degree = p.degree;
-        if (o->have_degree)
-            s->degree = o->degree;
-        break;
-    case CLI_BOX: {
-        int sx = 0, sy = 0;
-        if (have_preset) {
-            sx = p.size_x;
-            sy = p.size_y;
-        }
-        if (o->have_size)
-            sx = sy = o->size;
-        if (o->have_size_x)
-            sx = o->size_x;
-        if (o->have_size_y)
-            sy = o->size_y;
-        if (sx <= 0 && sy <= 0) {
-            snprintf(err, errlen, "box needs --size N (or --size-x/--size-y, or a --preset)");
-            return -1;
-        }
-        /* an axis given no size is left as is (size 1) */
-        s->size_x = sx > 0 ? sx : 1;
-        s->size_y = sy > 0 ? sy : 1;
-        break;
-    }
-    case CLI_SAT:
-    case CLI_N_COMMANDS:
-        break;
-    }
     return 0;
+}
+
+/* The settings a context takes. */
+int cli_apply_context_settings(rb_context *ctx, const rb_settings *s)
+{
+    if (rb_context_set_backend(ctx, (rb_backend)rb_settings_int(s, "backend")) != RB_OK)
+        return -1;
+    if (rb_settings_given(s, "threads") && rb_context_set_threads(ctx, rb_settings_int(s, "threads")) != RB_OK)
+        return -1;
+    return 0;
+}
+
+/* "  --sigma-x SIGMA_X" padded to the help column, then the text wrapped. */
+static void print_option(const char *name, const char *alias, const char *metavar, const char *text)
+{
+    char head[64];
+    if (alias)
+        snprintf(head, sizeof head, "  %s, %s%s%s", alias, name, metavar ? " " : "", metavar ? metavar : "");
+    else
+        snprintf(head, sizeof head, "  %s%s%s", name, metavar ? " " : "", metavar ? metavar : "");
+    const int col = 22, width = 80;
+    int at = printf("%s", head);
+    if (at >= col) {
+        putchar('\n');
+        at = 0;
+    }
+    /* wrap text at spaces */
+    const char *p = text;
+    while (*p) {
+        printf("%*s", col - at, "");
+        at = col;
+        const char *line_end = p;
+        const char *last_space = NULL;
+        while (*line_end && at + (line_end - p) < width) {
+            if (*line_end == ' ')
+                last_space = line_end;
+            line_end++;
+        }
+        if (*line_end && last_space)
+            line_end = last_space;
+        printf("%.*s\n", (int)(line_end - p), p);
+        at = 0;
+        p = line_end;
+        while (*p == ' ')
+            p++;
+    }
+}
+
+void cli_print_options(const rb_op_desc *op)
+{
+    printf("Options:\n");
+    for (int i = 0; i < op->n_settings; i++) {
+        const rb_setting_desc *d = op->settings[i];
+        char name[72], metavar[64], allowed[160], def[64], text[600];
+        snprintf(name, sizeof name, "--%s", d->key);
+        /* what to type: N for numbers, the choices when they are few */
+        if (d->type == RB_SETTING_CHOICE) {
+            size_t at = 0;
+            metavar[0] = 0;
+            for (const rb_choice *c = d->choices; c->name && at < sizeof metavar; c++)
+                at += (size_t)snprintf(metavar + at, sizeof metavar - at, "%s%s", c == d->choices ? "" : "|",
+                                       c->name);
+        } else {
+            snprintf(metavar, sizeof metavar, "%s",
+                     d->type == RB_SETTING_BOUNDARY ? "MODE" : d->type == RB_SETTING_TEXT ? "TEXT" : "N");
+        }
+        rb_setting_allowed(d, allowed, sizeof allowed);
+        rb_setting_default_text(op, d, def, sizeof def);
+        int axis = d->x_key && !(d->flags & RB_SETTING_BOTH_AXES);
+        if (d->type == RB_SETTING_BOOL)
+            snprintf(text, sizeof text, "%s", d->help);
+        else if (d->type == RB_SETTING_CHOICE) /* the metavar lists the values */
+            snprintf(text, sizeof text, "%s (default %s)", d->help, def);
+        else if (d->type == RB_SETTING_TEXT || d->type == RB_SETTING_BOUNDARY)
+            snprintf(text, sizeof text, "%s%s%s%s", d->help,
+                     d->flags & RB_SETTING_REQUIRED || !def[0] ? "" : " (default ",
+                     d->flags & RB_SETTING_REQUIRED || !def[0] ? "" : def,
+                     d->flags & RB_SETTING_REQUIRED || !def[0] ? "" : ")");
+        else if (d->flags & RB_SETTING_REQUIRED || axis)
+            snprintf(text, sizeof text, "%s; %s", d->help, allowed);
+        else
+            snprintf(text, sizeof text, "%s; %s (default %s)", d->help, allowed, def);
+        print_option(name, NULL, d->type == RB_SETTING_BOOL ? NULL : metavar, text);
+    }
+    for (int k = 0; k < N_OWN; k++)
+        if (cli_own[k].ops & OP(op->id))
+            print_option(cli_own[k].name, cli_own[k].alias, cli_own[k].metavar, cli_own[k].help);
 }

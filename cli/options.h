@@ -1,70 +1,67 @@
-/* Command-line options of the recblur CLI: parsing (strict: every number must
- * be a whole, finite number) and merging with a preset (options given on the
- * command line override the preset's values). */
+/* Command-line options of the recblur CLI. Every operation setting is an
+ * option `--KEY VALUE` (a bool is a flag `--KEY`) taken from the engine's
+ * operation table (recblur_ops.h); the options that are the CLI's own (files,
+ * output depth, verbosity) are one small table in options.c. Strict: "--sigma
+ * 2x" or a missing value is an error naming the option, never a silent
+ * default. Options given on the command line override a --preset's values. */
 #ifndef CLI_OPTIONS_H
 #define CLI_OPTIONS_H
 
 #include "recblur.h"
 #include <stddef.h>
 
-typedef enum { CLI_BLUR = 0, CLI_FILTER, CLI_BSPLINE, CLI_SAT, CLI_BOX, CLI_N_COMMANDS } cli_command;
+/* The image commands run by cli_run, in the table's order. */
+typedef enum { CLI_BLUR = RB_OP_BLUR, CLI_FILTER = RB_OP_FILTER, CLI_BSPLINE = RB_OP_BSPLINE,
+               CLI_SAT = RB_OP_SAT, CLI_BOX = RB_OP_BOX, CLI_N_COMMANDS } cli_command;
+
+#define CLI_MAX_WORDS 64
 
 typedef struct {
     cli_command cmd;
+    const rb_op_desc *op;
     const char *in, *out;
-    /* blur */
-    int have_sigma, have_sigma_x, have_sigma_y;
-    double sigma, sigma_x, sigma_y;
-    int accurate;
-    int linear;          /* --linear: filter in linear light (8/16-bit sRGB files) */
-    /* filter */
-    const char *signature;
-    const char *direction_text, *axes_text;
-    /* bspline */
-    int have_degree, degree;
-    /* box */
-    int have_size, have_size_x, have_size_y;
-    int size, size_x, size_y;
-    /* common */
-    const char *boundary_text;
-    const char *backend_text;
+    /* the operation settings given, in order: applied over the preset */
+    int n_words;
+    struct {
+        const char *key;
+        const char *value;
+    } words[CLI_MAX_WORDS];
+    /* the CLI's own options */
     const char *preset;
     const char *depth_text;
-    int have_threads, threads;
+    const char *psf_file;      /* deblur, design-deblur: --psf FILE */
+    const char *out_preset;    /* design-deblur: --out PRESET */
     int verbose;
     int help;
 } cli_options;
 
-/* What the command will run, after the preset and the defaults are applied. */
+/* What the command will run, after the defaults, the preset and the options. */
 typedef struct {
-    double sigma_x, sigma_y;
-    rb_gaussian_quality quality;
-    const char *signature;
-    rb_direction direction;
-    rb_axes axes;
-    int degree;
-    int size_x, size_y;
-    rb_boundary boundary;
+    rb_settings op;            /* every setting of the command's operation */
     int have_depth;
     rb_format depth;
-    char preset_signature[512];   /* storage for a signature taken from the preset */
 } cli_settings;
 
 const char *cli_command_name(cli_command cmd);
 /* cmd from its name; -1 if unknown. */
 int cli_command_from_name(const char *name);
 
-/* Parses argv[first..argc-1] for `cmd`. Returns 0 on success (opts->help set when
- * --help was given), -1 with a message in err on a usage error. */
-int cli_parse_options(cli_command cmd, int argc, char **argv, int first, cli_options *opts,
+/* Parses argv[first..argc-1] for operation `op` (an image command, deblur or
+ * design-deblur). Returns 0 on success (opts->help set when --help was
+ * given), -1 with a message in err on a usage error. */
+int cli_parse_options(const rb_op_desc *op, int argc, char **argv, int first, cli_options *opts,
                       char *err, size_t errlen);
 
-/* Loads the preset (if any), applies defaults and explicit options, parses
- * boundary/direction/axes. Returns 0, or -1 with a message in err. */
+/* The table's defaults, then the preset's settings (if any, an image command's
+ * .preset), then the options given. Returns 0, or -1 with a message in err. */
 int cli_resolve_settings(rb_context *ctx, const cli_options *opts, cli_settings *out, char *err,
                          size_t errlen);
 
-/* Default boundary of each command (documented in --help and README). */
-rb_boundary_mode cli_default_boundary(cli_command cmd);
+/* The settings a context takes (backend, threads); -1 with the engine's message in ctx. */
+int cli_apply_context_settings(rb_context *ctx, const rb_settings *s);
+
+/* The option list of op's --help, generated from the table and the CLI's own
+ * options. */
+void cli_print_options(const rb_op_desc *op);
 
 #endif /* CLI_OPTIONS_H */

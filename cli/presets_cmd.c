@@ -16,7 +16,7 @@ static int list_filter_presets(rb_context *ctx, char (*names)[128])
     for (int i = 0; i < n; i++) {
         rb_preset p;
         if (rb_preset_load(ctx, names[i], &p) == RB_OK)
-            printf("%-24s %-8s %s\n", names[i], p.op[0] ? p.op : "blur", p.description);
+            printf("%-24s %-8s %s\n", names[i], p.settings.op->name, p.description);
         else
             printf("%-24s %-8s (unreadable: %s)\n", names[i], "?", cli_engine_message(ctx));
     }

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
                         "try: recblur --help)", c);
     cli_options o;
     char err[CLI_ERR_LEN];
-    if (cli_parse_options((cli_command)cmd, argc, argv, 2, &o, err, sizeof err))
+    if (cli_parse_options(rb_op_get((rb_op_id)cmd), argc, argv, 2, &o, err, sizeof err))
         return cli_fail(CLI_EXIT_USAGE, "%s", err);
     if (o.help) {
         cli_print_help(cmd);

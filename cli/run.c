@@ -98,20 +98,12 @@ int cli_run(const cli_options *o)
 
     if (o->verbose)
         rb_context_set_log(ctx, on_log, NULL);
-    if (o->backend_text) {
-        rb_backend b;
-        if (rb_backend_parse(ctx, o->backend_text, &b) != RB_OK ||
-            rb_context_set_backend(ctx, b) != RB_OK) {
-            status = cli_fail(CLI_EXIT_USAGE, "%s", cli_engine_message(ctx));
-            goto done;
-        }
-    }
-    if (o->have_threads && rb_context_set_threads(ctx, o->threads) != RB_OK) {
-        status = cli_fail(CLI_EXIT_USAGE, "%s", cli_engine_message(ctx));
-        goto done;
-    }
     if (cli_resolve_settings(ctx, o, &s, err, sizeof err)) {
         status = cli_fail(CLI_EXIT_USAGE, "%s", err);
+        goto done;
+    }
+    if (cli_apply_context_settings(ctx, &s.op)) {
+        status = cli_fail(CLI_EXIT_USAGE, "%s", cli_engine_message(ctx));
         goto done;
     }
     cli_file_type out_type = cli_file_type_from_name(o->out);
@@ -167,11 +159,13 @@ int cli_run(const cli_options *o)
         goto done;
     }
     cli_info(o, "filter: %s", rep.description);
-    if (o->cmd != CLI_SAT)
-        cli_info(o, "boundary: %s%s", rb_boundary_name(s.boundary.mode),
-                 s.boundary.mode == RB_BOUNDARY_CONSTANT ? " (value below)" : "");
-    if (s.boundary.mode == RB_BOUNDARY_CONSTANT)
-        cli_info(o, "boundary constant: %g", (double)s.boundary.value);
+    rb_boundary boundary = rb_settings_boundary(&s.op);
+    if (o->cmd != CLI_SAT) {
+        cli_info(o, "boundary: %s%s", rb_boundary_name(boundary.mode),
+                 boundary.mode == RB_BOUNDARY_CONSTANT ? " (value below)" : "");
+        if (boundary.mode == RB_BOUNDARY_CONSTANT)
+            cli_info(o, "boundary constant: %g", (double)boundary.value);
+    }
     cli_info(o, "back end: %s", rep.backend ? rep.backend : "?");
 
     double t1 = cli_now_ms();

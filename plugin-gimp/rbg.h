@@ -9,48 +9,20 @@
 #include <libgimp/gimp.h>
 #include "recblur.h"
 #include "recblur_deblur.h"
+#include "rbg_vals.h"   /* RbgVals and the table mapping, GIMP-free */
 
 #define RBG_PROC   "plug-in-recblur"
 #define RBG_DEBLUR_PROC "plug-in-recblur-deblur"
 #define RBG_BINARY "recblur"
-#define RBG_SIGNATURE_MAX 512
 #define RBG_PRESET_MAX 128
 
-/* PDB "operation" values. */
-typedef enum {
-    RBG_OP_GAUSSIAN = 0,
-    RBG_OP_BSPLINE3,
-    RBG_OP_BSPLINE5,
-    RBG_OP_SIGNATURE,
-    RBG_N_OPS
-} RbgOperation;
-
-/* Everything the filter needs; stored as is with gimp_set_data (no pointers).
- * boundary is an rb_boundary_mode, backend an rb_backend, direction an
- * rb_direction and axes an rb_axes: the PDB uses the engine's numbering. */
-typedef struct {
-    gdouble sigma_x, sigma_y;
-    gint    operation;
-    gint    boundary;
-    gdouble constant;
-    gint    accurate;
-    gint    backend;
-    gchar   signature[RBG_SIGNATURE_MAX];
-    gint    direction;
-    gint    axes;
-    gint    linear;        /* filter in linear light ("RaGaBaA float") */
-    gint    lock_sigma;    /* dialog only: chain button state */
-    gint    preview;       /* dialog only: preview toggle */
-} RbgVals;
-
-void rbg_vals_defaults(RbgVals *v);
-
-/* Range checks the engine cannot do (enum values): NULL when fine, else a
- * newly allocated message naming the bad value. */
+/* The check the engine's table cannot do (the PDB operation enum): NULL when
+ * fine, else a newly allocated message naming the bad value. */
 gchar *rbg_vals_check(const RbgVals *v);
 
-/* The engine filter these options describe. */
-rb_status rbg_make_filter(rb_context *ctx, const RbgVals *v, rb_filter **out);
+/* The engine filter and boundary these options describe (rb_settings_filter). */
+rb_status rbg_make_filter(rb_context *ctx, const RbgVals *v, rb_filter **out,
+                          rb_boundary *boundary);
 
 /* Load preset `name` (a name on the preset path or a file) into v. Presets of
  * op blur/filter/bspline apply; others (sat, box) are refused with a message. */
@@ -122,8 +94,6 @@ gboolean rbg_process_drawable(gint32 drawable_id, gboolean linear, const char *t
 /* plug-in-recblur-deblur: Filters > Enhance > Deblur (2D IIR). The engine
  * designs the filter (rb_deblur_design) or loads a .deblur preset; defaults
  * are those of `recblur deblur`. */
-#define RBG_DEBLUR_WINDOW 8
-#define RBG_DEBLUR_NOISE 0.005
 
 typedef struct {
     gdouble psf_sigma;     /* Gaussian PSF standard deviation, 0.3 .. 20 */

@@ -9,38 +9,44 @@
 
 void rbg_deblur_defaults(RbgDeblurVals *v)
 {
+    rb_settings s;
+    rb_settings_init(&s, rb_op_get(RB_OP_DEBLUR));
     memset(v, 0, sizeof *v);
-    v->psf_sigma = 1.5;
-    v->noise = RBG_DEBLUR_NOISE;
-    v->window = RBG_DEBLUR_WINDOW;
-    v->boundary = RB_BOUNDARY_MIRROR;     /* the CLI's default */
-    v->constant = 0.0;
+    v->psf_sigma = rb_settings_number(&s, "psf-sigma");
+    v->noise = rb_settings_number(&s, "noise");
+    v->window = rb_settings_int(&s, "window");
+    rb_boundary b = rb_settings_boundary(&s);
+    v->boundary = b.mode;
+    v->constant = b.value;
     v->linear = FALSE;                    /* the stored values, as the CLI */
-    v->backend = RB_BACKEND_AUTO;
+    v->backend = rb_settings_int(&s, "backend");
     v->preview = TRUE;
 }
 
+/* Every value through the engine's table (ranges and messages as the CLI's). */
 gchar *rbg_deblur_check(const RbgDeblurVals *v)
 {
-    if (!v->preset[0] && !(isfinite(v->psf_sigma) && v->psf_sigma > 0.0))
-        return g_strdup_printf("recblur: deblur: psf-sigma %g is not a positive number",
-                               v->psf_sigma);
-    if (!v->preset[0] && !(isfinite(v->noise) && v->noise >= 0.0 && v->noise <= 0.5))
-        return g_strdup_printf("recblur: deblur: noise %g must be a standard deviation 0..0.5 "
-                               "(e.g. 0.005 for 0.5%%)", v->noise);
-    if (!v->preset[0] && (v->window < RB_DEBLUR_MIN_WINDOW || v->window > RB_DEBLUR_MAX_WINDOW))
-        return g_strdup_printf("recblur: deblur: window %d must be an integer %d..%d", v->window,
-                               RB_DEBLUR_MIN_WINDOW, RB_DEBLUR_MAX_WINDOW);
-    if (v->boundary < RB_BOUNDARY_ZERO || v->boundary > RB_BOUNDARY_NONE)
-        return g_strdup_printf("recblur: deblur: boundary %d: must be 0 (zero), 1 (constant), "
-                               "2 (clamp), 3 (periodic/tileable), 4 (mirror) or 5 (none)",
-                               v->boundary);
-    if (!isfinite(v->constant))
-        return g_strdup_printf("recblur: deblur: constant %g is not a number", v->constant);
-    if (v->backend < RB_BACKEND_AUTO || v->backend > RB_BACKEND_CUDA)
-        return g_strdup_printf("recblur: deblur: backend %d: must be 0 (auto), 1 (cpu) or "
-                               "2 (gpu/cuda)", v->backend);
-    return NULL;
+    rb_context *ctx = NULL;
+    if (rb_context_create(&ctx) != RB_OK)
+        return g_strdup("recblur: deblur: out of memory");
+    rb_settings s;
+    rb_settings_init(&s, rb_op_get(RB_OP_DEBLUR));
+    rb_boundary b = {(rb_boundary_mode)v->boundary, (float)v->constant};
+    rb_status st = RB_OK;
+    if (!v->preset[0]) {
+        st = rb_settings_set_number(ctx, &s, "psf-sigma", v->psf_sigma);
+        if (st == RB_OK)
+            st = rb_settings_set_number(ctx, &s, "noise", v->noise);
+        if (st == RB_OK)
+            st = rb_settings_set_number(ctx, &s, "window", v->window);
+    }
+    if (st == RB_OK)
+        st = rb_settings_set_boundary(ctx, &s, b);
+    if (st == RB_OK)
+        st = rb_settings_set_number(ctx, &s, "backend", v->backend);
+    gchar *bad = st == RB_OK ? NULL : g_strdup_printf("recblur: deblur: %s", rb_context_error(ctx) + 9);
+    rb_context_destroy(ctx);
+    return bad;
 }
 
 rb_status rbg_deblur_make_filter(rb_context *ctx, const RbgDeblurVals *v, rb_deblur_filter **out,

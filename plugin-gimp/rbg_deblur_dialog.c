@@ -166,22 +166,19 @@ gboolean rbg_deblur_dialog(gint32 drawable_id, RbgDeblurVals *v)
     gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "P_reset:", 0.0, 0.5,
                               d.preset_combo, 2, FALSE);
 
+    /* ranges and tooltips from the engine's operation table */
+    const rb_op_desc *op = rb_op_get(RB_OP_DEBLUR);
+    const rb_setting_desc *ps = rb_op_setting(op, "psf-sigma"), *nz = rb_op_setting(op, "noise"),
+                          *wn = rb_op_setting(op, "window");
     d.sigma_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "PSF _sigma:", 160, 7,
-                                       v->psf_sigma, 0.3, 5.0, 0.1, 0.5, 2, FALSE, 0.3, 20.0,
-                                       "Standard deviation in pixels of the Gaussian blur to "
-                                       "undo (0.3 .. 20)", NULL);
+                                       v->psf_sigma, ps->ui_min, 5.0, 0.1, 0.5, 2, FALSE, ps->ui_min,
+                                       ps->ui_max, rbg_setting_tooltip(ps), NULL);
     d.noise_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "_Noise:", 160, 7,
-                                       v->noise, 0.0, 0.05, 0.001, 0.005, 4, FALSE, 0.0, 0.5,
-                                       "Noise standard deviation of the image, 0..1 units "
-                                       "(0.005 = 0.5%): larger is smoother, with fewer "
-                                       "artefacts", NULL);
+                                       v->noise, nz->min, 0.05, 0.001, 0.005, 4, FALSE, nz->min, nz->max,
+                                       rbg_setting_tooltip(nz), NULL);
     d.window_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "_Window:", 160, 7,
-                                        v->window, RB_DEBLUR_MIN_WINDOW, 31,
-                                        1.0, 4.0, 0, FALSE, RB_DEBLUR_MIN_WINDOW,
-                                        RB_DEBLUR_MAX_WINDOW,
-                                        "Side m of each quadrant filter's m x m window "
-                                        "(2 .. 64): larger fits the inverse better and runs "
-                                        "slower", NULL);
+                                        v->window, wn->min, 31, 1.0, 4.0, 0, FALSE, wn->min, wn->max,
+                                        rbg_setting_tooltip(wn), NULL);
     g_signal_connect(d.sigma_adj, "value-changed", G_CALLBACK(adj_changed), &d);
     g_signal_connect(d.noise_adj, "value-changed", G_CALLBACK(adj_changed), &d);
     g_signal_connect(d.window_adj, "value-changed", G_CALLBACK(adj_changed), &d);

@@ -1,10 +1,25 @@
 /* The "Recursive Blur" dialog (gimpui-2.0, GTK 2): preview on the left, the
  * options on the right. Every widget writes straight into RbgVals and asks the
  * preview to update; filter design is left to the engine. */
+#include <stdio.h>
 #include <string.h>
 #include "rbg_dialog.h"
 
 static void update_sensitivity(RbgDialog *d);
+
+/* Labels, tooltips and ranges come from the engine's operation table. */
+static const rb_setting_desc *setting(rb_op_id op, const char *key)
+{
+    return rb_op_setting(rb_op_get(op), key);
+}
+
+/* "Blur radius (sigma):" with a mnemonic on its first letter. */
+static const char *label(const rb_setting_desc *d)
+{
+    static char text[128];
+    snprintf(text, sizeof text, "_%s:", d->label);
+    return text;
+}
 
 static void invalidate(RbgDialog *d)
 {
@@ -52,6 +67,18 @@ static void int_combo_changed(GtkWidget *combo, RbgDialog *d)
     gint value;
     if (d->updating || !gimp_int_combo_box_get_active(GIMP_INT_COMBO_BOX(combo), &value))
         return;
+    if (field == &d->vals->operation) {
+        /* the boundary follows the operation's default until the user picks one */
+        RbgVals before, after;
+        rbg_vals_defaults_for(&before, *field);
+        rbg_vals_defaults_for(&after, value);
+        if (d->vals->boundary == before.boundary && before.boundary != after.boundary) {
+            d->vals->boundary = after.boundary;
+            d->updating = TRUE;
+            gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d->boundary_combo), after.boundary);
+            d->updating = FALSE;
+        }
+    }
     *field = value;
     invalidate(d);
 }
@@ -90,6 +117,23 @@ static GtkWidget *toggle(RbgDialog *d, const char *label, gint *field, const cha
     g_signal_connect(t, "toggled", G_CALLBACK(toggle_changed), d);
     gimp_help_set_help_data(t, tooltip, NULL);
     return t;
+}
+
+/* The check button of a bool setting at row of table, labelled as the table says. */
+static GtkWidget *table_toggle(RbgDialog *d, GtkWidget *table, int row, const rb_setting_desc *desc,
+                               gint *field)
+{
+    char text[128];
+    snprintf(text, sizeof text, "_%s", desc->label);
+    GtkWidget *t = toggle(d, text, field, desc->help);
+    gtk_table_attach(GTK_TABLE(table), t, 1, 4, row, row + 1, GTK_FILL, GTK_FILL, 0, 0);
+    return t;
+}
+
+/* A combo of a choice setting's values, labelled as the table labels them. */
+static GtkWidget *choice_combo(RbgDialog *d, gint *field, const rb_setting_desc *desc)
+{
+    return rbg_choice_combo_new(desc->choices, field, G_CALLBACK(int_combo_changed), d, desc->help);
 }
 
 void rbg_dialog_set_widgets(RbgDialog *d)
@@ -159,23 +203,20 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
                               d.preset_combo, 3, FALSE);
 
     d.op_combo = int_combo(&d, &v->operation, "What to compute",
-                           "Gaussian blur", RBG_OP_GAUSSIAN,
+                           rb_op_get(RB_OP_BLUR)->label, RBG_OP_GAUSSIAN,
                            "B-spline prefilter, cubic", RBG_OP_BSPLINE3,
                            "B-spline prefilter, quintic", RBG_OP_BSPLINE5,
-                           "Custom signature", RBG_OP_SIGNATURE, NULL);
+                           rb_op_get(RB_OP_FILTER)->label, RBG_OP_SIGNATURE, NULL);
     gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "O_peration:", 0.0, 0.5,
                               d.op_combo, 3, FALSE);
 
-    d.sigma_x_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "Sigma _X:", 160, 7,
-                                         v->sigma_x, 0.0, 200.0, 0.5, 5.0, 2, FALSE,
-                                         0.0, 100000.0,
-                                         "Standard deviation along x in pixels "
-                                         "(0 = x unfiltered; 0.5 .. 100000)", NULL);
-    d.sigma_y_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "Sigma _Y:", 160, 7,
-                                         v->sigma_y, 0.0, 200.0, 0.5, 5.0, 2, FALSE,
-                                         0.0, 100000.0,
-                                         "Standard deviation along y in pixels "
-                                         "(0 = y unfiltered; 0.5 .. 100000)", NULL);
+    const rb_setting_desc *sx = setting(RB_OP_BLUR, "sigma-x"), *sy = setting(RB_OP_BLUR, "sigma-y");
+    d.sigma_x_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, label(sx), 160, 7,
+                                         v->sigma_x, 0.0, sx->ui_max, 0.5, 5.0, 2, FALSE,
+                                         0.0, sx->max, rbg_setting_tooltip(sx), NULL);
+    d.sigma_y_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, label(sy), 160, 7,
+                                         v->sigma_y, 0.0, sy->ui_max, 0.5, 5.0, 2, FALSE,
+                                         0.0, sy->max, rbg_setting_tooltip(sy), NULL);
     d.chain = gimp_chain_button_new(GIMP_CHAIN_RIGHT);
     gimp_chain_button_set_active(GIMP_CHAIN_BUTTON(d.chain), v->lock_sigma);
     gtk_table_attach(GTK_TABLE(table), d.chain, 3, 4, row - 2, row, GTK_SHRINK, GTK_FILL, 0, 0);
@@ -183,37 +224,10 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
     g_signal_connect(d.sigma_x_adj, "value-changed", G_CALLBACK(sigma_changed), &d);
     g_signal_connect(d.sigma_y_adj, "value-changed", G_CALLBACK(sigma_changed), &d);
 
-    d.accurate_toggle = toggle(&d, "_Accurate (kernel error 1e-4)", &v->accurate,
-                               "A higher-order Gaussian: L1 kernel error <= 1e-4 instead of 1e-3");
-    gtk_table_attach(GTK_TABLE(table), d.accurate_toggle, 1, 4, row, row + 1,
-                     GTK_FILL, GTK_FILL, 0, 0);
-    row++;
-
-    d.signature_entry = gtk_entry_new();
-    gtk_entry_set_max_length(GTK_ENTRY(d.signature_entry), RBG_SIGNATURE_MAX - 1);
-    gtk_entry_set_text(GTK_ENTRY(d.signature_entry), v->signature);
-    gimp_help_set_help_data(d.signature_entry,
-        "\"b0, b1, ...: a1, a2, ...\": causal y[i] = sum b_k x[i-k] + sum a_k y[i-k], "
-        "anticausal the same from the right. Unstable filters are refused.", NULL);
-    g_signal_connect(d.signature_entry, "changed", G_CALLBACK(signature_changed), &d);
-    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "_Signature:", 0.0, 0.5,
-                              d.signature_entry, 3, FALSE);
-
-    d.direction_combo = int_combo(&d, &v->direction, "Which passes of the signature run",
-                                  "Causal + anticausal", RB_DIRECTION_BOTH,
-                                  "Causal only", RB_DIRECTION_CAUSAL,
-                                  "Anticausal only", RB_DIRECTION_ANTICAUSAL, NULL);
-    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "Pa_sses:", 0.0, 0.5,
-                              d.direction_combo, 3, FALSE);
-    d.axes_combo = int_combo(&d, &v->axes, "Which axes the signature filters",
-                             "X and Y", RB_AXES_BOTH, "X only", RB_AXES_X,
-                             "Y only", RB_AXES_Y, NULL);
-    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "A_xes:", 0.0, 0.5,
-                              d.axes_combo, 3, FALSE);
-
     d.boundary_combo = rbg_boundary_combo_new(&v->boundary, G_CALLBACK(int_combo_changed), &d,
         "What lies outside the image (or the selection's bounding box). Exact, not padded.");
-    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "_Boundary:", 0.0, 0.5,
+    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++,
+                              label(setting(RB_OP_BLUR, "boundary")), 0.0, 0.5,
                               d.boundary_combo, 3, FALSE);
     d.constant_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "_Constant:", 160, 7,
                                           v->constant, 0.0, 1.0, 0.01, 0.1, 3, TRUE, 0.0, 1.0,
@@ -221,16 +235,39 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
                                           "0..1, used for every channel (alpha too)", NULL);
     g_signal_connect(d.constant_adj, "value-changed", G_CALLBACK(constant_changed), &d);
 
-    d.linear_toggle = toggle(&d, "_Linear light", &v->linear,
-                             "Filter linear-light values like GIMP's own blurs; off filters the "
-                             "gamma-encoded values");
-    gtk_table_attach(GTK_TABLE(table), d.linear_toggle, 1, 4, row, row + 1,
-                     GTK_FILL, GTK_FILL, 0, 0);
-    row++;
+    d.linear_toggle = table_toggle(&d, table, row++, setting(RB_OP_BLUR, "linear"), &v->linear);
 
-    d.backend_combo = rbg_backend_combo_new(&v->backend, G_CALLBACK(int_combo_changed), &d);
-    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "Back _end:", 0.0, 0.5,
-                              d.backend_combo, 3, FALSE);
+    /* Advanced: the engine's terms (the table's RB_SETTING_ADVANCED settings) */
+    GtkWidget *expander = gtk_expander_new_with_mnemonic("_Advanced");
+    gtk_table_attach(GTK_TABLE(table), expander, 0, 4, row, row + 1, GTK_FILL, GTK_FILL, 0, 0);
+    row++;
+    GtkWidget *adv = gtk_table_new(5, 4, FALSE);
+    gtk_table_set_col_spacings(GTK_TABLE(adv), 6);
+    gtk_table_set_row_spacings(GTK_TABLE(adv), 4);
+    gtk_container_add(GTK_CONTAINER(expander), adv);
+    int arow = 0;
+
+    d.accurate_toggle = table_toggle(&d, adv, arow++, setting(RB_OP_BLUR, "accurate"), &v->accurate);
+
+    const rb_setting_desc *sig = setting(RB_OP_FILTER, "signature");
+    d.signature_entry = gtk_entry_new();
+    gtk_entry_set_max_length(GTK_ENTRY(d.signature_entry), RBG_SIGNATURE_MAX - 1);
+    gtk_entry_set_text(GTK_ENTRY(d.signature_entry), v->signature);
+    gimp_help_set_help_data(d.signature_entry, sig->help, NULL);
+    g_signal_connect(d.signature_entry, "changed", G_CALLBACK(signature_changed), &d);
+    gimp_table_attach_aligned(GTK_TABLE(adv), 0, arow++, label(sig), 0.0, 0.5,
+                              d.signature_entry, 3, FALSE);
+
+    d.direction_combo = choice_combo(&d, &v->direction, setting(RB_OP_FILTER, "direction"));
+    gimp_table_attach_aligned(GTK_TABLE(adv), 0, arow++, label(setting(RB_OP_FILTER, "direction")),
+                              0.0, 0.5, d.direction_combo, 3, FALSE);
+    d.axes_combo = choice_combo(&d, &v->axes, setting(RB_OP_FILTER, "axes"));
+    gimp_table_attach_aligned(GTK_TABLE(adv), 0, arow++, label(setting(RB_OP_FILTER, "axes")),
+                              0.0, 0.5, d.axes_combo, 3, FALSE);
+
+    d.backend_combo = choice_combo(&d, &v->backend, setting(RB_OP_BLUR, "backend"));
+    gimp_table_attach_aligned(GTK_TABLE(adv), 0, arow++, label(setting(RB_OP_BLUR, "backend")),
+                              0.0, 0.5, d.backend_combo, 3, FALSE);
     row = rbg_status_labels_attach(GTK_TABLE(table), row, 4, &d.backend_label, &d.status_label);
 
     rbg_dialog_set_widgets(&d);

@@ -44,6 +44,9 @@ void rbg_presets_menu_forget(RbgDialog *d);
 void rbg_dialog_set_widgets(RbgDialog *d);
 
 /* ---------------------------------------- widgets both dialogs share (rbg_widgets.c) */
+/* "help; allowed values" of a table setting, for a tooltip (static storage:
+ * use it before the next call). */
+const char *rbg_setting_tooltip(const rb_setting_desc *d);
 /* The dialog (Cancel/OK) with an hbox whose left holds the drawable's preview. */
 GtkWidget *rbg_dialog_shell_new(const char *title, const char *proc, gint32 drawable_id,
                                 gboolean preview_update, GtkWidget **hbox, GtkWidget **preview);
@@ -56,7 +59,10 @@ GtkWidget *rbg_int_combo_new(gint *field, GCallback changed, gpointer data,
                              const char *tooltip, ...);
 GtkWidget *rbg_int_combo_valist(gint *field, GCallback changed, gpointer data,
                                 const char *tooltip, va_list ap);
-/* The boundary modes; the back ends (Auto, CPU, GPU). */
+/* A combo of a table setting's choices (label shown, value stored in *field). */
+GtkWidget *rbg_choice_combo_new(const rb_choice *choices, gint *field, GCallback changed,
+                                gpointer data, const char *tooltip);
+/* The boundary modes; the back ends (Auto, CPU, GPU): the table's choices. */
 GtkWidget *rbg_boundary_combo_new(gint *field, GCallback changed, gpointer data,
                                   const char *tooltip);
 GtkWidget *rbg_backend_combo_new(gint *field, GCallback changed, gpointer data);

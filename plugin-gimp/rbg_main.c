@@ -16,17 +16,17 @@ static const GimpParamDef rbg_args[] = {
     { GIMP_PDB_INT32,    "run-mode",  "The run mode { RUN-INTERACTIVE (0), RUN-NONINTERACTIVE (1), RUN-WITH-LAST-VALS (2) }" },
     { GIMP_PDB_IMAGE,    "image",     "Input image" },
     { GIMP_PDB_DRAWABLE, "drawable",  "Input drawable" },
-    { GIMP_PDB_FLOAT,    "sigma-x",   "Gaussian standard deviation along x in pixels: 0 (x unfiltered) or 0.5 .. 100000" },
-    { GIMP_PDB_FLOAT,    "sigma-y",   "Gaussian standard deviation along y in pixels: 0 (y unfiltered) or 0.5 .. 100000" },
+    { GIMP_PDB_FLOAT,    "sigma-x",   "(from the operation table)" },
+    { GIMP_PDB_FLOAT,    "sigma-y",   "(from the operation table)" },
     { GIMP_PDB_INT32,    "operation", "{ GAUSSIAN (0), BSPLINE-CUBIC prefilter (1), BSPLINE-QUINTIC prefilter (2), SIGNATURE (3) }" },
     { GIMP_PDB_INT32,    "boundary",  "{ ZERO (0), CONSTANT (1), CLAMP (2), PERIODIC/tileable (3), MIRROR (4), NONE (5) }" },
     { GIMP_PDB_FLOAT,    "constant",  "Value outside the image for CONSTANT, 0..1, applied to every channel (alpha too)" },
-    { GIMP_PDB_INT32,    "accurate",  "Gaussian with L1 kernel error <= 1e-4 instead of 1e-3 (TRUE, FALSE)" },
-    { GIMP_PDB_INT32,    "backend",   "{ AUTO (0), CPU (1), GPU/CUDA (2) }" },
-    { GIMP_PDB_STRING,   "signature", "SIGNATURE filter \"b0, b1, ...: a1, a2, ...\" (y[i] = sum b_k x[i-k] + sum a_k y[i-k])" },
-    { GIMP_PDB_INT32,    "direction", "SIGNATURE passes { BOTH (0), CAUSAL (1), ANTICAUSAL (2) }" },
-    { GIMP_PDB_INT32,    "axes",      "SIGNATURE axes { BOTH (0), X (1), Y (2) }" },
-    { GIMP_PDB_INT32,    "linear",    "Filter in linear light (TRUE) or on the gamma-encoded values (FALSE)" },
+    { GIMP_PDB_INT32,    "accurate",  "(from the operation table)" },
+    { GIMP_PDB_INT32,    "backend",   "(from the operation table)" },
+    { GIMP_PDB_STRING,   "signature", "(from the operation table)" },
+    { GIMP_PDB_INT32,    "direction", "(from the operation table)" },
+    { GIMP_PDB_INT32,    "axes",      "(from the operation table)" },
+    { GIMP_PDB_INT32,    "linear",    "(from the operation table)" },
     { GIMP_PDB_STRING,   "preset",    "Preset name or file; when not empty it sets the filter and boundary, overriding the arguments above" },
 };
 
@@ -34,15 +34,55 @@ static const GimpParamDef rbg_deblur_args[] = {
     { GIMP_PDB_INT32,    "run-mode",  "The run mode { RUN-INTERACTIVE (0), RUN-NONINTERACTIVE (1), RUN-WITH-LAST-VALS (2) }" },
     { GIMP_PDB_IMAGE,    "image",     "Input image" },
     { GIMP_PDB_DRAWABLE, "drawable",  "Input drawable" },
-    { GIMP_PDB_FLOAT,    "psf-sigma", "Standard deviation in pixels of the Gaussian point-spread function to undo, 0.3 .. 20" },
-    { GIMP_PDB_FLOAT,    "noise",     "Noise standard deviation in [0,1] units, 0 .. 0.5 (the CLI's default 0.005); larger = smoother" },
-    { GIMP_PDB_INT32,    "window",    "Quadrant window side m, 2 .. 64 (the CLI's default 8)" },
+    { GIMP_PDB_FLOAT,    "psf-sigma", "(from the operation table)" },
+    { GIMP_PDB_FLOAT,    "noise",     "(from the operation table)" },
+    { GIMP_PDB_INT32,    "window",    "(from the operation table)" },
     { GIMP_PDB_INT32,    "boundary",  "{ ZERO (0), CONSTANT (1), CLAMP (2), PERIODIC/tileable (3), MIRROR (4, the CLI's default), NONE (5) }" },
     { GIMP_PDB_FLOAT,    "constant",  "Value outside the image for CONSTANT, 0..1" },
     { GIMP_PDB_INT32,    "linear",    "Deblur linear-light values (TRUE) or the stored gamma-encoded values like the CLI (FALSE)" },
-    { GIMP_PDB_INT32,    "backend",   "{ AUTO (0), CPU (1), GPU/CUDA (2) }" },
+    { GIMP_PDB_INT32,    "backend",   "(from the operation table)" },
     { GIMP_PDB_STRING,   "preset",    "A .deblur preset (name on the preset path, or a file); when not empty it replaces psf-sigma, noise and window, and its boundary (if it names one) replaces the boundary argument" },
 };
+
+/* The description of a PDB argument that is a setting of the engine's table
+ * (its name is the table's key): label, help, and the values it takes, choices
+ * numbered as the PDB passes them. NULL for the plug-in's own arguments. */
+static gchar *table_description(const char *key)
+{
+    static const rb_op_id ops[] = {RB_OP_BLUR, RB_OP_FILTER, RB_OP_DEBLUR};
+    const rb_setting_desc *d = NULL;
+    for (size_t i = 0; i < G_N_ELEMENTS(ops) && !d; i++)
+        d = rb_op_setting(rb_op_get(ops[i]), key);
+    if (!d || d->type == RB_SETTING_BOUNDARY)
+        return NULL;
+    GString *text = g_string_new(NULL);
+    g_string_printf(text, "%s: %s", d->label, d->help);
+    if (d->type == RB_SETTING_CHOICE) {
+        g_string_append(text, " {");
+        for (const rb_choice *c = d->choices; c->name; c++)
+            g_string_append_printf(text, "%s %s (%d)", c == d->choices ? "" : ",", c->name, c->value);
+        g_string_append(text, " }");
+    } else if (d->type == RB_SETTING_BOOL) {
+        g_string_append(text, " (TRUE, FALSE)");
+    } else if (d->type != RB_SETTING_TEXT) {
+        char allowed[160];
+        g_string_append_printf(text, "; %s", rb_setting_allowed(d, allowed, sizeof allowed));
+    }
+    return g_string_free(text, FALSE);
+}
+
+/* args with the descriptions of table settings taken from the table. */
+static GimpParamDef *described(const GimpParamDef *args, gsize n)
+{
+    GimpParamDef *out = g_new(GimpParamDef, n);
+    for (gsize i = 0; i < n; i++) {
+        out[i] = args[i];
+        gchar *d = table_description(args[i].name);
+        if (d)
+            out[i].description = d;
+    }
+    return out;
+}
 
 static void query(void)
 {
@@ -71,7 +111,7 @@ static void query(void)
         "RGB*, GRAY*",
         GIMP_PLUGIN,
         G_N_ELEMENTS(rbg_args), G_N_ELEMENTS(rets),
-        rbg_args, rets);
+        described(rbg_args, G_N_ELEMENTS(rbg_args)), rets);
     gimp_plugin_menu_register(RBG_PROC, "<Image>/Filters/Blur");
 
     gimp_install_procedure(
@@ -94,7 +134,7 @@ static void query(void)
         "RGB*, GRAY*",
         GIMP_PLUGIN,
         G_N_ELEMENTS(rbg_deblur_args), G_N_ELEMENTS(rets),
-        rbg_deblur_args, rets);
+        described(rbg_deblur_args, G_N_ELEMENTS(rbg_deblur_args)), rets);
     gimp_plugin_menu_register(RBG_DEBLUR_PROC, "<Image>/Filters/Enhance");
 }
 
@@ -160,6 +200,13 @@ static GimpPDBStatusType read_args(gint nparams, const GimpParam *p, RbgVals *v,
     v->sigma_x = p[3].data.d_float;
     v->sigma_y = p[4].data.d_float;
     if (nparams > 5)  v->operation = p[5].data.d_int32;
+    if (nparams <= 6 && rbg_operation_op(v->operation)) {
+        /* boundary left out: the operation's default (the table's) */
+        RbgVals d;
+        rbg_vals_defaults_for(&d, v->operation);
+        v->boundary = d.boundary;
+        v->constant = d.constant;
+    }
     if (nparams > 6)  v->boundary  = p[6].data.d_int32;
     if (nparams > 7)  v->constant  = p[7].data.d_float;
     if (nparams > 8)  v->accurate  = p[8].data.d_int32 != 0;

@@ -102,10 +102,10 @@ static rb_status blur_plan(rb_context *ctx, const void *vals, int w, int h, int 
                            void **filter, void **plan)
 {
     const RbgVals *v = vals;
-    rb_boundary boundary = { (rb_boundary_mode)v->boundary, (float)v->constant };
+    rb_boundary boundary;
     rb_filter *f = NULL;
     rb_plan *p = NULL;
-    rb_status st = rbg_make_filter(ctx, v, &f);
+    rb_status st = rbg_make_filter(ctx, v, &f, &boundary);
     if (st == RB_OK)
         st = rb_plan_create(ctx, f, boundary, w, h, channels, &p);
     *filter = f;

@@ -2,7 +2,16 @@
  * dialog shell with its preview, int combos bound to a gint field (boundary,
  * back end), and the back-end / status labels under the options. */
 #include <stdarg.h>
+#include <stdio.h>
 #include "rbg_dialog.h"
+
+const char *rbg_setting_tooltip(const rb_setting_desc *d)
+{
+    static char text[512];
+    char allowed[160];
+    snprintf(text, sizeof text, "%s; %s", d->help, rb_setting_allowed(d, allowed, sizeof allowed));
+    return text;
+}
 
 GtkWidget *rbg_dialog_shell_new(const char *title, const char *proc, gint32 drawable_id,
                                 gboolean preview_update, GtkWidget **hbox, GtkWidget **preview)
@@ -32,23 +41,16 @@ GtkWidget *rbg_dialog_shell_new(const char *title, const char *proc, gint32 draw
 GtkWidget *rbg_int_combo_valist(gint *field, GCallback changed, gpointer data,
                                 const char *tooltip, va_list ap)
 {
-    GtkListStore *store = gimp_int_store_new();
+    rb_choice choices[16];
+    int n = 0;
     const char *label;
-
     while ((label = va_arg(ap, const char *)) != NULL) {
         gint value = va_arg(ap, gint);
-        GtkTreeIter iter;
-        gtk_list_store_append(store, &iter);
-        gtk_list_store_set(store, &iter, GIMP_INT_STORE_VALUE, value,
-                           GIMP_INT_STORE_LABEL, label, -1);
+        if (n < (int)G_N_ELEMENTS(choices) - 1)
+            choices[n++] = (rb_choice){label, value, label};
     }
-    GtkWidget *combo = g_object_new(GIMP_TYPE_INT_COMBO_BOX, "model", store, NULL);
-    g_object_unref(store);
-    gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(combo), *field);
-    g_object_set_data(G_OBJECT(combo), RBG_FIELD_KEY, field);
-    g_signal_connect(combo, "changed", changed, data);
-    gimp_help_set_help_data(combo, tooltip, NULL);
-    return combo;
+    choices[n] = (rb_choice){NULL, 0, NULL};
+    return rbg_choice_combo_new(choices, field, changed, data, tooltip);
 }
 
 GtkWidget *rbg_int_combo_new(gint *field, GCallback changed, gpointer data,
@@ -61,24 +63,36 @@ GtkWidget *rbg_int_combo_new(gint *field, GCallback changed, gpointer data,
     return combo;
 }
 
+GtkWidget *rbg_choice_combo_new(const rb_choice *choices, gint *field, GCallback changed,
+                                gpointer data, const char *tooltip)
+{
+    GtkListStore *store = gimp_int_store_new();
+    for (const rb_choice *c = choices; c->name; c++) {
+        GtkTreeIter iter;
+        gtk_list_store_append(store, &iter);
+        gtk_list_store_set(store, &iter, GIMP_INT_STORE_VALUE, c->value, GIMP_INT_STORE_LABEL, c->label, -1);
+    }
+    GtkWidget *combo = g_object_new(GIMP_TYPE_INT_COMBO_BOX, "model", store, NULL);
+    g_object_unref(store);
+    gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(combo), *field);
+    g_object_set_data(G_OBJECT(combo), RBG_FIELD_KEY, field);
+    g_signal_connect(combo, "changed", changed, data);
+    gimp_help_set_help_data(combo, tooltip, NULL);
+    return combo;
+}
+
+/* the modes and back ends, and their labels, from the engine's operation table */
 GtkWidget *rbg_boundary_combo_new(gint *field, GCallback changed, gpointer data,
                                   const char *tooltip)
 {
-    return rbg_int_combo_new(field, changed, data, tooltip,
-                             "Clamp (repeat edge)", RB_BOUNDARY_CLAMP,
-                             "Mirror", RB_BOUNDARY_MIRROR,
-                             "Tileable (periodic)", RB_BOUNDARY_PERIODIC,
-                             "Zero", RB_BOUNDARY_ZERO,
-                             "Constant value", RB_BOUNDARY_CONSTANT,
-                             "None (zero start)", RB_BOUNDARY_NONE, NULL);
+    const rb_setting_desc *d = rb_op_setting(rb_op_get(RB_OP_BLUR), "boundary");
+    return rbg_choice_combo_new(d->choices, field, changed, data, tooltip);
 }
 
 GtkWidget *rbg_backend_combo_new(gint *field, GCallback changed, gpointer data)
 {
-    return rbg_int_combo_new(field, changed, data,
-                             "Where to filter: Auto uses the GPU when usable",
-                             "Auto", RB_BACKEND_AUTO, "CPU", RB_BACKEND_CPU,
-                             "GPU (CUDA)", RB_BACKEND_CUDA, NULL);
+    const rb_setting_desc *d = rb_op_setting(rb_op_get(RB_OP_BLUR), "backend");
+    return rbg_choice_combo_new(d->choices, field, changed, data, d->help);
 }
 
 int rbg_status_labels_attach(GtkTable *table, int row, int columns, GtkWidget **backend_label,

@@ -68,8 +68,7 @@ static int collect_defines(const Image *image, rb_magick_define **out)
     return n;
 }
 
-/* No boundary= given: follow the image's -virtual-pixel setting, like IM's own filters
- * (whose default, edge, is our clamp). */
+/* No boundary= given but -virtual-pixel set: follow it, like IM's own filters. */
 static rb_boundary boundary_from_image(const Image *image)
 {
     rb_boundary b = { RB_BOUNDARY_CLAMP, 0.0f };
@@ -84,22 +83,6 @@ static rb_boundary boundary_from_image(const Image *image)
     return b;
 }
 
-static rb_status make_filter(rb_context *ctx, const rb_magick_options *o, rb_filter **f)
-{
-    *f = NULL;
-    switch (o->op) {
-    case RB_MAGICK_OP_BLUR:
-        return rb_filter_gaussian(ctx, o->sigma_x, o->sigma_y,
-                                  o->accurate ? RB_GAUSSIAN_ACCURATE : RB_GAUSSIAN_DEFAULT, f);
-    case RB_MAGICK_OP_BSPLINE3: return rb_filter_bspline(ctx, 3, f);
-    case RB_MAGICK_OP_BSPLINE5: return rb_filter_bspline(ctx, 5, f);
-    case RB_MAGICK_OP_FILTER: return rb_filter_parse(ctx, o->signature, o->direction, o->axes, f);
-    case RB_MAGICK_OP_SAT_BOX:
-    case RB_MAGICK_OP_DEBLUR: return RB_OK;
-    }
-    return RB_ERR_ARGUMENT;
-}
-
 /* op=deblur: the filter `recblur deblur` would run with the same settings. */
 static rb_status make_deblur_filter(rb_context *ctx, const rb_magick_options *o,
                                     rb_deblur_filter **f)
@@ -110,8 +93,10 @@ static rb_status make_deblur_filter(rb_context *ctx, const rb_magick_options *o,
         int has;
         return rb_deblur_preset_load(ctx, o->deblur_preset, f, &unused, &has);
     }
-    rb_deblur_psf psf = { RB_DEBLUR_PSF_GAUSSIAN, o->psf_sigma, 0, 0, NULL };
-    return rb_deblur_design(ctx, &psf, o->noise, o->window, 0, f);
+    rb_deblur_psf psf = { RB_DEBLUR_PSF_GAUSSIAN, rb_settings_number(&o->settings, "psf-sigma"), 0, 0, NULL };
+    return rb_deblur_design(ctx, &psf, rb_settings_number(&o->settings, "noise"),
+                            rb_settings_int(&o->settings, "window"),
+                            rb_settings_int(&o->settings, "fir-only") ? RB_DEBLUR_DESIGN_FIR_ONLY : 0, f);
 }
 
 static ExceptionType severity_of(rb_status st)
@@ -145,9 +130,10 @@ static int filter_and_write(rb_context *ctx, const rb_magick_options *o, rb_boun
         (void)rb_magick_set_progress(j->image, RB_MAGICK_PROGRESS_TAG, 0, 1000);
         rb_image img = rb_magick_buffer_image(&j->buf);
         rb_status st;
-        if (o->op == RB_MAGICK_OP_SAT_BOX)
-            st = rb_box_filter(ctx, o->size_x, o->size_y, boundary, &img, &img);
-        else if (o->op == RB_MAGICK_OP_DEBLUR)
+        if (o->settings.op->id == RB_OP_BOX)
+            st = rb_box_filter(ctx, rb_settings_int(&o->settings, "size-x"), rb_settings_int(&o->settings, "size-y"),
+                               boundary, &img, &img);
+        else if (o->settings.op->id == RB_OP_DEBLUR)
             st = rb_deblur_execute(j->dplan, &img, &img);
         else
             st = rb_execute(j->plan, &img, &img);
@@ -203,33 +189,30 @@ ModuleExport size_t recblurImage(Image **images, const int argc, const char **ar
         rb_magick_throw(exception, OptionError, err);
         goto done;
     }
-    if (o.linear && (o.op == RB_MAGICK_OP_SAT_BOX || o.op == RB_MAGICK_OP_DEBLUR)) {
-        rb_magick_throw(exception, OptionError,
-                        o.op == RB_MAGICK_OP_DEBLUR
-                            ? "recblur: linear=yes is not available with op=deblur (it filters "
-                              "the stored values, as `recblur deblur` does)"
-                            : "recblur: linear=yes is not available with op=sat-box");
-        goto done;
-    }
-    rb_status st = rb_context_set_backend(ctx, o.backend);
-    /* Respect ImageMagick's thread limit (-limit thread N, MAGICK_THREAD_LIMIT). */
+    rb_op_id op = o.settings.op->id;
+    int linear = rb_settings_int(&o.settings, "linear"); /* 0 for ops without it */
+    rb_status st = rb_context_set_backend(ctx, (rb_backend)rb_settings_int(&o.settings, "backend"));
+    /* threads=N, else ImageMagick's thread limit (-limit thread N, MAGICK_THREAD_LIMIT). */
     MagickSizeType threads = GetMagickResourceLimit(ThreadResource);
-    if (st == RB_OK && threads > 0 && threads < 1024)
+    if (st == RB_OK && rb_settings_given(&o.settings, "threads"))
+        st = rb_context_set_threads(ctx, rb_settings_int(&o.settings, "threads"));
+    else if (st == RB_OK && threads > 0 && threads < 1024)
         st = rb_context_set_threads(ctx, (int)threads);
-    if (st == RB_OK)
-        st = make_filter(ctx, &o, &filter);
-    if (st == RB_OK && o.op == RB_MAGICK_OP_DEBLUR)
+    /* the filter every front end makes from these settings */
+    rb_boundary given_boundary;
+    if (st == RB_OK && op != RB_OP_BOX && op != RB_OP_DEBLUR)
+        st = rb_settings_filter(ctx, &o.settings, &filter, &given_boundary);
+    if (st == RB_OK && op == RB_OP_DEBLUR)
         st = make_deblur_filter(ctx, &o, &dfilter);
     if (st != RB_OK) {
         rb_magick_throw(exception, severity_of(st), rb_context_error(ctx));
         goto done;
     }
-    rb_boundary boundary = o.has_boundary ? o.boundary : boundary_from_image(*images);
-    /* deblur without boundary= or a preset's: the CLI's mirror, unless
-     * -virtual-pixel was set explicitly. */
-    if (o.op == RB_MAGICK_OP_DEBLUR && !o.has_boundary &&
-        GetImageVirtualPixelMethod(*images) == UndefinedVirtualPixelMethod)
-        boundary.mode = RB_BOUNDARY_MIRROR;
+    /* boundary= (or a preset's), else an explicit -virtual-pixel, else the
+     * operation's default in the table (as the CLI's) */
+    rb_boundary boundary = o.has_boundary || GetImageVirtualPixelMethod(*images) == UndefinedVirtualPixelMethod
+                               ? rb_settings_boundary(&o.settings)
+                               : boundary_from_image(*images);
 
     /* Phase 1: a layout and a plan for every image before any pixel is read. */
     njobs = GetImageListLength(*images);
@@ -246,7 +229,7 @@ ModuleExport size_t recblurImage(Image **images, const int argc, const char **ar
             rb_magick_throw(exception, OptionError, err);
             goto done;
         }
-        if (o.op == RB_MAGICK_OP_SAT_BOX)
+        if (op == RB_OP_BOX)
             continue;
         const rb_magick_job *prev = i > 0 ? &jobs[i - 1] : NULL;
         if (prev && prev->buf.width == j->buf.width && prev->buf.height == j->buf.height &&
@@ -255,7 +238,7 @@ ModuleExport size_t recblurImage(Image **images, const int argc, const char **ar
             j->dplan = prev->dplan;
             continue;
         }
-        if (o.op == RB_MAGICK_OP_DEBLUR) {
+        if (op == RB_OP_DEBLUR) {
             st = rb_deblur_plan_create(ctx, dfilter, boundary, j->buf.width, j->buf.height,
                                        j->buf.channels, &j->dplan);
             if (st != RB_OK) {
@@ -267,7 +250,7 @@ ModuleExport size_t recblurImage(Image **images, const int argc, const char **ar
         }
         st = rb_plan_create(ctx, filter, boundary, j->buf.width, j->buf.height, j->buf.channels,
                             &j->plan);
-        if (st == RB_OK && o.linear)
+        if (st == RB_OK && linear)
             st = rb_plan_set_linear_light(j->plan, 1);
         if (st != RB_OK) {
             rb_magick_throw(exception, severity_of(st), rb_context_error(ctx));

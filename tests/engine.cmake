@@ -4,3 +4,12 @@ rb_add_test(test_exact_boundaries ${CMAKE_CURRENT_LIST_DIR}/test_exact_boundarie
 rb_add_test(test_engine_api ${CMAKE_CURRENT_LIST_DIR}/test_engine_api.c
             ${CMAKE_CURRENT_LIST_DIR}/reference.c)
 rb_add_test(test_sat_box ${CMAKE_CURRENT_LIST_DIR}/test_sat_box.c)
+# Every front end starts from the operation table's defaults (issue 15 item 1):
+# the CLI's options, the ImageMagick option parser and the GIMP plug-in's value
+# mapping are plain C on the engine, linked here as they are.
+rb_add_test(test_op_defaults ${CMAKE_CURRENT_LIST_DIR}/test_op_defaults.c
+            ${PROJECT_SOURCE_DIR}/cli/options.c
+            ${PROJECT_SOURCE_DIR}/plugin-magick/rb_magick_options.c
+            ${PROJECT_SOURCE_DIR}/plugin-gimp/rbg_vals.c)
+target_include_directories(test_op_defaults PRIVATE ${PROJECT_SOURCE_DIR}/cli
+                           ${PROJECT_SOURCE_DIR}/plugin-magick ${PROJECT_SOURCE_DIR}/plugin-gimp)

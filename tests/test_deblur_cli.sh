@@ -52,10 +52,10 @@ grep -q "odd" "$T/err.txt" && ok "--psf image with even sides refused" || bad "-
 echo keep >"$T/keep.png"
 expect 1 "sigma 0.1 out of range" -- "$BIN" deblur --psf-sigma 0.1 "$IN" "$T/keep.png"
 grep -q keep "$T/keep.png" && ok "OUT untouched after a failed design" || bad "OUT was overwritten"
-expect 2 "--window \"99\"" -- "$BIN" deblur --psf-sigma 1 --window 99 "$IN" "$T/keep.png"
+expect 2 "bad window '99'" -- "$BIN" deblur --psf-sigma 1 --window 99 "$IN" "$T/keep.png"
 expect 2 "exactly one of" -- "$BIN" deblur --psf-sigma 1 --psf "$T/psf.txt" "$IN" "$T/keep.png"
 expect 2 "needs IN and OUT" -- "$BIN" deblur --psf-sigma 1 "$IN"
-expect 2 "--noise" -- "$BIN" deblur --psf-sigma 1 --noise lots "$IN" "$T/keep.png"
+expect 2 "bad noise 'lots'" -- "$BIN" deblur --psf-sigma 1 --noise lots "$IN" "$T/keep.png"
 expect 2 "unknown option" -- "$BIN" deblur --psf-sigma 1 --frobnicate "$IN" "$T/keep.png"
 expect 2 "--out PRESET is required" -- "$BIN" design-deblur --psf-sigma 1
 expect 1 "no-such.png" -- "$BIN" deblur --psf-sigma 1 "$T/no-such.png" "$T/keep.png"

@@ -23,8 +23,8 @@ gimp_run -b "(begin $L (recblur-test-deblur \"$D\" \"$O\" \"$O/my.deblur\"))" \
          -b '(gimp-quit 0)' >"$W/gimp.log" 2>&1
 gimp_verdict "ok err err err err ok"
 grep -q "PSF sigma 0.1 out of range" "$W/gimp.log" || fail "no message naming PSF sigma 0.1"
-grep -q "window 99 must be an integer 2..64" "$W/gimp.log" || fail "no message naming window 99"
-grep -q "noise 0.9 must be" "$W/gimp.log" || fail "no message naming noise 0.9"
+grep -q "bad window '99': out of range (a whole number 2 to 64" "$W/gimp.log" || fail "no message naming window 99"
+grep -q "bad noise '0.9': out of range" "$W/gimp.log" || fail "no message naming noise 0.9"
 grep -q "nosuchdeblur" "$W/gimp.log" || fail "no message naming the unknown preset"
 
 # 8-bit: GIMP filters float and rounds, the CLI reads and rounds 8-bit: one step.

@@ -310,7 +310,7 @@ typedef struct {
 static const bad_case bad_cases[] = {
     { { NULL }, 0, NULL, NULL, "no sigma given" },
     { { "sigma=3", "foo=1" }, 2, NULL, NULL, "unknown key 'foo'" },
-    { { "sigma=abc" }, 1, NULL, NULL, "sigma 'abc' is not a number" },
+    { { "sigma=abc" }, 1, NULL, NULL, "bad sigma 'abc': not a number" },
     { { "abc" }, 1, NULL, NULL, "'abc' is not a number" },
     { { "3", "clamp", "more" }, 3, NULL, NULL, "unexpected word 'more'" },
     { { "5", "wobbly" }, 2, NULL, NULL, "wobbly" },
@@ -321,12 +321,12 @@ static const bad_case bad_cases[] = {
     { { "sigma=3", "size=5" }, 2, NULL, NULL, "different operations" },
     { { "op=blur", "sigma=2", "size=5" }, 3, NULL, NULL, "size does not apply to op=blur" },
     { { "op=sharpen" }, 1, NULL, NULL, "unknown op 'sharpen'" },
-    { { "size=3", "linear=yes" }, 2, NULL, NULL, "linear=yes is not available" },
+    { { "size=3", "linear=yes" }, 2, NULL, NULL, "linear does not apply to op=box" },
     { { "3", "backend=warp" }, 2, NULL, NULL, "warp" },
     { { "3", "linear=maybe" }, 2, NULL, NULL, "linear 'maybe'" },
     { { "3", "channel=Q" }, 2, NULL, NULL, "channel 'Q'" },
     { { "3" }, 1, "recblur:bogus", "1", "unknown define 'recblur:bogus'" },
-    { { NULL }, 0, "recblur:sigma", "lots", "sigma 'lots' is not a number" },
+    { { NULL }, 0, "recblur:sigma", "lots", "bad sigma 'lots': not a number" },
 };
 
 static void test_bad_arguments_leave_image_unchanged(void **state)

@@ -36,7 +36,7 @@ static void test_shipped(void **state)
         assert_string_equal(p.name, shipped[i]);
         assert_true(strlen(p.description) > 10);
         rb_filter *f = NULL;
-        if (rb_preset_filter(ctx, &p, &f) != RB_OK)
+        if (rb_settings_filter(ctx, &p.settings, &f, NULL) != RB_OK)
             fail_msg("%s: %s", shipped[i], rb_context_error(ctx));
         assert_true(f->axis[0].active && f->axis[1].active);
         /* dc_gain is a plain double quotient; its sums cancel for wide filters */
@@ -45,17 +45,20 @@ static void test_shipped(void **state)
     }
     rb_preset p;
     assert_int_equal(rb_preset_load(ctx, "gaussian-wide", &p), RB_OK);
-    assert_string_equal(p.op, "blur");
-    assert_true(p.sigma_x == 25.0 && p.sigma_y == 25.0 && p.accurate == 1);
+    assert_string_equal(p.settings.op->name, "blur");
+    assert_true(rb_settings_number(&p.settings, "sigma-x") == 25.0 &&
+                rb_settings_number(&p.settings, "sigma-y") == 25.0 && rb_settings_int(&p.settings, "accurate") == 1);
     assert_int_equal(rb_preset_load(ctx, "tileable-blur", &p), RB_OK);
-    assert_true(p.has_boundary && p.boundary.mode == RB_BOUNDARY_PERIODIC && p.sigma_x == 8.0);
+    assert_true(rb_settings_given(&p.settings, "boundary") &&
+                rb_settings_boundary(&p.settings).mode == RB_BOUNDARY_PERIODIC &&
+                rb_settings_number(&p.settings, "sigma-x") == 8.0);
     assert_int_equal(rb_preset_load(ctx, "bspline5", &p), RB_OK);
-    assert_true(!strcmp(p.op, "bspline") && p.degree == 5);
+    assert_true(!strcmp(p.settings.op->name, "bspline") && rb_settings_int(&p.settings, "degree") == 5);
     /* by path */
     char path[2048];
     snprintf(path, sizeof path, "%s/bspline3.preset", getenv("RECBLUR_PRESET_PATH"));
     assert_int_equal(rb_preset_load(ctx, path, &p), RB_OK);
-    assert_int_equal(p.degree, 3);
+    assert_int_equal(rb_settings_int(&p.settings, "degree"), 3);
     assert_string_equal(p.name, "bspline3");
     rb_context_destroy(ctx);
 }
@@ -74,23 +77,25 @@ static void test_fields(void **state)
     if (rb_preset_parse_text(ctx, text, "/some/dir/mine.preset", &p) != RB_OK)
         fail_msg("%s", rb_context_error(ctx));
     assert_string_equal(p.name, "mine");
-    assert_string_equal(p.op, "filter");
-    assert_string_equal(p.signature, "0.2: 0.5");
-    assert_int_equal(p.direction, RB_DIRECTION_CAUSAL);
-    assert_int_equal(p.axes, RB_AXES_X);
+    assert_string_equal(p.settings.op->name, "filter");
+    assert_string_equal(rb_settings_text(&p.settings, "signature"), "0.2: 0.5");
+    assert_int_equal(rb_settings_int(&p.settings, "direction"), RB_DIRECTION_CAUSAL);
+    assert_int_equal(rb_settings_int(&p.settings, "axes"), RB_AXES_X);
     assert_string_equal(p.description, "my # filter");
-    assert_true(p.has_boundary && p.boundary.mode == RB_BOUNDARY_CONSTANT && p.boundary.value == 0.25f);
+    rb_boundary b = rb_settings_boundary(&p.settings);
+    assert_true(rb_settings_given(&p.settings, "boundary") && b.mode == RB_BOUNDARY_CONSTANT && b.value == 0.25f);
     rb_filter *f;
-    assert_int_equal(rb_preset_filter(ctx, &p, &f), RB_OK);
+    assert_int_equal(rb_settings_filter(ctx, &p.settings, &f, NULL), RB_OK);
     assert_true(f->axis[0].active && !f->axis[1].active);
     rb_filter_destroy(f);
     /* blur defaults: op absent = blur, sigma-y alone leaves x unfiltered */
     assert_int_equal(rb_preset_parse_text(ctx, "sigma-y = 3\n", "t.preset", &p), RB_OK);
-    assert_string_equal(p.op, "blur");
-    assert_true(p.sigma_x == 0.0 && p.sigma_y == 3.0 && !p.accurate && !p.has_boundary);
+    assert_string_equal(p.settings.op->name, "blur");
+    assert_true(rb_settings_number(&p.settings, "sigma-x") == 0.0 && rb_settings_number(&p.settings, "sigma-y") == 3.0 &&
+                !rb_settings_int(&p.settings, "accurate") && !rb_settings_given(&p.settings, "boundary"));
     assert_int_equal(rb_preset_parse_text(ctx, "op = box\nsize-x = 3\nsize-y = 5\n", "t.preset", &p), RB_OK);
-    assert_true(p.size_x == 3 && p.size_y == 5);
-    assert_int_equal(rb_preset_filter(ctx, &p, &f), RB_ERR_ARGUMENT);
+    assert_true(rb_settings_int(&p.settings, "size-x") == 3 && rb_settings_int(&p.settings, "size-y") == 5);
+    assert_int_equal(rb_settings_filter(ctx, &p.settings, &f, NULL), RB_ERR_ARGUMENT);
     assert_int_equal(rb_preset_parse_text(ctx, "op = sat\n", "t.preset", &p), RB_OK);
     rb_context_destroy(ctx);
 }
@@ -183,7 +188,7 @@ static void test_search_path(void **state)
     rb_preset p;
     assert_int_equal(rb_context_create(&ctx), RB_OK);
     assert_int_equal(rb_preset_load(ctx, "gaussian-soft", &p), RB_OK);
-    assert_true(p.sigma_x == 3.0);
+    assert_true(rb_settings_number(&p.settings, "sigma-x") == 3.0);
     assert_int_equal(rb_preset_load(ctx, "gaussian-wide", &p), RB_OK); /* falls through to the next dir */
     char names[64][128];
     int n = rb_preset_list(names, 64), mine = 0, soft = 0;

@@ -226,45 +226,12 @@ rb_status rb_box_filter(rb_context *ctx, int size_x, int size_y, rb_boundary bou
 rb_status rb_recurrence_1d(rb_context *ctx, const rb_filter *filter, rb_boundary boundary,
                            const float *in, float *out, size_t n, rb_memory mem);
 
-/* ------------------------------------------------------------------ presets */
-
-/* A preset: plain text, one `key = value` per line, `#` comments. Keys:
- *   op = blur | filter | bspline | sat | box
- *   sigma, sigma-x, sigma-y, accurate = yes|no         (blur)
- *   signature = "b: a", direction = both|causal|anticausal, axes = both|x|y (filter)
- *   degree = 3|5                                       (bspline)
- *   size, size-x, size-y                               (box)
- *   boundary = zero|constant=V|clamp|periodic|mirror|none
- *   description = free text
- * Unknown keys and bad values are RB_ERR_PRESET naming the file and line. */
-typedef struct {
-    char name[128];
-    char description[256];
-    char op[16];               /* "blur" if absent */
-    double sigma_x, sigma_y;   /* -1 when absent */
-    int accurate;
-    char signature[512];
-    rb_direction direction;
-    rb_axes axes;
-    int degree;
-    int size_x, size_y;        /* 0 when absent */
-    int has_boundary;
-    rb_boundary boundary;
-} rb_preset;
-
-/* name_or_path: a file path (contains '/' or ends in ".preset"), or a NAME looked up as
- * NAME.preset in $RECBLUR_PRESET_PATH (colon-separated), then the installed presets
- * directory, then the source tree's presets/. */
-rb_status rb_preset_load(rb_context *ctx, const char *name_or_path, rb_preset *out);
-rb_status rb_preset_parse_text(rb_context *ctx, const char *text, const char *origin,
-                               rb_preset *out);
-/* The filter a preset describes (op blur/filter/bspline). */
-rb_status rb_preset_filter(rb_context *ctx, const rb_preset *preset, rb_filter **out);
-/* Names of the presets found on the search path, for menus. Returns count; fills up to max. */
-int rb_preset_list(char names[][128], int max);
-
 #ifdef __cplusplus
 }
 #endif
+
+/* The operation table, setting sets and presets: recblur_ops.h (included
+ * here so that one header is the whole public API). */
+#include "recblur_ops.h"
 
 #endif /* RECBLUR_H */

@@ -1,8 +1,9 @@
 /* Fuzz target: the recblur CLI's option parsers, in process.
- * Byte 0 picks the command: blur, filter, bspline, sat, box (cli/options.c:
- * cli_parse_options, then cli_resolve_settings, which loads presets and parses
- * boundary/direction/axes), or deblur / design-deblur (cli/cmd_deblur.c's own
- * parse_args, reached by including that file). The rest, split at NUL bytes,
+ * Byte 0 picks the command: blur, filter, bspline, sat, box, deblur or
+ * design-deblur (cli/options.c: cli_parse_options, then cli_resolve_settings,
+ * which loads presets and parses every value through the engine's table; for
+ * the deblur commands cli/cmd_deblur.c's parse_args, reached by including
+ * that file). The rest, split at NUL bytes,
  * is argv. Nothing is read or written but presets: no image is processed. */
 #include "fuzz_util.h"
 
@@ -30,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         argv[1] = (char *)cli_command_name((cli_command)which);
         cli_options o;
         char err[CLI_ERR_LEN] = "";
-        if (cli_parse_options((cli_command)which, argc, argv, 2, &o, err, sizeof err) != 0) {
+        if (cli_parse_options(rb_op_get((rb_op_id)which), argc, argv, 2, &o, err, sizeof err) != 0) {
             RB_FUZZ_CHECK(err[0], "usage error without a message");
         } else if (!o.help) {
             RB_FUZZ_CHECK(o.in && o.out, "parse succeeded without IN and OUT");
@@ -42,20 +43,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (cli_resolve_settings(ctx, &o, &s, err, sizeof err) != 0)
                 RB_FUZZ_CHECK(err[0], "settings refused without a message");
             else if (o.cmd == CLI_BOX)
-                RB_FUZZ_CHECK(s.size_x >= 1 && s.size_y >= 1, "box size %d %d", s.size_x, s.size_y);
+                RB_FUZZ_CHECK(rb_settings_int(&s.op, "size-x") >= 1 && rb_settings_int(&s.op, "size-y") >= 1,
+                              "box size %d %d", rb_settings_int(&s.op, "size-x"), rb_settings_int(&s.op, "size-y"));
             rb_context_destroy(ctx);
         }
     } else {
         int design = which == 6;
         argv[1] = design ? "design-deblur" : "deblur";
-        deblur_args a;
-        int rc = parse_args(argc - 1, argv + 1, design, &a);
+        cli_options a;
+        cli_settings s;
+        rb_context *ctx = NULL;
+        RB_FUZZ_CHECK(rb_context_create(&ctx) == RB_OK, "context");
+        int rc = parse_args(argc - 1, argv + 1, design, &a, &s, ctx);
         RB_FUZZ_CHECK(rc == 0 || rc == CLI_EXIT_USAGE, "parse_args returned %d", rc);
         if (rc == 0 && !a.help) {
+            int window = rb_settings_int(&s.op, "window");
             RB_FUZZ_CHECK(design ? a.out_preset != NULL : (a.in && a.out), "missing files");
-            RB_FUZZ_CHECK(!a.window || (a.window >= RB_DEBLUR_MIN_WINDOW && a.window <= RB_DEBLUR_MAX_WINDOW),
-                          "window %d", a.window);
+            RB_FUZZ_CHECK(window >= RB_DEBLUR_MIN_WINDOW && window <= RB_DEBLUR_MAX_WINDOW, "window %d", window);
         }
+        rb_context_destroy(ctx);
     }
     free(buf);
     return 0;

@@ -37,9 +37,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc != 0) {
         RB_FUZZ_CHECK(err[0], "refused without a message");
     } else {
-        RB_FUZZ_CHECK(memchr(opt.signature, 0, sizeof opt.signature), "unterminated signature");
-        RB_FUZZ_CHECK(rb_magick_op_name(opt.op) != NULL, "op name");
-        RB_FUZZ_CHECK(!isnan(opt.sigma_x) && !isnan(opt.sigma_y), "NaN sigma accepted");
+        RB_FUZZ_CHECK(memchr(rb_settings_text(&opt.settings, "signature"), 0, RB_SETTING_TEXT_MAX),
+                      "unterminated signature");
+        RB_FUZZ_CHECK(opt.settings.op != NULL && opt.settings.op->name != NULL, "op name");
+        RB_FUZZ_CHECK(!isnan(rb_settings_number(&opt.settings, "sigma-x")) &&
+                          !isnan(rb_settings_number(&opt.settings, "sigma-y")),
+                      "NaN sigma accepted");
     }
     rb_context_destroy(ctx);
     free(buf);

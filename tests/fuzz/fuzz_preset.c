@@ -16,13 +16,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st != RB_OK) {
         RB_FUZZ_CHECK(rb_context_error(ctx)[0], "preset refused without a message (status %d)", st);
     } else {
-        RB_FUZZ_CHECK(memchr(p.name, 0, sizeof p.name) && memchr(p.op, 0, sizeof p.op) &&
-                          memchr(p.description, 0, sizeof p.description) &&
-                          memchr(p.signature, 0, sizeof p.signature),
+        RB_FUZZ_CHECK(memchr(p.name, 0, sizeof p.name) && memchr(p.description, 0, sizeof p.description) &&
+                          memchr(rb_settings_text(&p.settings, "signature"), 0, RB_SETTING_TEXT_MAX),
                       "unterminated string field");
-        if (!strcmp(p.op, "blur") || !strcmp(p.op, "filter") || !strcmp(p.op, "bspline")) {
+        rb_op_id op = p.settings.op->id;
+        if (op == RB_OP_BLUR || op == RB_OP_FILTER || op == RB_OP_BSPLINE) {
             rb_filter *f = NULL;
-            st = rb_preset_filter(ctx, &p, &f);
+            st = rb_settings_filter(ctx, &p.settings, &f, NULL);
             if (st == RB_OK) {
                 RB_FUZZ_CHECK(f != NULL, "preset filter");
                 (void)rb_filter_describe(f);

@@ -23,21 +23,8 @@
 
 #define RB_PRESET_MAX_FILE (64 * 1024)
 #define RB_PRESET_MAX_LINE 1024
-
-enum {
-    K_OP, K_SIGMA, K_SIGMA_X, K_SIGMA_Y, K_ACCURATE, K_SIGNATURE, K_DIRECTION, K_AXES, K_DEGREE,
-    K_SIZE, K_SIZE_X, K_SIZE_Y, K_BOUNDARY, K_DESCRIPTION, K_COUNT
-};
-static const char *const key_names[K_COUNT] = {
-    "op", "sigma", "sigma-x", "sigma-y", "accurate", "signature", "direction", "axes", "degree",
-    "size", "size-x", "size-y", "boundary", "description"};
-
-/* Which ops each key belongs to ("*" = any). */
-static const char *const key_ops[K_COUNT] = {
-    "*", "blur", "blur", "blur", "blur", "filter", "filter", "filter", "bspline",
-    "box", "box", "box", "*", "*"};
-
-static const char *const op_names[] = {"blur", "filter", "bspline", "sat", "box"};
+/* op, description, and at most every setting of the op */
+#define RB_PRESET_MAX_KEYS (RB_OP_MAX_SETTINGS + 2)
 
 static const char *base_name(const char *path)
 {
@@ -58,68 +45,42 @@ static void name_from_origin(const char *origin, char *name, size_t len)
     name[n] = 0;
 }
 
-static int parse_double(const char *v, double *out)
+/* The engine's message without its "recblur: " (it is wrapped in ours). */
+static const char *bare(const rb_context *tmp)
 {
-    char *end = NULL;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (end == v || *end || strchr(v, 'x') || strchr(v, 'X'))
-        return 0;
-    *out = d;
-    return 1;
+    const char *m = tmp->error;
+    return strncmp(m, "recblur: ", 9) ? m : m + 9;
 }
 
-static int parse_int(const char *v, int *out)
+/* A .preset runs one of the image operations; deblur filters are .deblur files. */
+static int preset_op(const rb_op_desc *op) { return op && op->id <= RB_OP_BOX; }
+
+typedef struct {
+    char key[64];
+    char value[RB_PRESET_MAX_LINE + 1];
+    int line;
+} preset_line;
+
+/* Split text into key/value lines: comments, blanks, quotes, limits. */
+static rb_status read_lines(rb_context *ctx, const char *text, const char *org, preset_line *lines,
+                            int *n_lines)
 {
-    char *end = NULL;
-    errno = 0;
-    long l = strtol(v, &end, 10);
-    if (end == v || *end || errno || l < -2147483647L || l > 2147483647L)
-        return 0;
-    *out = (int)l;
-    return 1;
-}
-
-static int sigma_ok(double s) { return isfinite(s) && (s == 0.0 || (s >= 0.5 && s <= 1e5)); }
-
-rb_status rb_preset_parse_text(rb_context *ctx, const char *text, const char *origin, rb_preset *out)
-{
-    if (!text || !out)
-        return rb_error(ctx, RB_ERR_NULL, "rb_preset_parse_text: NULL argument");
-    if (!origin)
-        origin = "(text)";
-    const char *org = base_name(origin);
-    size_t tlen = strlen(text);
-    if (tlen > RB_PRESET_MAX_FILE)
-        return rb_error(ctx, RB_ERR_PRESET, "preset '%s': %zu bytes, larger than the %d-byte limit", org,
-                        tlen, RB_PRESET_MAX_FILE);
-
-    rb_preset p;
-    memset(&p, 0, sizeof p);
-    name_from_origin(origin, p.name, sizeof p.name);
-    snprintf(p.op, sizeof p.op, "blur");
-    p.sigma_x = p.sigma_y = -1.0;
-    p.direction = RB_DIRECTION_BOTH;
-    p.axes = RB_AXES_BOTH;
-
-    int key_line[K_COUNT] = {0};
-    char values[K_COUNT][RB_PRESET_MAX_LINE + 1];
     const char *s = text;
-    int line = 0;
+    int line = 0, n = 0;
     while (*s) {
         line++;
         const char *e = strchr(s, '\n');
         if (!e)
             e = s + strlen(s);
-        size_t n = (size_t)(e - s);
-        if (n > RB_PRESET_MAX_LINE)
+        size_t len = (size_t)(e - s);
+        if (len > RB_PRESET_MAX_LINE)
             return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: line longer than %d bytes", org, line,
                             RB_PRESET_MAX_LINE);
         char buf[RB_PRESET_MAX_LINE + 1];
-        memcpy(buf, s, n);
-        buf[n] = 0;
+        memcpy(buf, s, len);
+        buf[len] = 0;
         s = *e ? e + 1 : e;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < len; i++)
             if (buf[i] == '\0' || (iscntrl((unsigned char)buf[i]) && buf[i] != '\t' && buf[i] != '\r'))
                 return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: control character in line", org,
                                 line);
@@ -149,167 +110,115 @@ rb_status rb_preset_parse_text(rb_context *ctx, const char *text, const char *or
         }
         if (!*b)
             return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: missing key before '='", org, line);
-        int k;
-        for (k = 0; k < K_COUNT; k++)
-            if (!strcasecmp(b, key_names[k]))
-                break;
-        if (k == K_COUNT)
+        int known = !strcasecmp(b, "op") || !strcasecmp(b, "description") || rb_setting_find(b);
+        if (!known || strlen(b) >= sizeof lines[0].key)
             return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: unknown key '%.60s'", org, line, b);
-        if (key_line[k])
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: key '%s' repeated (first on line %d)",
-                            org, line, key_names[k], key_line[k]);
-        if (!*v && k != K_DESCRIPTION)
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: key '%s' has no value", org, line,
-                            key_names[k]);
-        key_line[k] = line;
-        snprintf(values[k], sizeof values[k], "%s", v);
+        for (int i = 0; i < n; i++)
+            if (!strcasecmp(lines[i].key, b))
+                return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: key '%s' repeated (first on line %d)",
+                                org, line, lines[i].key, lines[i].line);
+        if (!*v && strcasecmp(b, "description"))
+            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: key '%s' has no value", org, line, b);
+        if (n == RB_PRESET_MAX_KEYS)
+            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: too many keys", org, line);
+        snprintf(lines[n].key, sizeof lines[n].key, "%s", b);
+        snprintf(lines[n].value, sizeof lines[n].value, "%s", v);
+        lines[n].line = line;
+        n++;
     }
+    *n_lines = n;
+    return RB_OK;
+}
 
-    /* op first: the other keys are checked against it */
-    if (key_line[K_OP]) {
-        size_t i, nops = sizeof op_names / sizeof op_names[0];
-        for (i = 0; i < nops; i++)
-            if (!strcasecmp(values[K_OP], op_names[i]))
-                break;
-        if (i == nops)
+static const preset_line *find_line(const preset_line *lines, int n, const char *key)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcasecmp(lines[i].key, key))
+            return &lines[i];
+    return NULL;
+}
+
+rb_status rb_preset_parse_text(rb_context *ctx, const char *text, const char *origin, rb_preset *out)
+{
+    if (!text || !out)
+        return rb_error(ctx, RB_ERR_NULL, "rb_preset_parse_text: NULL argument");
+    if (!origin)
+        origin = "(text)";
+    const char *org = base_name(origin);
+    size_t tlen = strlen(text);
+    if (tlen > RB_PRESET_MAX_FILE)
+        return rb_error(ctx, RB_ERR_PRESET, "preset '%s': %zu bytes, larger than the %d-byte limit", org,
+                        tlen, RB_PRESET_MAX_FILE);
+
+    preset_line lines[RB_PRESET_MAX_KEYS];
+    int n = 0;
+    rb_status st = read_lines(ctx, text, org, lines, &n);
+    if (st != RB_OK)
+        return st;
+
+    rb_preset p;
+    memset(&p, 0, sizeof p);
+    name_from_origin(origin, p.name, sizeof p.name);
+
+    /* op first (blur when absent): the other keys are the op's settings */
+    const rb_op_desc *op = rb_op_get(RB_OP_BLUR);
+    const preset_line *op_line = find_line(lines, n, "op");
+    const char *fixed_key = NULL, *fixed_value = NULL;
+    if (op_line) {
+        op = rb_op_find(op_line->value, &fixed_key, &fixed_value);
+        if (!preset_op(op))
             return rb_error(ctx, RB_ERR_PRESET,
                             "preset '%s' line %d: unknown op '%.60s' (blur, filter, bspline, sat or box)", org,
-                            key_line[K_OP], values[K_OP]);
-        snprintf(p.op, sizeof p.op, "%s", op_names[i]);
+                            op_line->line, op_line->value);
     }
-    for (int k = 0; k < K_COUNT; k++)
-        if (key_line[k] && strcmp(key_ops[k], "*") && strcmp(key_ops[k], p.op))
+    rb_settings_init(&p.settings, op);
+    rb_context tmp;
+    memset(&tmp, 0, sizeof tmp);
+    if (fixed_key)
+        rb_settings_set(&tmp, &p.settings, fixed_key, fixed_value);
+    for (int i = 0; i < n; i++) {
+        const preset_line *l = &lines[i];
+        if (!strcasecmp(l->key, "op"))
+            continue;
+        if (!strcasecmp(l->key, "description")) {
+            if (strlen(l->value) >= sizeof p.description)
+                return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: description longer than %zu characters",
+                                org, l->line, sizeof p.description - 1);
+            snprintf(p.description, sizeof p.description, "%s", l->value);
+            continue;
+        }
+        const rb_setting_desc *d = rb_op_setting(op, l->key);
+        if (!d)
             return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: key '%s' does not apply to op '%s'", org,
-                            key_line[k], key_names[k], p.op);
-
-    int L;
-    double d;
-    if ((L = key_line[K_SIGMA])) {
-        if (key_line[K_SIGMA_X] || key_line[K_SIGMA_Y])
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: give either 'sigma' or 'sigma-x'/'sigma-y'",
-                            org, key_line[K_SIGMA_X] ? key_line[K_SIGMA_X] : key_line[K_SIGMA_Y]);
-        if (!parse_double(values[K_SIGMA], &d) || !sigma_ok(d) || d == 0.0)
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: bad sigma '%.60s' (a number in [0.5, 1e5])",
-                            org, L, values[K_SIGMA]);
-        p.sigma_x = p.sigma_y = d;
-    }
-    for (int k = K_SIGMA_X; k <= K_SIGMA_Y; k++)
-        if ((L = key_line[k])) {
-            if (!parse_double(values[k], &d) || !sigma_ok(d))
-                return rb_error(ctx, RB_ERR_PRESET,
-                                "preset '%s' line %d: bad %s '%.60s' (0, or a number in [0.5, 1e5])", org, L,
-                                key_names[k], values[k]);
-            if (k == K_SIGMA_X)
-                p.sigma_x = d;
-            else
-                p.sigma_y = d;
+                            l->line, l->key, op->name);
+        /* each value once: a shorthand and one of its axes would say it twice */
+        if (d->flags & RB_SETTING_BOTH_AXES) {
+            const preset_line *ax = find_line(lines, n, d->x_key);
+            if (!ax)
+                ax = find_line(lines, n, d->y_key);
+            if (ax)
+                return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: give either '%s' or '%s'/'%s'", org,
+                                ax->line, d->key, d->x_key, d->y_key);
         }
-    if ((L = key_line[K_ACCURATE])) {
-        const char *v = values[K_ACCURATE];
-        if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1"))
-            p.accurate = 1;
-        else if (!strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcmp(v, "0"))
-            p.accurate = 0;
-        else
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: bad accurate '%.60s' (yes or no)", org, L, v);
-    }
-    if ((L = key_line[K_SIGNATURE])) {
-        if (strlen(values[K_SIGNATURE]) >= sizeof p.signature)
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: signature too long", org, L);
-        memcpy(p.signature, values[K_SIGNATURE], strlen(values[K_SIGNATURE]) + 1);
-    }
-    if ((L = key_line[K_DIRECTION])) {
-        const char *v = values[K_DIRECTION];
-        if (!strcasecmp(v, "both"))
-            p.direction = RB_DIRECTION_BOTH;
-        else if (!strcasecmp(v, "causal"))
-            p.direction = RB_DIRECTION_CAUSAL;
-        else if (!strcasecmp(v, "anticausal"))
-            p.direction = RB_DIRECTION_ANTICAUSAL;
-        else
-            return rb_error(ctx, RB_ERR_PRESET,
-                            "preset '%s' line %d: bad direction '%.60s' (both, causal or anticausal)", org, L, v);
-    }
-    if ((L = key_line[K_AXES])) {
-        const char *v = values[K_AXES];
-        if (!strcasecmp(v, "both"))
-            p.axes = RB_AXES_BOTH;
-        else if (!strcasecmp(v, "x"))
-            p.axes = RB_AXES_X;
-        else if (!strcasecmp(v, "y"))
-            p.axes = RB_AXES_Y;
-        else
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: bad axes '%.60s' (both, x or y)", org, L, v);
-    }
-    if ((L = key_line[K_DEGREE])) {
-        if (!parse_int(values[K_DEGREE], &p.degree) || (p.degree != 3 && p.degree != 5))
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: bad degree '%.60s' (3 or 5)", org, L,
-                            values[K_DEGREE]);
-    }
-    if ((L = key_line[K_SIZE]) && (key_line[K_SIZE_X] || key_line[K_SIZE_Y]))
-        return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: give either 'size' or 'size-x'/'size-y'", org,
-                        key_line[K_SIZE_X] ? key_line[K_SIZE_X] : key_line[K_SIZE_Y]);
-    for (int k = K_SIZE; k <= K_SIZE_Y; k++)
-        if ((L = key_line[k])) {
-            int v;
-            if (!parse_int(values[k], &v) || v < 1 || v > RB_MAX_SIDE)
-                return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: bad %s '%.60s' (an integer 1..%d)", org,
-                                L, key_names[k], values[k], RB_MAX_SIDE);
-            if (k != K_SIZE_Y)
-                p.size_x = v;
-            if (k != K_SIZE_X)
-                p.size_y = v;
-        }
-    if ((L = key_line[K_BOUNDARY])) {
-        rb_context tmp;
-        memset(&tmp, 0, sizeof tmp);
-        if (rb_boundary_parse(&tmp, values[K_BOUNDARY], &p.boundary) != RB_OK) {
-            const char *m = tmp.error;
-            if (!strncmp(m, "recblur: ", 9))
-                m += 9;
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: bad %s", org, L, m);
-        }
-        p.has_boundary = 1;
-    }
-    if ((L = key_line[K_DESCRIPTION])) {
-        if (strlen(values[K_DESCRIPTION]) >= sizeof p.description)
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: description longer than %zu characters",
-                            org, L, sizeof p.description - 1);
-        memcpy(p.description, values[K_DESCRIPTION], strlen(values[K_DESCRIPTION]) + 1);
+        if (rb_settings_set(&tmp, &p.settings, l->key, l->value) != RB_OK)
+            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: %s", org, l->line, bare(&tmp));
     }
 
-    /* what each op needs */
-    if (!strcmp(p.op, "blur")) {
-        if (p.sigma_x < 0 && p.sigma_y < 0)
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s': op blur needs 'sigma' (or 'sigma-x'/'sigma-y')", org);
-        if (p.sigma_x < 0)
-            p.sigma_x = 0.0; /* only sigma-y given: x unfiltered */
-        if (p.sigma_y < 0)
-            p.sigma_y = 0.0;
-        if (p.sigma_x == 0.0 && p.sigma_y == 0.0)
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: both sigmas are 0 (nothing to do)", org,
-                            key_line[K_SIGMA_X] ? key_line[K_SIGMA_X] : key_line[K_SIGMA_Y]);
-    } else if (!strcmp(p.op, "filter")) {
-        if (!key_line[K_SIGNATURE])
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s': op filter needs 'signature'", org);
-        /* parse now, so a garbled signature is reported with its line */
-        rb_context tmp;
-        memset(&tmp, 0, sizeof tmp);
+    const char *missing = rb_settings_missing(&p.settings);
+    if (missing) {
+        const rb_setting_desc *d = rb_op_setting(op, missing);
+        if (d->flags & RB_SETTING_BOTH_AXES)
+            return rb_error(ctx, RB_ERR_PRESET, "preset '%s': op %s needs '%s' (or '%s'/'%s')", org, op->name,
+                            d->key, d->x_key, d->y_key);
+        return rb_error(ctx, RB_ERR_PRESET, "preset '%s': op %s needs '%s'", org, op->name, d->key);
+    }
+    /* a signature is parsed now, so a garbled one is reported with its line */
+    if (op->id == RB_OP_FILTER) {
         rb_filter *f = NULL;
-        if (rb_filter_parse(&tmp, p.signature, p.direction, p.axes, &f) != RB_OK) {
-            const char *m = tmp.error;
-            if (!strncmp(m, "recblur: ", 9))
-                m += 9;
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: %s", org, key_line[K_SIGNATURE], m);
-        }
+        if (rb_settings_filter(&tmp, &p.settings, &f, NULL) != RB_OK)
+            return rb_error(ctx, RB_ERR_PRESET, "preset '%s' line %d: %s", org,
+                            find_line(lines, n, "signature")->line, bare(&tmp));
         rb_filter_destroy(f);
-    } else if (!strcmp(p.op, "bspline")) {
-        if (!key_line[K_DEGREE])
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s': op bspline needs 'degree' (3 or 5)", org);
-    } else if (!strcmp(p.op, "box")) {
-        if (!p.size_x || !p.size_y)
-            return rb_error(ctx, RB_ERR_PRESET, "preset '%s': op box needs 'size' (or both 'size-x' and 'size-y')",
-                            org);
     }
     *out = p;
     return RB_OK;
@@ -406,23 +315,6 @@ rb_status rb_preset_load(rb_context *ctx, const char *name_or_path, rb_preset *o
         return st;
     }
     return rb_error(ctx, RB_ERR_PRESET, "unknown preset '%s' (searched %s)", name_or_path, searched);
-}
-
-rb_status rb_preset_filter(rb_context *ctx, const rb_preset *preset, rb_filter **out)
-{
-    if (!preset || !out)
-        return rb_error(ctx, RB_ERR_NULL, "rb_preset_filter: NULL argument");
-    *out = NULL;
-    if (!strcmp(preset->op, "blur") || !preset->op[0])
-        return rb_filter_gaussian(ctx, preset->sigma_x < 0 ? 0.0 : preset->sigma_x,
-                                  preset->sigma_y < 0 ? 0.0 : preset->sigma_y,
-                                  preset->accurate ? RB_GAUSSIAN_ACCURATE : RB_GAUSSIAN_DEFAULT, out);
-    if (!strcmp(preset->op, "filter"))
-        return rb_filter_parse(ctx, preset->signature, preset->direction, preset->axes, out);
-    if (!strcmp(preset->op, "bspline"))
-        return rb_filter_bspline(ctx, preset->degree ? preset->degree : 3, out);
-    return rb_error(ctx, RB_ERR_ARGUMENT, "preset '%s': op '%s' is not a filter (use rb_sat / rb_box_filter)",
-                    preset->name, preset->op);
 }
 
 /* Fills up to max distinct names (the first directory on the path wins), sorted;
