@@ -9,9 +9,9 @@
  * A recursive filter with exact boundaries needs whole lines, so each
  * operation asks GEGL for the whole input (get_required_for_output) and
  * computes the whole output once (get_cached_region), as GEGL's own IIR
- * gblur-1d does. Pixels are filtered in linear premultiplied float by default
- * ("RaGaBaA float", GEGL's own blurs' choice: no dark halos, no bleeding from
- * transparent pixels), or perceptual with the table's "linear" setting off.
+ * gblur-1d does. Pixels are filtered in linear light by default (GEGL's own
+ * blurs' choice: no dark halos) or perceptual with "linear" off, and always
+ * premultiplied (no bleeding from transparent pixels).
  *
  * In GIMP 3 the operations appear in the Filters menu through the
  * "gimp:menu-path" key and get GIMP's own filter dialog (on-canvas preview,
@@ -108,7 +108,9 @@ static GParamSpec *setting_pspec(const rbgegl_info *info, const rb_op_desc *op,
                                 (int)ui_lo, (int)ui_hi, 1.0, fl);
         break;
     case RB_SETTING_BOOL:
-        p = g_param_spec_boolean(d->key, d->label, d->help, d->def != 0.0, fl);
+        /* a host default: GEGL's blurs work in linear light, so "linear" starts on */
+        p = g_param_spec_boolean(d->key, d->label, d->help,
+                                 (d->flags & RB_SETTING_HOST_DEFAULT) ? TRUE : d->def != 0.0, fl);
         break;
     case RB_SETTING_CHOICE:
         p = g_param_spec_enum(d->key, d->label, d->help, choice_enum_type(info, d), (int)d->def, fl);
@@ -220,14 +222,25 @@ static void get_property(GObject *object, guint id, GValue *value, GParamSpec *p
     }
 }
 
-/* The table's "linear" setting picks linear or perceptual premultiplied float. */
+/* The working format: float in the input's space, gray or RGB and with alpha
+ * as the input has them (straight: the engine premultiplies, filters and
+ * un-premultiplies, as for the CLI's files, so a constant edge means the same); the table's "linear" setting picks
+ * linear light or the encoded values (an operation without it works on the
+ * encoded values, as the CLI does). */
 static const Babl *work_format(GeglOperation *operation)
 {
     RecblurGegl *self = (RecblurGegl *)operation;
     const rb_op_desc *op = ((RecblurGeglClass *)G_OBJECT_GET_CLASS(operation))->op;
     const Babl *space = gegl_operation_get_source_space(operation, "input");
-    int linear = rb_op_setting(op, "linear") ? rb_settings_int(&self->settings, "linear") : 1;
-    return babl_format_with_space(linear ? "RaGaBaA float" : "R'aG'aB'aA float", space);
+    const Babl *src = gegl_operation_get_source_format(operation, "input");
+    int linear = rb_op_setting(op, "linear") ? rb_settings_int(&self->settings, "linear") : 0;
+    int alpha = src ? babl_format_has_alpha(src) : 1;
+    int gray = src && babl_format_get_n_components(src) <= 2;
+    static const char *const names[2][2][2] = {
+        /* [gray][alpha][linear] */
+        {{"R'G'B' float", "RGB float"}, {"R'G'B'A float", "RGBA float"}},
+        {{"Y' float", "Y float"}, {"Y'A float", "YA float"}}};
+    return babl_format_with_space(names[gray][alpha][linear != 0], space);
 }
 
 static void prepare(GeglOperation *operation)
@@ -292,7 +305,8 @@ static gboolean process(GeglOperation *operation, GeglBuffer *input, GeglBuffer 
     const Babl *format = gegl_operation_get_format(operation, "output");
     if (whole.width <= 0 || whole.height <= 0)
         return TRUE;
-    const int ch = 4;
+    const int ch = babl_format_get_n_components(format);
+    const int alpha = babl_format_has_alpha(format);
     const size_t row = (size_t)whole.width * ch;
     float *pixels = g_try_malloc(row * (size_t)whole.height * sizeof(float));
     if (!pixels) {
@@ -307,7 +321,7 @@ static gboolean process(GeglOperation *operation, GeglBuffer *input, GeglBuffer 
     if (st == RB_OK) {
         rb_context_set_progress(ctx, on_progress, &target);
         rb_image img = {whole.width, whole.height, ch, 0, RB_F32, RB_MEMORY_HOST,
-                        RB_ALPHA_PREMULTIPLIED, 0, pixels};
+                        alpha ? RB_ALPHA_STRAIGHT : RB_ALPHA_NONE, 0, pixels};
         st = run_engine(ctx, &self->settings, &img);
         if (st != RB_OK) {
             /* the engine writes nothing when it refuses; leave the image as it was */
