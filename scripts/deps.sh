@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The ONE list of Debian 12 packages recblur needs to build and test (the CLI,
 # the engine tests, the ImageMagick module and its host tests, the GIMP
-# plug-in and its headless tests, the fuzzers and the sanitizer build: clang-14 and
+# plug-in and its headless tests, the GEGL operations and the gegl command that tests them, the fuzzers and the sanitizer build: clang-14 and
 # its libFuzzer/ASan runtimes). Sourced by scripts/*.sh and .ci/run; run
 # directly (as root) it installs whatever is missing.
 RECBLUR_DEPS=(
@@ -9,6 +9,7 @@ RECBLUR_DEPS=(
   libpng-dev libtiff-dev libcmocka-dev
   imagemagick libmagickcore-6.q16-dev libmagickwand-6.q16-dev
   gimp libgimp2.0-dev
+  libgegl-dev gegl
   xvfb xauth x11-apps xdotool
   python3 python3-numpy python3-scipy
   clang-14 libclang-rt-14-dev

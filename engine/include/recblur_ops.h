@@ -174,6 +174,12 @@ const char *rb_settings_missing(const rb_settings *s);
 rb_status rb_settings_filter(rb_context *ctx, const rb_settings *s, rb_filter **filter,
                              rb_boundary *boundary);
 
+/* Runs the operation these settings describe on one image (blur, filter,
+ * bspline: design, plan, execute; box; sat; deblur: design from the PSF, plan,
+ * execute). in == out allowed where the operation allows it. For front ends
+ * that hold only a setting set and an image (the GEGL operations). */
+rb_status rb_settings_run(rb_context *ctx, const rb_settings *s, const rb_image *in, rb_image *out);
+
 /* ------------------------------------------------------------------ presets */
 
 /* A preset: plain text, one `key = value` per line, `#` comments. Keys: `op`

@@ -1,0 +1,95 @@
+#!/bin/sh
+# The GEGL operations through the real `gegl` command against the recblur CLI
+# on the same input: every operation, every boundary, RGB, gray and alpha,
+# 8- and 16-bit. Pixels must agree to one 16-bit step (the same engine; the
+# step allows for babl's conversions), each result must differ from its input,
+# and a value the engine refuses leaves the image as it was, with the engine's
+# message.
+#
+# usage: test_gegl_cli.sh GEGL RECBLUR_CLI PIXDIFF CONVERT WORKDIR
+# GEGL_PATH must list the directory with recblur.so, then GEGL's own.
+set -u
+GEGL=$1
+CLI=$2
+PIXDIFF=$3
+CONVERT=$4
+W=$5
+rm -rf "$W"
+mkdir -p "$W" || exit 1
+cd "$W" || exit 1
+
+fails=0
+checks=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# Inputs without colour chunks: GEGL would read gAMA/cHRM as another space,
+# the CLI reads the encoded values; both then mean the same numbers.
+plain="-define png:exclude-chunk=gAMA,cHRM,sRGB,bKGD,date,tIME"
+"$CONVERT" rose: -resize '61x43!' -depth 16 $plain rgb16.png || exit 1
+"$CONVERT" rose: -resize '61x43!' -colorspace gray -depth 16 $plain gray16.png || exit 1
+"$CONVERT" -size 43x61 gradient:gray95-gray15 -rotate 90 -colorspace gray -depth 16 alpha16.png || exit 1
+"$CONVERT" rgb16.png alpha16.png -alpha off -compose copy_opacity -composite -depth 16 $plain rgba16.png || exit 1
+"$CONVERT" rose: $plain rgb8.png || exit 1
+
+# same NAME INPUT "GEGL OP AND PROPERTIES" CLI-ARGS...: the operation's output equals the CLI's.
+same() {
+    name=$1 in=$2 gargs=$3
+    shift 3
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086
+    if ! "$GEGL" "$in" -o "gegl_$name.png" -- $gargs 2>"gegl_$name.err"; then
+        bad "$name: gegl -- $gargs failed: $(cat "gegl_$name.err")"
+        return
+    fi
+    if ! "$CLI" "$@" --depth 16 "$in" "cli_$name.png" 2>"cli_$name.err"; then
+        bad "$name: recblur $* failed: $(cat "cli_$name.err")"
+        return
+    fi
+    if ! out=$("$PIXDIFF" "gegl_$name.png" "cli_$name.png" 1); then
+        bad "$name: GEGL operation and CLI differ: $out"
+        return
+    fi
+    if ! "$PIXDIFF" "gegl_$name.png" "$in" 1 --differ >/dev/null; then
+        bad "$name: output equals the input (nothing was filtered)"
+        return
+    fi
+    echo "ok $name"
+}
+
+for b in zero clamp periodic mirror none; do
+    same "blur_$b" rgb16.png "recblur:gaussian-blur sigma-x=6 sigma-y=2.5 boundary=$b linear=false" \
+        blur --sigma-x 6 --sigma-y 2.5 --boundary $b
+    same "box_$b" gray16.png "recblur:box size-x=7 size-y=4 boundary=$b" \
+        box --size-x 7 --size-y 4 --boundary $b
+done
+same blur_constant rgba16.png "recblur:gaussian-blur sigma-x=4 sigma-y=4 boundary=constant constant=0.7 linear=false" \
+    blur --sigma 4 --boundary constant=0.7
+same blur_linear_alpha rgba16.png "recblur:gaussian-blur sigma-x=9 sigma-y=3 boundary=mirror" \
+    blur --sigma-x 9 --sigma-y 3 --boundary mirror --linear
+same blur_accurate_8bit rgb8.png "recblur:gaussian-blur sigma-x=3 sigma-y=3 accurate=true linear=false" \
+    blur --sigma 3 --accurate
+same bspline3 rgb16.png "recblur:bspline degree=3 linear=false" bspline --degree 3
+same bspline5_periodic gray16.png "recblur:bspline degree=5 boundary=periodic linear=false" \
+    bspline --degree 5 --boundary periodic
+# a signature of DC gain 1.6 (a unit gain would hide a dropped one)
+same filter_gain rgba16.png "recblur:filter signature=0.4:0.75 boundary=clamp linear=false" \
+    filter --signature "0.4: 0.75" --boundary clamp
+same filter_causal_x gray16.png "recblur:filter signature=0.5:0.5 direction=causal axes=x boundary=periodic linear=false" \
+    filter --signature "0.5: 0.5" --direction causal --axes x --boundary periodic
+same box_even_alpha rgba16.png "recblur:box size-x=6 size-y=1 boundary=mirror" \
+    box --size-x 6 --size-y 1 --boundary mirror
+
+# An unstable signature: the engine refuses it, the image is left as it was and
+# the engine's message is shown.
+checks=$((checks + 1))
+"$GEGL" rgb16.png -o refused.png -- recblur:filter signature=0.5:1.5 2>refused.err
+if ! grep -q "unstable" refused.err; then
+    bad "refused: no engine message on stderr: $(cat refused.err)"
+elif ! out=$("$PIXDIFF" refused.png rgb16.png 0); then
+    bad "refused: the image changed: $out"
+else
+    echo "ok refused signature leaves the image unchanged"
+fi
+
+echo "$((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
