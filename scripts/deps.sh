@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The ONE list of Debian 12 packages recblur needs to build and test (the CLI,
 # the engine tests, the ImageMagick module and its host tests, the GIMP
-# plug-in and its headless tests, the GEGL operations and the gegl command that tests them, the fuzzers and the sanitizer build: clang-14 and
-# its libFuzzer/ASan runtimes). Sourced by scripts/*.sh and .ci/run; run
+# plug-in and its headless tests, the GEGL operations and the gegl command
+# that tests them, the fuzzers and the sanitizer build: clang-14 and its
+# libFuzzer/ASan runtimes). Sourced by scripts/*.sh and .ci/run; run
 # directly (as root) it installs whatever is missing.
 RECBLUR_DEPS=(
   build-essential cmake pkg-config
