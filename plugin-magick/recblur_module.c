@@ -40,28 +40,58 @@ static int on_progress(double fraction, void *user)
     return go == MagickFalse;
 }
 
-/* The "recblur:KEY" artifacts (-define) of the first image. Keys first, values
- * after the walk: a lookup reorganises the splay tree the iterator walks. */
+/* Appends key unless d already holds it; -1 when out of memory. */
+static int add_define_key(rb_magick_define **d, int *n, int *cap, const char *key)
+{
+    if (LocaleNCompare(key, "recblur:", 8) != 0)
+        return 0;
+    for (int i = 0; i < *n; i++)
+        if (!LocaleCompare((*d)[i].key, key))
+            return 0;
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 8;
+        rb_magick_define *grown = realloc(*d, (size_t)*cap * sizeof **d);
+        if (!grown)
+            return -1;
+        *d = grown;
+    }
+    (*d)[*n].key = key;
+    (*d)[*n].value = NULL;
+    (*n)++;
+    return 0;
+}
+
+/* The "recblur:KEY" defines of the first image. IM6 hands -define to the
+ * image as artifacts; IM7 keeps them in image->image_info's options, which
+ * the artifact iterator does not see, so both are walked (an artifact wins).
+ * Keys first, values after the walks: a lookup reorganises the splay tree an
+ * iterator walks. */
 static int collect_defines(const Image *image, rb_magick_define **out)
 {
-    int n = 0, cap = 0;
+    int n = 0, cap = 0, bad = 0;
     rb_magick_define *d = NULL;
     ResetImageArtifactIterator(image);
-    for (const char *key = GetNextImageArtifact(image); key; key = GetNextImageArtifact(image)) {
-        if (LocaleNCompare(key, "recblur:", 8) != 0)
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 8;
-            rb_magick_define *grown = realloc(d, (size_t)cap * sizeof *d);
-            if (!grown) { free(d); *out = NULL; return -1; }
-            d = grown;
-        }
-        d[n].key = key;
-        d[n].value = NULL;
-        n++;
+    for (const char *key = GetNextImageArtifact(image); key && !bad; key = GetNextImageArtifact(image))
+        bad = add_define_key(&d, &n, &cap, key);
+#if RB_IM7
+    const ImageInfo *info = image->image_info;
+    if (info) {
+        ResetImageOptionIterator(info);
+        for (const char *key = GetNextImageOption(info); key && !bad; key = GetNextImageOption(info))
+            bad = add_define_key(&d, &n, &cap, key);
+    }
+#endif
+    if (bad) {
+        free(d);
+        *out = NULL;
+        return -1;
     }
     for (int i = 0; i < n; i++) {
         d[i].value = GetImageArtifact(image, d[i].key);
+#if RB_IM7
+        if (!d[i].value && image->image_info)
+            d[i].value = GetImageOption(image->image_info, d[i].key);
+#endif
         d[i].key += 8;
     }
     *out = d;
