@@ -104,6 +104,7 @@ void cli_print_help(int cmd)
                   "other commands (see recblur --help); --boundary and --depth do not apply.\n", stdout);
         else
             fputs(common_help, stdout);
+        fputs(cli_output_options_help, stdout);
         return;
     }
     fputs("Usage: recblur COMMAND [options] IN OUT\n"
@@ -124,6 +125,7 @@ void cli_print_help(int cmd)
           "  --version  print the version and the available back ends\n"
           "\n", stdout);
     fputs(common_help, stdout);
+    fputs(cli_output_options_help, stdout);
     fputs("\nExamples:\n"
           "  recblur blur --sigma 20 --boundary periodic texture.png soft.png\n"
           "  recblur blur --sigma-x 30 --sigma-y 0 --boundary periodic pano.tif pano-blur.tif\n"

@@ -230,8 +230,19 @@ static void set_default_mode(int fd)
     (void)fchmod(fd, 0666 & ~mask);
 }
 
-int cli_image_write(const char *path, cli_file_type type, const rb_image *img, char *err,
-                    size_t errlen)
+cli_codec cli_codec_default(cli_file_type type, rb_format format)
+{
+    cli_codec c = {CLI_COMPRESS_NONE, 0, 0};
+    (void)format;
+    if (type == CLI_FILE_PNG) {
+        c.method = CLI_COMPRESS_DEFLATE;
+        c.level = CLI_DEFLATE_FAST_LEVEL;
+    }
+    return c;
+}
+
+int cli_image_write(const char *path, cli_file_type type, const rb_image *img,
+                    const cli_codec *codec, char *err, size_t errlen)
 {
     const char *why = NULL;
     if (!cli_file_can_store(type, img->format, img->channels, &why)) {
@@ -259,7 +270,7 @@ int cli_image_write(const char *path, cli_file_type type, const rb_image *img, c
     int rc;
     if (type == CLI_FILE_TIFF) {
         close(fd);
-        rc = cli_tiff_write(tmp, path, img, err, errlen);
+        rc = cli_tiff_write(tmp, path, img, codec, err, errlen);
     } else {
         FILE *f = fdopen(fd, "wb");
         if (!f) {
@@ -267,7 +278,7 @@ int cli_image_write(const char *path, cli_file_type type, const rb_image *img, c
             snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
             rc = -1;
         } else {
-            rc = type == CLI_FILE_PNG ? cli_png_write(f, path, img, err, errlen)
+            rc = type == CLI_FILE_PNG ? cli_png_write(f, path, img, codec, err, errlen)
                                       : cli_pfm_write(f, path, img, err, errlen);
             if (fflush(f) != 0 && rc == 0) {
                 snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));

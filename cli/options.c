@@ -132,6 +132,11 @@ int cli_parse_options(cli_command cmd, int argc, char **argv, int first, cli_opt
                 break;
             }
         if (!def) {
+            int used = cli_output_option_parse(cname, argc, argv, &i, &o->output, err, errlen);
+            if (used < 0)
+                return -1;
+            if (used)
+                continue;
             snprintf(err, errlen, "%s: unknown option \"%.*s\" (see recblur %s --help)", cname,
                      (int)name_len, arg, cname);
             return -1;

@@ -4,6 +4,7 @@
 #ifndef CLI_OPTIONS_H
 #define CLI_OPTIONS_H
 
+#include "output_options.h"
 #include "recblur.h"
 #include <stddef.h>
 
@@ -31,6 +32,7 @@ typedef struct {
     const char *preset;
     const char *depth_text;
     int have_threads, threads;
+    cli_output_request output;   /* --compress, --level (output_options.c) */
     int verbose;
     int help;
 } cli_options;
