@@ -12,8 +12,10 @@
 #     N        image side (default 4096); SIGMAS default "10 50"; FORMATS "tif png"
 #   env: BEFORE=path/to/another/recblur  adds its rows ("recblur before")
 #        RUNS (default 3), PEER_RUNS (default RUNS), PEERS (default
-#        "vips gegl gmic magick"), SLOW_LIMIT seconds a peer run may take
-#        before it is stopped and reported as "> limit" (default 120)
+#        "vips gegl gmic magick"), MAGICK_RUNS (default PEER_RUNS;
+#        ImageMagick is the slow one), SLOW_LIMIT seconds a peer run may take
+#        before it is stopped and reported as "> limit" (default 120),
+#        IMAGES=dir keeps the generated in-N.tif / in-N.png there for reuse
 # Peers: libvips `vips gaussblur` (its defaults: integer precision for 8-bit,
 # min_ampl 0.2), GEGL's `gegl` with gegl:gaussian-blur (clamp), G'MIC `blur S`
 # (Neumann boundary, Gaussian), ImageMagick 6 `convert -blur 0xS` (its separable
@@ -27,6 +29,7 @@ SIGMAS="${3:-10 50}"
 FORMATS="${4:-tif png}"
 RUNS="${RUNS:-3}"
 PEER_RUNS="${PEER_RUNS:-$RUNS}"
+MAGICK_RUNS="${MAGICK_RUNS:-$PEER_RUNS}"
 PEERS="${PEERS:-vips gegl gmic magick}"
 SLOW_LIMIT="${SLOW_LIMIT:-120}"
 CONVERT="${CONVERT:-/usr/bin/convert}"   # the real ImageMagick 6, not a wrapper on PATH
@@ -37,9 +40,14 @@ trap 'rm -rf "$T"' EXIT
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')," \
      "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$PY" "$root/bench/make_bench_image.py" "$T/in.ppm" "$N"
-"$CONVERT" "$T/in.ppm" -compress none "$T/in.tif"
-"$CONVERT" "$T/in.ppm" "$T/in.png"
+if [ -n "${IMAGES:-}" ] && [ -s "$IMAGES/in-$N.tif" ] && [ -s "$IMAGES/in-$N.png" ]; then
+  cp "$IMAGES/in-$N.tif" "$T/in.tif"; cp "$IMAGES/in-$N.png" "$T/in.png"
+else
+  "$PY" "$root/bench/make_bench_image.py" "$T/in.ppm" "$N"
+  "$CONVERT" "$T/in.ppm" -compress none "$T/in.tif"
+  "$CONVERT" "$T/in.ppm" "$T/in.png"
+  if [ -n "${IMAGES:-}" ]; then mkdir -p "$IMAGES"; cp "$T/in.tif" "$IMAGES/in-$N.tif"; cp "$T/in.png" "$IMAGES/in-$N.png"; fi
+fi
 echo "# input: ${N}x${N} RGB 8-bit; in.tif uncompressed $(stat -c %s "$T/in.tif") bytes, in.png $(stat -c %s "$T/in.png") bytes"
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
@@ -113,7 +121,7 @@ peer_cmd() { # tool fmt sigma -> CMD=(the command), empty when not installed
 }
 
 echo
-echo "| tool | files | σ | whole command s (median of $RUNS) | peak MB | output MB | recblur's split (medians) |"
+echo "| tool | files | σ | whole command s (median of $RUNS; peers $PEER_RUNS, ImageMagick $MAGICK_RUNS) | peak MB | output MB | recblur's split (medians) |"
 echo "|---|---|---|---|---|---|---|"
 for fmt in $FORMATS; do
   for s in $SIGMAS; do
@@ -122,7 +130,8 @@ for fmt in $FORMATS; do
     for tool in $PEERS; do
       peer_cmd "$tool" "$fmt" "$s"
       if [ ${#CMD[@]} = 0 ]; then echo "# $tool: not installed, skipped" >&2; continue; fi
-      row "$tool" "$fmt" "$s" "$(run_timed "$PEER_RUNS" "$T/out.$fmt" "${CMD[@]}")"
+      runs=$PEER_RUNS; [ "$tool" = magick ] && runs=$MAGICK_RUNS
+      row "$tool" "$fmt" "$s" "$(run_timed "$runs" "$T/out.$fmt" "${CMD[@]}")"
     done
   done
 done

@@ -142,7 +142,11 @@ static void put_block(rb_image *img, const unsigned char *src, uint32_t x0, uint
 int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen)
 {
     quiet_libtiff();
-    TIFF *t = TIFFOpen(path, "r");
+    /* "m": no memory map. Then an uncompressed strip is one read() straight
+     * into the image (libtiff's shortcut in TIFFReadEncodedStrip) instead of
+     * page faults on the map and a copy out of it; compressed strips cost
+     * one small read each. */
+    TIFF *t = TIFFOpen(path, "rm");
     if (!t) {
         snprintf(err, errlen, "%s: bad TIFF: %s", path, tiff_why());
         return -1;

@@ -43,8 +43,9 @@ const char cli_output_options_help[] =
     "                    packbits (or rle), zstd, lzma; PNG: deflate or none (stored).\n"
     "                    Default: as IN was (an uncompressed TIFF stays uncompressed,\n"
     "                    an LZW TIFF stays LZW); deflate for PNG and for a TIFF made\n"
-    "                    from a PNG; none for a TIFF made from a PFM. TIFF deflate,\n"
-    "                    lzw, zstd and lzma difference neighbours first (predictor)\n"
+    "                    from a PNG; none for a TIFF made from a PFM. Named here,\n"
+    "                    TIFF deflate, lzw, zstd and lzma difference neighbours first\n"
+    "                    (predictor); kept, they keep IN's predictor\n"
     "  --level N         compression level: deflate 1-9, zstd 1-22, lzma 0-9\n"
     "                    (default 1: fast; higher: smaller files, slower)\n";
 
