@@ -3,7 +3,9 @@
 # image (bench/make_bench_image.py: gradients, shapes, texture, noise), saved as
 # an uncompressed TIFF and as a PNG, each tool reads the file, blurs it and
 # writes the same format. Per tool and sigma: median wall time of RUNS runs,
-# peak memory (/usr/bin/time's maximum resident set) and the output's size;
+# median CPU time (user + system: on a shared machine it moves less than the
+# wall time), peak memory (/usr/bin/time's maximum resident set) and the
+# output's size;
 # for recblur also the median --verbose split into read / plan / execute /
 # write, and what share of the whole command read + write take.
 #
@@ -52,32 +54,33 @@ echo "# input: ${N}x${N} RGB 8-bit; in.tif uncompressed $(stat -c %s "$T/in.tif"
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-# run_timed RUNS OUT cmd...: prints "median_seconds max_peak_kB out_bytes", or
+# run_timed RUNS OUT cmd...: prints "median_seconds max_peak_kB out_bytes median_cpu_s", or
 # "> limit" when a run passed SLOW_LIMIT, "failed" when the command failed.
 run_timed() {
   local runs=$1 out=$2; shift 2
   local k t0 t1 rc
-  : >"$T/times"; : >"$T/peaks"
+  : >"$T/times"; : >"$T/peaks"; : >"$T/cpus"
   for ((k = 0; k < runs; k++)); do
     rm -f "$out"
     t0=$(date +%s.%N)
     rc=0
-    timeout "$SLOW_LIMIT" /usr/bin/time -f '%M' -o "$T/peak" "$@" >"$T/cmd.out" 2>"$T/cmd.err" || rc=$?
+    timeout "$SLOW_LIMIT" /usr/bin/time -f '%M %U %S' -o "$T/peak" "$@" >"$T/cmd.out" 2>"$T/cmd.err" || rc=$?
     t1=$(date +%s.%N)
-    if [ "$rc" = 124 ]; then echo "> ${SLOW_LIMIT}s - -"; return; fi
-    if [ "$rc" != 0 ] || [ ! -s "$out" ]; then echo "failed - -"; sed 's/^/#   /' "$T/cmd.err" | tail -3 >&2; return; fi
+    if [ "$rc" = 124 ]; then echo "> ${SLOW_LIMIT}s - - -"; return; fi
+    if [ "$rc" != 0 ] || [ ! -s "$out" ]; then echo "failed - - -"; sed 's/^/#   /' "$T/cmd.err" | tail -3 >&2; return; fi
     awk -v a="$t1" -v b="$t0" 'BEGIN{printf "%.3f\n", a-b}' >>"$T/times"
-    tail -1 "$T/peak" >>"$T/peaks"
+    tail -1 "$T/peak" | awk '{print $1}' >>"$T/peaks"
+    tail -1 "$T/peak" | awk '{printf "%.2f\n", $2 + $3}' >>"$T/cpus"
     cat "$T/cmd.err" >>"$T/verbose.all"
   done
-  echo "$(median <"$T/times") $(sort -g "$T/peaks" | tail -1) $(stat -c %s "$out")"
+  echo "$(median <"$T/times") $(sort -g "$T/peaks" | tail -1) $(stat -c %s "$out") $(median <"$T/cpus")"
 }
 
-row() { # tool, format, sigma, "time peak bytes", split
-  local t p b; read -r t p b <<<"$4"
+row() { # tool, format, sigma, "time peak bytes cpu", split
+  local t p b c; read -r t p b c <<<"$4"
   local mb="-"; [ "$p" != "-" ] && mb=$(awk -v k="$p" 'BEGIN{printf "%.0f", k/1024}')
   local sz="-"; [ "$b" != "-" ] && sz=$(awk -v x="$b" 'BEGIN{printf "%.1f", x/1048576}')
-  printf '| %s | %s → %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$2" "$3" "$t" "$mb" "$sz" "${5:-}"
+  printf '| %s | %s → %s | %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$2" "$3" "$t" "${c:--}" "$mb" "$sz" "${5:-}"
 }
 
 recblur_row() { # label binary fmt sigma
@@ -121,8 +124,8 @@ peer_cmd() { # tool fmt sigma -> CMD=(the command), empty when not installed
 }
 
 echo
-echo "| tool | files | σ | whole command s (median of $RUNS; peers $PEER_RUNS, ImageMagick $MAGICK_RUNS) | peak MB | output MB | recblur's split (medians) |"
-echo "|---|---|---|---|---|---|---|"
+echo "| tool | files | σ | whole command s (median of $RUNS; peers $PEER_RUNS, ImageMagick $MAGICK_RUNS) | CPU s | peak MB | output MB | recblur's split (medians) |"
+echo "|---|---|---|---|---|---|---|---|"
 for fmt in $FORMATS; do
   for s in $SIGMAS; do
     [ -n "${BEFORE:-}" ] && recblur_row "recblur before" "$BEFORE" "$fmt" "$s"
