@@ -66,7 +66,7 @@ run_timed() {
     rc=0
     timeout "$SLOW_LIMIT" /usr/bin/time -f '%M %U %S' -o "$T/peak" "$@" >"$T/cmd.out" 2>"$T/cmd.err" || rc=$?
     t1=$(date +%s.%N)
-    if [ "$rc" = 124 ]; then echo "> ${SLOW_LIMIT}s - - -"; return; fi
+    if [ "$rc" = 124 ]; then echo ">${SLOW_LIMIT}s - - -"; return; fi
     if [ "$rc" != 0 ] || [ ! -s "$out" ]; then echo "failed - - -"; sed 's/^/#   /' "$T/cmd.err" | tail -3 >&2; return; fi
     awk -v a="$t1" -v b="$t0" 'BEGIN{printf "%.3f\n", a-b}' >>"$T/times"
     tail -1 "$T/peak" | awk '{print $1}' >>"$T/peaks"

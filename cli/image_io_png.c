@@ -158,8 +158,9 @@ int cli_png_write(FILE *f, const char *path, const rb_image *img, const cli_code
     if (level == 1)
         png_set_compression_strategy(png, Z_RLE);
     /* One filter for every row instead of libpng's default search over all
-     * five per row, which doubles the time for 1-2 % fewer bytes (measured
-     * as above); stored output (level 0) is not filtered at all. */
+     * five per row, which doubles the time (for 1 % fewer bytes at level 1,
+     * 14 % with RLE; measured as above); stored output (level 0) is not
+     * filtered at all. */
     png_set_filter(png, PNG_FILTER_TYPE_BASE, level == 0 ? PNG_FILTER_NONE : PNG_FILTER_SUB);
     png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height, depth,
                  color_of[img->channels], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
