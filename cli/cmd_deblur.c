@@ -316,7 +316,12 @@ int rb_cli_deblur(int argc, char **argv)
     cli_info_if(a.verbose, "deblurred %dx%d x%d on %s, boundary %s (margin %d px) in %.1f ms", in.img.width,
          in.img.height, in.img.channels, rb_deblur_plan_backend_name(p), rb_boundary_name(bd.mode),
          rb_deblur_plan_margin(p), cli_now_ms() - t2);
-    if (cli_image_write(a.out, otype, &out, err, sizeof err))
+    /* the input's compression, kept as the other commands keep it */
+    cli_output_request keep = {0};
+    cli_codec codec;
+    if (cli_output_codec(&keep, &in, otype, a.out, &codec, err, sizeof err))
+        rc = cli_fail(CLI_EXIT_USAGE, "%s", err);
+    else if (cli_image_write(a.out, otype, &out, &codec, err, sizeof err))
         rc = cli_fail(CLI_EXIT_FAIL, "%s", err);
 done:
     free(out.data);

@@ -88,6 +88,7 @@ void cli_print_help(int cmd)
 {
     if (cmd >= 0 && cmd < CLI_N_COMMANDS) {
         cli_print_op_help(rb_op_get((rb_op_id)cmd), cmd_help[cmd]);
+    fputs(cli_output_options_help, stdout);
         return;
     }
     fputs("Usage: recblur COMMAND [options] IN OUT\n"
@@ -109,6 +110,7 @@ void cli_print_help(int cmd)
     fputs(boundary_help, stdout);
     fputc('\n', stdout);
     fputs(files_help, stdout);
+    fputs(cli_output_options_help, stdout);
     fputs("\nExamples:\n"
           "  recblur blur --sigma 20 --boundary periodic texture.png soft.png\n"
           "  recblur blur --sigma-x 30 --sigma-y 0 --boundary periodic pano.tif pano-blur.tif\n"

@@ -18,9 +18,33 @@ typedef enum { CLI_FILE_UNKNOWN = 0, CLI_FILE_PNG, CLI_FILE_TIFF, CLI_FILE_PFM }
 /* Room for one error line; messages name the file and the problem. */
 #define CLI_ERR_LEN 512
 
+/* How a file's pixels are compressed. TIFF names them all; PNG is always
+ * deflate (NONE: zlib's stored blocks, level 0); PFM is always NONE. */
+typedef enum {
+    CLI_COMPRESS_NONE = 0,
+    CLI_COMPRESS_DEFLATE,
+    CLI_COMPRESS_LZW,
+    CLI_COMPRESS_PACKBITS,
+    CLI_COMPRESS_ZSTD,
+    CLI_COMPRESS_LZMA,
+    CLI_COMPRESS_OTHER     /* read only (JPEG, WebP, ...): not written back */
+} cli_compression;
+
+/* The deflate level recblur picks when asked only for "deflate" (and for
+ * PNG): zlib's and libdeflate's fastest level with real compression. */
+#define CLI_DEFLATE_FAST_LEVEL 1
+
+typedef struct {
+    cli_compression method;
+    int level;               /* the method's level (deflate 1..9, zstd 1..22, lzma 0..9); 0 where none */
+    int predictor;           /* TIFF: difference neighbours before compressing (the horizontal
+                                predictor, or the floating-point one for float samples) */
+} cli_codec;
+
 typedef struct {
     rb_image img;          /* host memory, stride = width * channels * sample size */
     cli_file_type type;    /* the file it came from */
+    cli_codec codec;       /* how that file was compressed (level: unknown, 0) */
 } cli_image;
 
 /* File type from the name's extension (.png .tif .tiff .pfm, any case). */
@@ -44,20 +68,27 @@ void cli_image_free(cli_image *im);
 
 /* Read any supported file (type detected from its content). 0 on success. */
 int cli_image_read(const char *path, cli_image *out, char *err, size_t errlen);
-/* Write img as `type` to `path` through a temporary file in the same directory
- * and rename(); on failure the temporary is removed and `path` is untouched. */
-int cli_image_write(const char *path, cli_file_type type, const rb_image *img, char *err,
-                    size_t errlen);
+/* Write img as `type` to `path` with `codec` (NULL: the type's fast default)
+ * through a temporary file in the same directory and rename(); on failure the
+ * temporary is removed and `path` is untouched. */
+int cli_image_write(const char *path, cli_file_type type, const rb_image *img,
+                    const cli_codec *codec, char *err, size_t errlen);
+/* The codec a file type is written with when nothing else says: PNG deflate
+ * at a fast level, TIFF uncompressed, PFM raw. */
+cli_codec cli_codec_default(cli_file_type type, rb_format format);
+/* Whether this build's libtiff can write `method` (zstd, lzma are optional in libtiff). */
+int cli_tiff_can_compress(cli_compression method);
 
 /* Per-format codecs: read from an open file positioned at the start; write to an
  * open file (PNG, PFM) or a path (TIFF, which needs to seek). 0 on success. */
 int cli_png_read(FILE *f, const char *path, cli_image *out, char *err, size_t errlen);
-int cli_png_write(FILE *f, const char *path, const rb_image *img, char *err, size_t errlen);
+int cli_png_write(FILE *f, const char *path, const rb_image *img, const cli_codec *codec, char *err,
+                  size_t errlen);
 int cli_pfm_read(FILE *f, const char *path, cli_image *out, char *err, size_t errlen);
 int cli_pfm_write(FILE *f, const char *path, const rb_image *img, char *err, size_t errlen);
 int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen);
-int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img, char *err,
-                   size_t errlen);
+int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img,
+                   const cli_codec *codec, char *err, size_t errlen);
 
 /* Size of an open file in bytes, -1 when unknown (used to reject lying headers). */
 long long cli_file_size(FILE *f);

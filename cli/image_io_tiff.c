@@ -15,14 +15,21 @@ int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen)
     return -1;
 }
 
-int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img, char *err,
-                   size_t errlen)
+int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img,
+                   const cli_codec *codec, char *err, size_t errlen)
 {
     (void)tmp_path;
     (void)img;
+    (void)codec;
     snprintf(err, errlen, "cannot write %s: TIFF support was not built (install libtiff-dev and rebuild)",
              path);
     return -1;
+}
+
+int cli_tiff_can_compress(cli_compression method)
+{
+    (void)method;
+    return 0;
 }
 
 #else
@@ -72,6 +79,39 @@ static uint64_t max_ratio(uint16_t compression)
     }
 }
 
+static cli_compression codec_of_tag(uint16_t compression)
+{
+    switch (compression) {
+    case COMPRESSION_NONE: return CLI_COMPRESS_NONE;
+    case COMPRESSION_ADOBE_DEFLATE:
+    case COMPRESSION_DEFLATE: return CLI_COMPRESS_DEFLATE;
+    case COMPRESSION_LZW: return CLI_COMPRESS_LZW;
+    case COMPRESSION_PACKBITS: return CLI_COMPRESS_PACKBITS;
+    case COMPRESSION_ZSTD: return CLI_COMPRESS_ZSTD;
+    case COMPRESSION_LZMA: return CLI_COMPRESS_LZMA;
+    default: return CLI_COMPRESS_OTHER;
+    }
+}
+
+static uint16_t tag_of_codec(cli_compression method)
+{
+    switch (method) {
+    case CLI_COMPRESS_DEFLATE: return COMPRESSION_ADOBE_DEFLATE;
+    case CLI_COMPRESS_LZW: return COMPRESSION_LZW;
+    case CLI_COMPRESS_PACKBITS: return COMPRESSION_PACKBITS;
+    case CLI_COMPRESS_ZSTD: return COMPRESSION_ZSTD;
+    case CLI_COMPRESS_LZMA: return COMPRESSION_LZMA;
+    default: return COMPRESSION_NONE;
+    }
+}
+
+int cli_tiff_can_compress(cli_compression method)
+{
+    if (method == CLI_COMPRESS_OTHER)
+        return 0;
+    return TIFFIsCODECConfigured(tag_of_codec(method));
+}
+
 static const char *tiff_why(void)
 {
     return tiff_last_error[0] ? tiff_last_error : "read error";
@@ -102,7 +142,11 @@ static void put_block(rb_image *img, const unsigned char *src, uint32_t x0, uint
 int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen)
 {
     quiet_libtiff();
-    TIFF *t = TIFFOpen(path, "r");
+    /* "m": no memory map. Then an uncompressed strip is one read() straight
+     * into the image (libtiff's shortcut in TIFFReadEncodedStrip) instead of
+     * page faults on the map and a copy out of it; compressed strips cost
+     * one small read each. */
+    TIFF *t = TIFFOpen(path, "rm");
     if (!t) {
         snprintf(err, errlen, "%s: bad TIFF: %s", path, tiff_why());
         return -1;
@@ -176,6 +220,12 @@ int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen)
     else if (spp == colour + 1)
         out->img.alpha = RB_ALPHA_STRAIGHT;
     out->img.srgb = format != RB_F32;
+    uint16_t predictor = PREDICTOR_NONE;
+    if (compression != COMPRESSION_NONE && !TIFFGetField(t, TIFFTAG_PREDICTOR, &predictor))
+        predictor = PREDICTOR_NONE;
+    out->codec.method = codec_of_tag(compression);
+    out->codec.level = 0; /* a TIFF does not record its compressor's level */
+    out->codec.predictor = predictor == PREDICTOR_HORIZONTAL || predictor == PREDICTOR_FLOATINGPOINT;
 
     int separate = planar == PLANARCONFIG_SEPARATE;
     int planes = separate ? spp : 1;
@@ -203,19 +253,33 @@ int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen)
         if (buf)
             _TIFFfree(buf);
     } else {
-        tmsize_t lsize = TIFFScanlineSize(t);
-        size_t need = (size_t)w * (separate ? 1 : spp) * ss;
-        unsigned char *buf = lsize > 0 && (size_t)lsize >= need ? _TIFFmalloc(lsize) : NULL;
-        if (!buf) {
+        /* Whole strips through TIFFReadEncodedStrip: one decoder call per
+         * strip (libtiff hands a whole deflate strip to libdeflate), straight
+         * into the image when the samples are interleaved as ours are. */
+        uint32_t rps = 0;
+        if (!TIFFGetField(t, TIFFTAG_ROWSPERSTRIP, &rps) || rps == 0 || rps > h)
+            rps = h;
+        size_t row_bytes = (size_t)w * (separate ? 1 : spp) * ss;
+        tmsize_t ssize = TIFFStripSize(t);
+        uint32_t per_plane = (h + rps - 1) / rps;
+        unsigned char *buf = NULL;
+        if (ssize <= 0 || (uint64_t)ssize < (uint64_t)row_bytes * rps ||
+            TIFFNumberOfStrips(t) < per_plane * (uint32_t)planes) {
             rc = -1;
-            snprintf(tiff_last_error, sizeof tiff_last_error, "bad scanline size");
+            snprintf(tiff_last_error, sizeof tiff_last_error, "bad strip layout");
+        } else if (separate && !(buf = _TIFFmalloc(ssize))) {
+            rc = -1;
+            snprintf(tiff_last_error, sizeof tiff_last_error, "out of memory for a strip");
         }
         for (int p = 0; p < planes && !rc; p++)
-            for (uint32_t y = 0; y < h && !rc; y++) {
-                if (TIFFReadScanline(t, buf, y, (uint16_t)p) < 0)
+            for (uint32_t s = 0; s < per_plane && !rc; s++) {
+                uint32_t y0 = s * rps, rows = h - y0 < rps ? h - y0 : rps;
+                tmsize_t want = (tmsize_t)(row_bytes * rows);
+                unsigned char *dst = separate ? buf : (unsigned char *)out->img.data + (size_t)y0 * out->img.stride;
+                if (TIFFReadEncodedStrip(t, (uint32_t)p * per_plane + s, dst, want) != want)
                     rc = -1;
-                else
-                    put_block(&out->img, buf, 0, y, w, 1, need, p, separate);
+                else if (separate)
+                    put_block(&out->img, buf, 0, y0, w, rows, row_bytes, p, separate);
             }
         if (buf)
             _TIFFfree(buf);
@@ -228,10 +292,19 @@ int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen)
     return 0;
 }
 
-int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img, char *err,
-                   size_t errlen)
+/* Rows per strip: strips of about this many bytes stay in the cache while the
+ * predictor and the compressor pass over them, and each is one large write. */
+#define CLI_TIFF_STRIP_BYTES (256u * 1024u)
+
+int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img,
+                   const cli_codec *codec, char *err, size_t errlen)
 {
     quiet_libtiff();
+    cli_codec cd = codec ? *codec : cli_codec_default(CLI_FILE_TIFF, img->format);
+    if (!cli_tiff_can_compress(cd.method)) {
+        snprintf(err, errlen, "cannot write %s: this libtiff cannot write that compression", path);
+        return -1;
+    }
     TIFF *t = TIFFOpen(tmp_path, "w");
     if (!t) {
         snprintf(err, errlen, "cannot write %s: %s", path, tiff_why());
@@ -248,25 +321,57 @@ int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img, 
     TIFFSetField(t, TIFFTAG_PHOTOMETRIC, colour == 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
     TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
     TIFFSetField(t, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
-    TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
-    TIFFSetField(t, TIFFTAG_PREDICTOR, img->format == RB_F32 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL);
+    TIFFSetField(t, TIFFTAG_COMPRESSION, tag_of_codec(cd.method));
+    if (cd.method == CLI_COMPRESS_DEFLATE || cd.method == CLI_COMPRESS_LZW ||
+        cd.method == CLI_COMPRESS_ZSTD || cd.method == CLI_COMPRESS_LZMA) {
+        /* a float image differences its bytes with the floating-point
+         * predictor; integer samples take the horizontal one */
+        uint16_t pred = !cd.predictor               ? PREDICTOR_NONE
+                        : img->format == RB_F32 ? PREDICTOR_FLOATINGPOINT
+                                                : PREDICTOR_HORIZONTAL;
+        TIFFSetField(t, TIFFTAG_PREDICTOR, pred);
+    }
+    if (cd.method == CLI_COMPRESS_DEFLATE && cd.level > 0)
+        TIFFSetField(t, TIFFTAG_ZIPQUALITY, cd.level);
+    else if (cd.method == CLI_COMPRESS_ZSTD && cd.level > 0)
+        TIFFSetField(t, TIFFTAG_ZSTD_LEVEL, cd.level);
+    else if (cd.method == CLI_COMPRESS_LZMA)
+        TIFFSetField(t, TIFFTAG_LZMAPRESET, cd.level);
     if (c > colour) {
         uint16_t extra = img->alpha == RB_ALPHA_PREMULTIPLIED ? EXTRASAMPLE_ASSOCALPHA
                                                               : EXTRASAMPLE_UNASSALPHA;
         TIFFSetField(t, TIFFTAG_EXTRASAMPLES, (uint16_t)1, &extra);
     }
-    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
     size_t row_bytes = (size_t)img->width * (size_t)c * cli_sample_size(img->format);
     size_t stride = img->stride ? img->stride : row_bytes;
-    /* TIFFWriteScanline may modify the buffer (predictor), so write a copy. */
-    unsigned char *row = malloc(row_bytes);
-    int rc = row ? 0 : -1;
-    for (int y = 0; y < img->height && !rc; y++) {
-        memcpy(row, (const unsigned char *)img->data + (size_t)y * stride, row_bytes);
-        if (TIFFWriteScanline(t, row, (uint32_t)y, 0) < 0)
+    uint32_t rps = (uint32_t)(CLI_TIFF_STRIP_BYTES / row_bytes);
+    if (rps < 1)
+        rps = 1;
+    if (rps > (uint32_t)img->height)
+        rps = (uint32_t)img->height;
+    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, rps);
+    /* Whole strips through TIFFWriteEncodedStrip, as libtiff's authors advise
+     * for speed: one encoder call per strip (libtiff gives a whole deflate
+     * strip to libdeflate) and one write. libtiff runs the predictor on a
+     * working copy, so a tightly packed image goes straight from its rows;
+     * a padded one is packed into a strip buffer first. */
+    unsigned char *packed = stride == row_bytes ? NULL : malloc(row_bytes * rps);
+    int rc = stride != row_bytes && !packed ? -1 : 0;
+    uint32_t n_strips = ((uint32_t)img->height + rps - 1) / rps;
+    for (uint32_t s = 0; s < n_strips && !rc; s++) {
+        uint32_t y0 = s * rps;
+        uint32_t rows = (uint32_t)img->height - y0 < rps ? (uint32_t)img->height - y0 : rps;
+        const unsigned char *src = (const unsigned char *)img->data + (size_t)y0 * stride;
+        if (packed) {
+            for (uint32_t y = 0; y < rows; y++)
+                memcpy(packed + (size_t)y * row_bytes, src + (size_t)y * stride, row_bytes);
+            src = packed;
+        }
+        /* libtiff's prototype takes a non-const buffer; it only reads it */
+        if (TIFFWriteEncodedStrip(t, s, (void *)src, (tmsize_t)(row_bytes * rows)) < 0)
             rc = -1;
     }
-    free(row);
+    free(packed);
     if (!rc && !TIFFFlush(t))
         rc = -1;
     TIFFClose(t);

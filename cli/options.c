@@ -123,6 +123,12 @@ int cli_parse_options(const rb_op_desc *op, int argc, char **argv, int first, cl
         int own_any;
         int own = d ? -1 : own_option(arg, name_len, op, &own_any);
         if (!d && own < 0) {
+            /* the file options (--compress, --level) are output_options.c's */
+            int used = cli_output_option_parse(cname, argc, argv, &i, &o->output, err, errlen);
+            if (used < 0)
+                goto done;
+            if (used)
+                continue;
             if (own_any || (long_form && rb_setting_find(key)))
                 snprintf(err, errlen, "%s: option %.*s does not apply to %s (see recblur %s --help)", cname,
                          (int)name_len, arg, cname, cname);

@@ -7,6 +7,7 @@
 #ifndef CLI_OPTIONS_H
 #define CLI_OPTIONS_H
 
+#include "output_options.h"
 #include "recblur.h"
 #include <stddef.h>
 
@@ -31,6 +32,7 @@ typedef struct {
     const char *depth_text;
     const char *psf_file;      /* deblur, design-deblur: --psf FILE */
     const char *out_preset;    /* design-deblur: --out PRESET */
+    cli_output_request output;   /* --compress, --level (output_options.c) */
     int verbose;
     int help;
 } cli_options;

@@ -117,6 +117,11 @@ int cli_run(const cli_options *o)
                           "(install libtiff-dev and rebuild)", o->out);
         goto done;
     }
+    cli_codec codec;
+    if (cli_output_codec(&o->output, NULL, out_type, o->out, &codec, err, sizeof err)) {
+        status = cli_fail(CLI_EXIT_USAGE, "%s", err);
+        goto done;
+    }
     if (check_out_dir(o->out, err, sizeof err)) {
         cli_fail(CLI_EXIT_FAIL, "%s", err);
         goto done;
@@ -129,10 +134,15 @@ int cli_run(const cli_options *o)
     }
     double t_read = cli_now_ms() - t0;
     static const char *const alpha_names[] = {"no alpha", "straight alpha", "premultiplied alpha"};
-    cli_info(o, "input %s: %dx%d, %d channel%s (%s), %s %s", o->in, in.img.width, in.img.height,
-             in.img.channels, in.img.channels == 1 ? "" : "s", alpha_names[in.img.alpha],
-             cli_format_name(in.img.format), cli_file_type_name(in.type));
+    cli_info(o, "input %s: %dx%d, %d channel%s (%s), %s %s, compression %s", o->in, in.img.width,
+             in.img.height, in.img.channels, in.img.channels == 1 ? "" : "s", alpha_names[in.img.alpha],
+             cli_format_name(in.img.format), cli_file_type_name(in.type),
+             cli_compression_name(in.codec.method));
 
+    if (cli_output_codec(&o->output, &in, out_type, o->out, &codec, err, sizeof err)) {
+        status = cli_fail(CLI_EXIT_USAGE, "%s", err);
+        goto done;
+    }
     rb_format fmt;
     if (choose_format(o, &s, out_type, &in.img, &fmt, err, sizeof err)) {
         cli_fail(CLI_EXIT_FAIL, "%s", err);
@@ -169,13 +179,18 @@ int cli_run(const cli_options *o)
     cli_info(o, "back end: %s", rep.backend ? rep.backend : "?");
 
     double t1 = cli_now_ms();
-    if (cli_image_write(o->out, out_type, &out, err, sizeof err)) {
+    if (cli_image_write(o->out, out_type, &out, &codec, err, sizeof err)) {
         cli_fail(CLI_EXIT_FAIL, "%s", err);
         goto done;
     }
     double t_write = cli_now_ms() - t1;
-    cli_info(o, "output %s: %dx%d, %d channel%s, %s %s", o->out, out.width, out.height, out.channels,
-             out.channels == 1 ? "" : "s", cli_format_name(out.format), cli_file_type_name(out_type));
+    char level[32] = "";
+    if (codec.level > 0 || codec.method == CLI_COMPRESS_LZMA)
+        snprintf(level, sizeof level, " level %d", codec.level);
+    cli_info(o, "output %s: %dx%d, %d channel%s, %s %s, compression %s%s%s", o->out, out.width,
+             out.height, out.channels, out.channels == 1 ? "" : "s", cli_format_name(out.format),
+             cli_file_type_name(out_type), cli_compression_name(codec.method), level,
+             codec.predictor && codec.method != CLI_COMPRESS_NONE ? " with predictor" : "");
     cli_info(o, "time: read %.3f ms, plan %.3f ms, execute %.3f ms, write %.3f ms", t_read,
              rep.plan_ms, rep.execute_ms, t_write);
     status = 0;

@@ -7,7 +7,7 @@
 # directly (as root) it installs whatever is missing.
 RECBLUR_DEPS=(
   build-essential cmake pkg-config
-  libpng-dev libtiff-dev libcmocka-dev
+  libpng-dev libtiff-dev libtiff-tools libcmocka-dev
   imagemagick libmagickcore-6.q16-dev libmagickwand-6.q16-dev
   gimp libgimp2.0-dev
   libgegl-dev gegl

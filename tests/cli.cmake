@@ -4,7 +4,7 @@ add_executable(test_cli_ref ${CMAKE_CURRENT_SOURCE_DIR}/test_cli_ref.c)
 target_link_libraries(test_cli_ref PRIVATE recblur m)
 target_compile_options(test_cli_ref PRIVATE -Wall -Wextra)
 
-foreach(t roundtrip errors seamless presets)
+foreach(t roundtrip codecs errors seamless presets)
   add_test(NAME cli_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_cli_${t}.sh)
   set_tests_properties(cli_${t} PROPERTIES
     SKIP_RETURN_CODE 77

@@ -11,7 +11,7 @@ if(PNG_FOUND)
   set(_cli ${PROJECT_SOURCE_DIR}/cli)
   add_executable(recblur_deblur_tool ${CMAKE_CURRENT_LIST_DIR}/test_deblur_cli_main.c
     ${_cli}/cmd_deblur.c ${_cli}/options.c ${_cli}/help.c ${_cli}/messages.c ${_cli}/image_io.c ${_cli}/image_io_png.c
-    ${_cli}/image_io_pfm.c ${_cli}/image_io_tiff.c)
+    ${_cli}/image_io_pfm.c ${_cli}/image_io_tiff.c ${_cli}/output_options.c)
   set_target_properties(recblur_deblur_tool PROPERTIES OUTPUT_NAME recblur-deblur)
   target_include_directories(recblur_deblur_tool PRIVATE ${_cli})
   target_link_libraries(recblur_deblur_tool PRIVATE recblur PNG::PNG m)

@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if ((size_t)g->width * (size_t)g->height <= 4096 &&
         cli_file_can_store(type, g->format, g->channels, &why)) {
         snprintf(path2, sizeof path2, "%s.again.%s", path, ext_of[RB_FUZZ_FORMAT]);
-        RB_FUZZ_CHECK(cli_image_write(path2, type, g, err, sizeof err) == 0, "write back: %s", err);
+        RB_FUZZ_CHECK(cli_image_write(path2, type, g, NULL, err, sizeof err) == 0, "write back: %s", err);
         cli_image back;
         RB_FUZZ_CHECK(read_as(path2, &back, err, sizeof err) == 0, "read back: %s", err);
         RB_FUZZ_CHECK(back.img.width == g->width && back.img.height == g->height &&
