@@ -3,23 +3,13 @@
 rb_add_test(test_deblur_engine ${CMAKE_CURRENT_LIST_DIR}/test_deblur_engine.c)
 rb_add_test(test_deblur_design ${CMAKE_CURRENT_LIST_DIR}/test_deblur_design.c)
 
-# The deblur commands in a stand-alone binary (cli/recblur_main.c may not
-# dispatch them yet): used by the CLI tests below and by bench/deblur_quality.py.
-find_package(PNG)
-find_package(TIFF)
-if(PNG_FOUND)
-  set(_cli ${PROJECT_SOURCE_DIR}/cli)
-  add_executable(recblur_deblur_tool ${CMAKE_CURRENT_LIST_DIR}/test_deblur_cli_main.c
-    ${_cli}/cmd_deblur.c ${_cli}/options.c ${_cli}/help.c ${_cli}/messages.c ${_cli}/image_io.c ${_cli}/image_io_png.c
-    ${_cli}/image_io_pfm.c ${_cli}/image_io_tiff.c ${_cli}/output_options.c)
+# The deblur commands in a stand-alone binary (used by the CLI tests below and
+# by bench/deblur_quality.py), on the CLI's own code.
+if(TARGET recblur_cli_core)
+  add_executable(recblur_deblur_tool ${CMAKE_CURRENT_LIST_DIR}/test_deblur_cli_main.c)
   set_target_properties(recblur_deblur_tool PROPERTIES OUTPUT_NAME recblur-deblur)
-  target_include_directories(recblur_deblur_tool PRIVATE ${_cli})
-  target_link_libraries(recblur_deblur_tool PRIVATE recblur PNG::PNG m)
+  target_link_libraries(recblur_deblur_tool PRIVATE recblur_cli_core m)
   target_compile_options(recblur_deblur_tool PRIVATE -Wall -Wextra)
-  if(TIFF_FOUND)
-    target_compile_definitions(recblur_deblur_tool PRIVATE RB_HAVE_TIFF=1)
-    target_link_libraries(recblur_deblur_tool PRIVATE TIFF::TIFF)
-  endif()
 endif()
 if(TARGET recblur_deblur_tool)
   add_test(NAME test_deblur_cli COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/test_deblur_cli.sh

@@ -8,8 +8,8 @@ rb_add_test(test_sat_box ${CMAKE_CURRENT_LIST_DIR}/test_sat_box.c)
 # the CLI's options, the ImageMagick option parser and the GIMP plug-in's value
 # mapping are plain C on the engine, linked here as they are.
 rb_add_test(test_op_defaults ${CMAKE_CURRENT_LIST_DIR}/test_op_defaults.c
-            ${PROJECT_SOURCE_DIR}/cli/options.c
             ${PROJECT_SOURCE_DIR}/plugin-magick/rb_magick_options.c
             ${PROJECT_SOURCE_DIR}/plugin-gimp/rbg_vals.c)
-target_include_directories(test_op_defaults PRIVATE ${PROJECT_SOURCE_DIR}/cli
-                           ${PROJECT_SOURCE_DIR}/plugin-magick ${PROJECT_SOURCE_DIR}/plugin-gimp)
+target_include_directories(test_op_defaults PRIVATE ${PROJECT_SOURCE_DIR}/plugin-magick
+                           ${PROJECT_SOURCE_DIR}/plugin-gimp)
+target_link_libraries(test_op_defaults PRIVATE recblur_cli_core)
