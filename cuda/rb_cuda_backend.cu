@@ -19,7 +19,8 @@ extern "C" {
 
 /* rb_cuda_fused.cu: the column final stage fused with the row stage 1 */
 extern "C" int rb_cuda_fz_fusable(const rb_cuda_fz *fc, const rb_cuda_fz *fr);
-extern "C" int rb_cuda_fz_fuse_want(const rb_cuda_fz *fc, const rb_cuda_fz *fr);
+/* force: RECBLUR_CUDA_FUSE (RB_FORCE_*), read at each execute (the benchmark times both) */
+extern "C" int rb_cuda_fz_fuse_want(const rb_cuda_fz *fc, const rb_cuda_fz *fr, int force);
 extern "C" cudaError_t rb_cuda_solve_fused_cols(const rb_cuda_fz *fc, const rb_cuda_fz *fr, const float *in,
                                                 float *mid, float *ccarry, float *rcarry, size_t lanes,
                                                 size_t rlanes, cudaStream_t s, cudaEvent_t *ev);
@@ -30,7 +31,7 @@ extern "C" cudaError_t rb_cuda_solve_fused_rows(const rb_cuda_fz *fr, const floa
  * the column carries (rounded to 8 bytes), so both live at once */
 static size_t rb_cuda_fuse_off(const rb_plan *plan)
 {
-    return (rb_cuda_fz_carry(&plan->cols) * (size_t)plan->width * (size_t)plan->channels + 1) & ~(size_t)1;
+    return (rb_cuda_fz_carry(&plan->cols, &plan->ctx->sw) * (size_t)plan->width * (size_t)plan->channels + 1) & ~(size_t)1;
 }
 
 
@@ -96,6 +97,7 @@ static cudaError_t rb_cuda_upload_fir(const rb_axis *ax, float **out)
 static rb_status rb_cuda_plan_init(rb_plan *plan)
 {
     rb_context *ctx = plan->ctx;
+    rb_cuda_alloc_use(&ctx->sw);
     rb_status st = RB_OK;
     rb_cuda_state *s = (rb_cuda_state *)calloc(1, sizeof *s);
     if (!s) return rb_error(ctx, RB_ERR_NOMEM, "cuda: out of host memory for the plan");
@@ -109,14 +111,10 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
      * non-blocking stream the filter read stale device input under load) */
     RB_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamDefault), "cudaStreamCreate");
     s->floats = w * h * c;
-    {
-        const char *env = getenv("RECBLUR_CUDA_SOLVER");
-        s->naive = env && !strcmp(env, "lanes");
-    }
+    s->naive = ctx->sw.cuda_solver == RB_CUDA_SOLVER_LANES;
     /* the tiled solver, where it covers both axes */
     {
-        const char *env = getenv("RECBLUR_CUDA_SOLVER");
-        int want = !s->naive && !(env && !strcmp(env, "blocked"));
+        int want = ctx->sw.cuda_solver == RB_CUDA_SOLVER_TILED;
         int fc = 0, fr = 0;
         if (want) {
             s->fcol = (rb_cuda_fz *)calloc(1, sizeof *s->fcol);
@@ -125,22 +123,22 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
                 st = rb_error(ctx, RB_ERR_NOMEM, "cuda: out of host memory for the plan");
                 goto fail;
             }
-            fc = plan->cols.ax.active ? rb_cuda_fz_init(&plan->cols, (int)c, 0, s->fcol) : 0;
-            fr = plan->rows.ax.active ? rb_cuda_fz_init(&plan->rows, (int)c, 1, s->frow) : 0;
+            fc = plan->cols.ax.active ? rb_cuda_fz_init(&plan->cols, (int)c, 0, &ctx->sw, s->fcol) : 0;
+            fr = plan->rows.ax.active ? rb_cuda_fz_init(&plan->rows, (int)c, 1, &ctx->sw, s->frow) : 0;
         }
         s->fused = want && fc == 0 && fr == 0;
         if (s->fused) {
             if (plan->cols.ax.active) {
-                size_t t = rb_cuda_fz_carry(&plan->cols) * w * c;
+                size_t t = rb_cuda_fz_carry(&plan->cols, &ctx->sw) * w * c;
                 if (t > scratch) scratch = t;
             }
             if (plan->rows.ax.active) {
-                size_t t = rb_cuda_fz_carry(&plan->rows) * h * c;
+                size_t t = rb_cuda_fz_carry(&plan->rows, &ctx->sw) * h * c;
                 if (t > scratch) scratch = t;
             }
             if (plan->cols.ax.active && plan->rows.ax.active && rb_cuda_fz_fusable(s->fcol, s->frow)) {
                 /* the fused route keeps the column and the row carries at once */
-                size_t t = rb_cuda_fuse_off(plan) + rb_cuda_fz_carry(&plan->rows) * h * c;
+                size_t t = rb_cuda_fuse_off(plan) + rb_cuda_fz_carry(&plan->rows, &ctx->sw) * h * c;
                 if (t > scratch) scratch = t;
             }
             rb_log(ctx, "recblur: cuda solver: tiled (carries in one read, one chain per line, "
@@ -177,11 +175,11 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
     if (plan->rows.ax.active) rb_cuda_blk_init(&plan->rows, s->fir_x, (int)c, NULL, &s->brow);
     /* pinned staging for host images: its settings now, its memory at the first
      * execute with a host image (rb_cuda_staging_ready) */
-    if (rb_cuda_staging_wanted()) {
+    if (rb_cuda_staging_wanted(&ctx->sw)) {
         s->stage = (rb_cuda_staging *)calloc(1, sizeof *s->stage);
         if (s->stage)
             rb_cuda_staging_config(s->stage, s->floats * sizeof(float), w * c * sizeof(float),
-                                   rb_context_thread_count(ctx));
+                                   rb_context_thread_count(ctx), &ctx->sw);
     }
     snprintf(plan->backend_name, sizeof plan->backend_name, "cuda (%.140s)", prop.name);
     plan->backend_state = s;
@@ -387,10 +385,9 @@ static int rb_cuda_plain_f32(const rb_plan *plan, const rb_image *img)
 }
 
 /* RECBLUR_CUDA_PROFILE=1: events between the steps, times sent to the log */
-static int rb_cuda_profile_on(rb_cuda_state *s)
+static int rb_cuda_profile_on(const rb_context *ctx, rb_cuda_state *s)
 {
-    const char *env = getenv("RECBLUR_CUDA_PROFILE");
-    if (!env || strcmp(env, "1")) return 0;
+    if (!ctx->sw.cuda_profile) return 0;
     while (s->nev < 10) {
         if (cudaEventCreate(&s->ev[s->nev]) != cudaSuccess) {
             cudaGetLastError();
@@ -415,7 +412,7 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
     long long cur_ld = packed;
     int done = 0;
     float ccol[4] = {0, 0, 0, 0}, crow[4] = {0, 0, 0, 0};
-    const int prof = rb_cuda_profile_on(s);
+    const int prof = rb_cuda_profile_on(ctx, s);
     cudaEvent_t *ev = s->ev;
     size_t band = (size_t)w;
     const int nbands = in->memory == RB_MEMORY_HOST && s->stage && !prof && !ctx->progress &&
@@ -426,7 +423,7 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
      * where the rows go in strips to a host image or the columns in bands */
     const int fuse2 = nbands == 1 && plan->cols.ax.active && plan->rows.ax.active &&
                       !(out->memory == RB_MEMORY_HOST && s->stage && !prof) &&
-                      rb_cuda_fz_fuse_want(s->fcol, s->frow);
+                      rb_cuda_fz_fuse_want(s->fcol, s->frow, ctx->sw.cuda_fuse);
     float *rcarry = fuse2 ? s->ybuf + rb_cuda_fuse_off(plan) : NULL;
     RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
     if (prof) cudaEventRecord(ev[0], q);
@@ -641,6 +638,7 @@ static void rb_cuda_staging_ready(rb_plan *plan, rb_cuda_state *s)
 static rb_status rb_cuda_execute(rb_plan *plan, const rb_image *in, rb_image *out)
 {
     rb_cuda_state *s = (rb_cuda_state *)plan->backend_state;
+    rb_cuda_alloc_use(&plan->ctx->sw);
     if (in->memory == RB_MEMORY_HOST || out->memory == RB_MEMORY_HOST)
         rb_cuda_staging_ready(plan, s);
     return s->fused ? rb_cuda_execute_fused(plan, in, out) : rb_cuda_execute_blocked(plan, in, out);

@@ -5,6 +5,7 @@
 #define RB_INTERNAL_H
 
 #include "recblur.h"
+#include "switches.h"
 #include <stdarg.h>
 
 #ifdef __cplusplus
@@ -19,8 +20,15 @@ struct rb_context {
     void *progress_user;
     rb_log_fn log;
     void *log_user;
+    rb_switches sw;              /* the run-time switches, read at creation (switches.h) */
     char error[1024];
 };
+
+/* Set one run-time switch of ctx by its name (switches.c's table: an
+ * environment variable's name, or a "test:" hook) from its text as the
+ * environment would give it; value NULL restores the default. For tests and
+ * benchmarks that compare routes within one process. */
+rb_status rb_switch_set(rb_context *ctx, const char *name, const char *value);
 
 /* Record a "recblur: ..." message in ctx (ctx may be NULL) and return status. */
 rb_status rb_error(rb_context *ctx, rb_status status, const char *fmt, ...)
