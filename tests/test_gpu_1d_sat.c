@@ -274,8 +274,8 @@ static void test_1d_long(void **state)
     rb_context_destroy(c);
 }
 
-/* The look-back under random publication delays (RECBLUR_CUDA_SCAN_DELAY, cuda/
- * rb_cuda_scan_kernel.cuh): tiles publish their aggregates and inclusive states
+/* The look-back under random publication delays (the test hook
+ * "test:scan_delay_ns", cuda/rb_cuda_scan_kernel.cuh): tiles publish their aggregates and inclusive states
  * late and out of order, so successors sum aggregates over deep look-backs. The
  * result must still match the float64 reference, and the undelayed run to the
  * rounding of the sums. Orders 1 (float states), 3, 6, 8 (double), both
