@@ -11,6 +11,7 @@
 #include "rb_cuda_alloc.h"
 #include "rb_cuda_staging.h"
 extern "C" {
+#include "deblur_internal.h"  /* rb_cuda_deblur_run, the deblur entry */
 #include "pixel_convert.h"
 }
 #include <stdio.h>
@@ -61,6 +62,68 @@ static rb_status rb_cuda_probe(char *why, size_t why_len)
     }
     if (why && why_len) snprintf(why, why_len, "%d CUDA device%s", count, count > 1 ? "s" : "");
     return RB_OK;
+}
+
+/* Longest explicit extension (rb_axis_plan.padded) the solvers keep exact:
+ * they filter it in float storage, which loses accuracy over very long
+ * extensions (sigma 2000 on 37x29: 3e-3 rel RMS on the H100; sigma <= 683,
+ * pad <= 12198, stays at 1e-6). */
+#define RB_CUDA_MAX_PAD 12288
+
+/* The back end's route predicate (rb_backend_ops.can_run): no usable GPU is a
+ * no; work it runs less exactly or slower than the CPU is an `avoid` (auto
+ * goes to the CPU and logs why; --backend cuda runs it):
+ *  - 2D filters whose padded route extends past RB_CUDA_MAX_PAD;
+ *  - 2D FIRs longer than the tiled solver takes (RB_FZ_TAPS): the blocked
+ *    solver would take them, and it loses digits on ill-conditioned filters
+ *    (docs/RELIABILITY.md);
+ *  - summed-area tables and 1D signals in host memory: the copies over the
+ *    bus cost more than the CPU's one pass. */
+static rb_route_verdict rb_cuda_can_run(const rb_route_request *req, char *why, size_t why_len)
+{
+    char probe[200] = "";
+    if (rb_cuda_probe(probe, sizeof probe) != RB_OK) {
+        snprintf(why, why_len, "no GPU is usable: %s", probe);
+        return RB_ROUTE_NO;
+    }
+    why[0] = 0;
+    const bool device = req->memory == RB_MEMORY_DEVICE || (req->in && req->in->memory == RB_MEMORY_DEVICE) ||
+                        (req->out && req->out->memory == RB_MEMORY_DEVICE);
+    switch (req->work) {
+    case RB_WORK_FILTER_2D: {
+        int pad = 0, taps = 0;
+        for (int a = 0; a < 2; ++a) {
+            const rb_axis_plan *ap = a ? &req->plan->rows : &req->plan->cols;
+            if (!ap->ax.active) continue;
+            if (ap->padded && ap->pad > pad) pad = ap->pad;
+            const int t = ap->ax.fir ? ap->ax.fir_hi - ap->ax.fir_lo + 1 : 0;
+            if (t > taps) taps = t;
+        }
+        if (pad > RB_CUDA_MAX_PAD) {
+            snprintf(why, why_len, "filter too wide for the GPU's float extension (%d samples padded)", pad);
+            return RB_ROUTE_AVOID;
+        }
+        if (taps > RB_FZ_TAPS) {
+            snprintf(why, why_len, "FIR of %d taps, more than the GPU's tiled solver takes (%d)", taps,
+                     RB_FZ_TAPS);
+            return RB_ROUTE_AVOID;
+        }
+        return RB_ROUTE_YES;
+    }
+    case RB_WORK_SAT:
+    case RB_WORK_RECURRENCE_1D:
+        if (!device) {
+            snprintf(why, why_len, "%s in host memory: the copies to the GPU and back cost more than the "
+                                   "cpu's one pass",
+                     req->work == RB_WORK_SAT ? "image" : "signal");
+            return RB_ROUTE_AVOID;
+        }
+        return RB_ROUTE_YES;
+    case RB_WORK_DEBLUR:
+        return RB_ROUTE_YES;
+    }
+    snprintf(why, why_len, "unknown work %d", (int)req->work);
+    return RB_ROUTE_NO;
 }
 
 static void rb_cuda_state_free(rb_cuda_state *s)
@@ -324,11 +387,7 @@ static rb_status rb_cuda_execute_blocked(rb_plan *plan, const rb_image *in, rb_i
     RB_CU_PROGRESS(0.1);
     /* constant boundary in working units per channel (decoded, premultiplied);
      * the row pass sees it through the column pass's DC gain (FORMULAS.md, 2D) */
-    if (plan->boundary.mode == RB_BOUNDARY_CONSTANT) {
-        rb_pixel_constant(plan->boundary.value, c, in->alpha, plan->linear_light && in->srgb, ccol);
-        float g = plan->cols.ax.active ? (float)plan->cols.ax.dc_gain : 1.0f;
-        for (int k = 0; k < c; ++k) crow[k] = ccol[k] * g;
-    }
+    rb_plan_constants(plan, in, ccol, crow);
 
     /* 2. columns (lanes = w * c, line length h): cur -> other */
     if (plan->cols.ax.active) {
@@ -427,11 +486,7 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
     float *rcarry = fuse2 ? s->ybuf + rb_cuda_fuse_off(plan) : NULL;
     RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
     if (prof) cudaEventRecord(ev[0], q);
-    if (plan->boundary.mode == RB_BOUNDARY_CONSTANT) {
-        rb_pixel_constant(plan->boundary.value, c, in->alpha, plan->linear_light && in->srgb, ccol);
-        float g = plan->cols.ax.active ? (float)plan->cols.ax.dc_gain : 1.0f;
-        for (int k = 0; k < c; ++k) crow[k] = ccol[k] * g;
-    }
+    rb_plan_constants(plan, in, ccol, crow);
 
     if (nbands > 1) {
         /* 1 + 2 overlapped: a float32 host image goes up in column bands, and
@@ -652,6 +707,8 @@ static const rb_backend_ops rb_cuda_ops = {
     rb_cuda_execute,
     rb_cuda_sat,
     rb_cuda_recurrence_1d,  /* rb_cuda_recurrence.cu */
+    rb_cuda_can_run,
+    rb_cuda_deblur_run,     /* rb_cuda_deblur.cu */
 };
 
 extern "C" const rb_backend_ops *rb_backend_cuda(void) { return &rb_cuda_ops; }

@@ -458,7 +458,7 @@ static int use_float_lanes(int lanes, const sw_axis *ay, const sw_axis *ax, cons
 }
 
 rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out, int nt,
-                               const float *cch)
+                               const float *ccol, const float *crow)
 {
     rb_context *ctx = plan->ctx;
     const long W = plan->width, H = plan->height;
@@ -522,17 +522,15 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     p1.dfmt = RB_F32;
     p1.ch = ch;
     for (int c = 0; c < ch; c++)
-        p1.cval[c] = cch[c];
+        p1.cval[c] = ccol[c];
     memset(&p2, 0, sizeof p2);
     p2.ax = &ax;
     p2.sfmt = RB_F32;
     p2.drow = rb_image_stride(out);
     p2.dfmt = out->format;
     p2.ch = ch;
-    /* the row pass sees the constant times the column pass' DC gain */
-    float g_col = (float)plan->cols.ax.dc_gain;
     for (int c = 0; c < ch; c++)
-        p2.cval[c] = cch[c] * g_col;
+        p2.cval[c] = crow[c]; /* the constant times the column pass' DC gain */
     sh.p1 = &p1;
     sh.p2 = &p2;
     sh.H = H;
