@@ -10,6 +10,7 @@
  *   (--quick: 4096^2 only, fewer workloads; --focus: the 2D solver alone, for
  *   comparing its routes and settings between runs) */
 #include "recblur.h"
+#include "rb_internal.h" /* rb_switch_set: routes compared within one process */
 
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -181,10 +182,10 @@ static void bench_log(const char *msg, void *user)
  * the third of three runs, after warm-up) */
 static void profile_steps(rb_context *gctx, rb_plan *gp, rb_image *in, rb_image *out, char *dst, size_t len)
 {
-    setenv("RECBLUR_CUDA_PROFILE", "1", 1);
+    rb_switch_set(gctx, "RECBLUR_CUDA_PROFILE", "1");
     last_steps[0] = 0;
     for (int i = 0; i < 3; ++i) RK(gctx, rb_execute(gp, in, out));
-    unsetenv("RECBLUR_CUDA_PROFILE");
+    rb_switch_set(gctx, "RECBLUR_CUDA_PROFILE", NULL);
     snprintf(dst, len, "%s", last_steps[0] ? last_steps : "-");
 }
 
@@ -253,14 +254,14 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
         /* the route without (off) and with (on) the row stage 1 fused into the
          * column final stage, same plan, same run: its time, and its output on
          * the checked input must be the same bits */
-        setenv("RECBLUR_CUDA_FUSE", alt ? "on" : "off", 1);
+        rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", alt ? "on" : "off");
         fill(din, count, 7);
         CK(cudaMemset(dout, 0xFF, count * 4));
         RK(gctx, rb_execute(gp, &di, &dout_im));
         CK(cudaMemcpy(hcpu, dout, count * 4, cudaMemcpyDeviceToHost));
         for (size_t i = 0; i < count; ++i) r->ndiff += memcmp(&hcpu[i], &hgpu[i], 4) != 0;
         r->ms_alt[alt] = time_fresh(din, count, 100, [&] { RK(gctx, rb_execute(gp, &di, &dout_im)); });
-        unsetenv("RECBLUR_CUDA_FUSE");
+        rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", NULL);
     }
     profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
     fprintf(stderr, "  %-10s %5d^2 x%d order %d %-8s %9.3f ms (unfused %.3f, fused %.3f, %ld floats differ)  check %.2e  [%s] steps: %s\n",
@@ -594,19 +595,19 @@ int main(int argc, char **argv)
             }
             /* baseline: the naive one-thread-per-line solver (read at plan time), for
              * every workload above: the table's "x naive" column */
-            setenv("RECBLUR_CUDA_SOLVER", "lanes", 1);
+            rb_switch_set(gctx, "RECBLUR_CUDA_SOLVER", "lanes");
             for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_MIRROR; ++mode) {
                 if (quick && !allmodes && mode != RB_BOUNDARY_CLAMP && mode != RB_BOUNDARY_PERIODIC) continue;
                 run_2d(gctx, cctx, "naive-lanes", f, (rb_boundary_mode)mode, n, 1, orders[oi], copy1);
             }
             if (orders[oi] == 3) run_2d(gctx, cctx, "naive-lanes", f, RB_BOUNDARY_CLAMP, n, 4, 3, copy4);
-            unsetenv("RECBLUR_CUDA_SOLVER");
+            rb_switch_set(gctx, "RECBLUR_CUDA_SOLVER", NULL);
             if (orders[oi] == 3) {
                 run_2d(gctx, cctx, "iir-2d", f, RB_BOUNDARY_CLAMP, n, 4, 3, copy4);
                 /* the previous block solver (five launches per axis and two transposes) */
-                setenv("RECBLUR_CUDA_SOLVER", "blocked", 1);
+                rb_switch_set(gctx, "RECBLUR_CUDA_SOLVER", "blocked");
                 run_2d(gctx, cctx, "blocked (old)", f, RB_BOUNDARY_CLAMP, n, 1, 3, copy1);
-                unsetenv("RECBLUR_CUDA_SOLVER");
+                rb_switch_set(gctx, "RECBLUR_CUDA_SOLVER", NULL);
                 if (n == 4096) run_host(gctx, f, n, 3);
             }
             rb_filter_destroy(f);

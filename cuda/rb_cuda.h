@@ -98,6 +98,8 @@ typedef struct {
     int dbl;                  /* carries in double: the states are much larger than the output
                                  (poles near 1, e.g. wide Gaussians), float would lose it all */
     int fin;                  /* recursion inside blocks in float (else double) */
+    int seq_chain;            /* RECBLUR_CUDA_CHAIN=seq: the one-thread-per-lane chain for
+                                 float carries too (comparisons; double carries always take it) */
     long long ld, ld_out;     /* floats between image rows, input and output */
     int wdot;                 /* float carries: stage 1 of whole in-line blocks as
                                  2R dot products with Wt/Wh (rb_fz_stage1_dot), no recursion */
@@ -107,9 +109,10 @@ typedef struct {
 
 /* 0 on success, -2 not covered (order 0 or above RB_FZ_MAX_ORDER, more than
  * RB_FZ_TAPS taps): use the blocked solver. */
-int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, rb_cuda_fz *out);
+int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, const rb_switches *sw,
+                    rb_cuda_fz *out);
 /* Carry floats per lane. */
-size_t rb_cuda_fz_carry(const rb_axis_plan *ap);
+size_t rb_cuda_fz_carry(const rb_axis_plan *ap, const rb_switches *sw);
 /* One axis: in -> out (distinct), lanes = w*c (columns) or h*c (rows);
  * ev: NULL or 3 events recorded after stage 1, the chain and the final stage. */
 cudaError_t rb_cuda_solve_fused(const rb_cuda_fz *f, const float *in, float *out, float *carry,

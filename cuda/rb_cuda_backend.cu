@@ -11,6 +11,7 @@
 #include "rb_cuda_alloc.h"
 #include "rb_cuda_staging.h"
 extern "C" {
+#include "deblur_internal.h"  /* rb_cuda_deblur_run, the deblur entry */
 #include "pixel_convert.h"
 }
 #include <stdio.h>
@@ -19,7 +20,8 @@ extern "C" {
 
 /* rb_cuda_fused.cu: the column final stage fused with the row stage 1 */
 extern "C" int rb_cuda_fz_fusable(const rb_cuda_fz *fc, const rb_cuda_fz *fr);
-extern "C" int rb_cuda_fz_fuse_want(const rb_cuda_fz *fc, const rb_cuda_fz *fr);
+/* force: RECBLUR_CUDA_FUSE (RB_FORCE_*), read at each execute (the benchmark times both) */
+extern "C" int rb_cuda_fz_fuse_want(const rb_cuda_fz *fc, const rb_cuda_fz *fr, int force);
 extern "C" cudaError_t rb_cuda_solve_fused_cols(const rb_cuda_fz *fc, const rb_cuda_fz *fr, const float *in,
                                                 float *mid, float *ccarry, float *rcarry, size_t lanes,
                                                 size_t rlanes, cudaStream_t s, cudaEvent_t *ev);
@@ -30,7 +32,7 @@ extern "C" cudaError_t rb_cuda_solve_fused_rows(const rb_cuda_fz *fr, const floa
  * the column carries (rounded to 8 bytes), so both live at once */
 static size_t rb_cuda_fuse_off(const rb_plan *plan)
 {
-    return (rb_cuda_fz_carry(&plan->cols) * (size_t)plan->width * (size_t)plan->channels + 1) & ~(size_t)1;
+    return (rb_cuda_fz_carry(&plan->cols, &plan->ctx->sw) * (size_t)plan->width * (size_t)plan->channels + 1) & ~(size_t)1;
 }
 
 
@@ -60,6 +62,68 @@ static rb_status rb_cuda_probe(char *why, size_t why_len)
     }
     if (why && why_len) snprintf(why, why_len, "%d CUDA device%s", count, count > 1 ? "s" : "");
     return RB_OK;
+}
+
+/* Longest explicit extension (rb_axis_plan.padded) the solvers keep exact:
+ * they filter it in float storage, which loses accuracy over very long
+ * extensions (sigma 2000 on 37x29: 3e-3 rel RMS on the H100; sigma <= 683,
+ * pad <= 12198, stays at 1e-6). */
+#define RB_CUDA_MAX_PAD 12288
+
+/* The back end's route predicate (rb_backend_ops.can_run): no usable GPU is a
+ * no; work it runs less exactly or slower than the CPU is an `avoid` (auto
+ * goes to the CPU and logs why; --backend cuda runs it):
+ *  - 2D filters whose padded route extends past RB_CUDA_MAX_PAD;
+ *  - 2D FIRs longer than the tiled solver takes (RB_FZ_TAPS): the blocked
+ *    solver would take them, and it loses digits on ill-conditioned filters
+ *    (docs/RELIABILITY.md);
+ *  - summed-area tables and 1D signals in host memory: the copies over the
+ *    bus cost more than the CPU's one pass. */
+static rb_route_verdict rb_cuda_can_run(const rb_route_request *req, char *why, size_t why_len)
+{
+    char probe[200] = "";
+    if (rb_cuda_probe(probe, sizeof probe) != RB_OK) {
+        snprintf(why, why_len, "no GPU is usable: %s", probe);
+        return RB_ROUTE_NO;
+    }
+    why[0] = 0;
+    const bool device = req->memory == RB_MEMORY_DEVICE || (req->in && req->in->memory == RB_MEMORY_DEVICE) ||
+                        (req->out && req->out->memory == RB_MEMORY_DEVICE);
+    switch (req->work) {
+    case RB_WORK_FILTER_2D: {
+        int pad = 0, taps = 0;
+        for (int a = 0; a < 2; ++a) {
+            const rb_axis_plan *ap = a ? &req->plan->rows : &req->plan->cols;
+            if (!ap->ax.active) continue;
+            if (ap->padded && ap->pad > pad) pad = ap->pad;
+            const int t = ap->ax.fir ? ap->ax.fir_hi - ap->ax.fir_lo + 1 : 0;
+            if (t > taps) taps = t;
+        }
+        if (pad > RB_CUDA_MAX_PAD) {
+            snprintf(why, why_len, "filter too wide for the GPU's float extension (%d samples padded)", pad);
+            return RB_ROUTE_AVOID;
+        }
+        if (taps > RB_FZ_TAPS) {
+            snprintf(why, why_len, "FIR of %d taps, more than the GPU's tiled solver takes (%d)", taps,
+                     RB_FZ_TAPS);
+            return RB_ROUTE_AVOID;
+        }
+        return RB_ROUTE_YES;
+    }
+    case RB_WORK_SAT:
+    case RB_WORK_RECURRENCE_1D:
+        if (!device) {
+            snprintf(why, why_len, "%s in host memory: the copies to the GPU and back cost more than the "
+                                   "cpu's one pass",
+                     req->work == RB_WORK_SAT ? "image" : "signal");
+            return RB_ROUTE_AVOID;
+        }
+        return RB_ROUTE_YES;
+    case RB_WORK_DEBLUR:
+        return RB_ROUTE_YES;
+    }
+    snprintf(why, why_len, "unknown work %d", (int)req->work);
+    return RB_ROUTE_NO;
 }
 
 static void rb_cuda_state_free(rb_cuda_state *s)
@@ -96,6 +160,7 @@ static cudaError_t rb_cuda_upload_fir(const rb_axis *ax, float **out)
 static rb_status rb_cuda_plan_init(rb_plan *plan)
 {
     rb_context *ctx = plan->ctx;
+    rb_cuda_alloc_use(&ctx->sw);
     rb_status st = RB_OK;
     rb_cuda_state *s = (rb_cuda_state *)calloc(1, sizeof *s);
     if (!s) return rb_error(ctx, RB_ERR_NOMEM, "cuda: out of host memory for the plan");
@@ -109,14 +174,10 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
      * non-blocking stream the filter read stale device input under load) */
     RB_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamDefault), "cudaStreamCreate");
     s->floats = w * h * c;
-    {
-        const char *env = getenv("RECBLUR_CUDA_SOLVER");
-        s->naive = env && !strcmp(env, "lanes");
-    }
+    s->naive = ctx->sw.cuda_solver == RB_CUDA_SOLVER_LANES;
     /* the tiled solver, where it covers both axes */
     {
-        const char *env = getenv("RECBLUR_CUDA_SOLVER");
-        int want = !s->naive && !(env && !strcmp(env, "blocked"));
+        int want = ctx->sw.cuda_solver == RB_CUDA_SOLVER_TILED;
         int fc = 0, fr = 0;
         if (want) {
             s->fcol = (rb_cuda_fz *)calloc(1, sizeof *s->fcol);
@@ -125,22 +186,22 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
                 st = rb_error(ctx, RB_ERR_NOMEM, "cuda: out of host memory for the plan");
                 goto fail;
             }
-            fc = plan->cols.ax.active ? rb_cuda_fz_init(&plan->cols, (int)c, 0, s->fcol) : 0;
-            fr = plan->rows.ax.active ? rb_cuda_fz_init(&plan->rows, (int)c, 1, s->frow) : 0;
+            fc = plan->cols.ax.active ? rb_cuda_fz_init(&plan->cols, (int)c, 0, &ctx->sw, s->fcol) : 0;
+            fr = plan->rows.ax.active ? rb_cuda_fz_init(&plan->rows, (int)c, 1, &ctx->sw, s->frow) : 0;
         }
         s->fused = want && fc == 0 && fr == 0;
         if (s->fused) {
             if (plan->cols.ax.active) {
-                size_t t = rb_cuda_fz_carry(&plan->cols) * w * c;
+                size_t t = rb_cuda_fz_carry(&plan->cols, &ctx->sw) * w * c;
                 if (t > scratch) scratch = t;
             }
             if (plan->rows.ax.active) {
-                size_t t = rb_cuda_fz_carry(&plan->rows) * h * c;
+                size_t t = rb_cuda_fz_carry(&plan->rows, &ctx->sw) * h * c;
                 if (t > scratch) scratch = t;
             }
             if (plan->cols.ax.active && plan->rows.ax.active && rb_cuda_fz_fusable(s->fcol, s->frow)) {
                 /* the fused route keeps the column and the row carries at once */
-                size_t t = rb_cuda_fuse_off(plan) + rb_cuda_fz_carry(&plan->rows) * h * c;
+                size_t t = rb_cuda_fuse_off(plan) + rb_cuda_fz_carry(&plan->rows, &ctx->sw) * h * c;
                 if (t > scratch) scratch = t;
             }
             rb_log(ctx, "recblur: cuda solver: tiled (carries in one read, one chain per line, "
@@ -177,11 +238,11 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
     if (plan->rows.ax.active) rb_cuda_blk_init(&plan->rows, s->fir_x, (int)c, NULL, &s->brow);
     /* pinned staging for host images: its settings now, its memory at the first
      * execute with a host image (rb_cuda_staging_ready) */
-    if (rb_cuda_staging_wanted()) {
+    if (rb_cuda_staging_wanted(&ctx->sw)) {
         s->stage = (rb_cuda_staging *)calloc(1, sizeof *s->stage);
         if (s->stage)
             rb_cuda_staging_config(s->stage, s->floats * sizeof(float), w * c * sizeof(float),
-                                   rb_context_thread_count(ctx));
+                                   rb_context_thread_count(ctx), &ctx->sw);
     }
     snprintf(plan->backend_name, sizeof plan->backend_name, "cuda (%.140s)", prop.name);
     plan->backend_state = s;
@@ -326,11 +387,7 @@ static rb_status rb_cuda_execute_blocked(rb_plan *plan, const rb_image *in, rb_i
     RB_CU_PROGRESS(0.1);
     /* constant boundary in working units per channel (decoded, premultiplied);
      * the row pass sees it through the column pass's DC gain (FORMULAS.md, 2D) */
-    if (plan->boundary.mode == RB_BOUNDARY_CONSTANT) {
-        rb_pixel_constant(plan->boundary.value, c, in->alpha, plan->linear_light && in->srgb, ccol);
-        float g = plan->cols.ax.active ? (float)plan->cols.ax.dc_gain : 1.0f;
-        for (int k = 0; k < c; ++k) crow[k] = ccol[k] * g;
-    }
+    rb_plan_constants(plan, in, ccol, crow);
 
     /* 2. columns (lanes = w * c, line length h): cur -> other */
     if (plan->cols.ax.active) {
@@ -387,10 +444,9 @@ static int rb_cuda_plain_f32(const rb_plan *plan, const rb_image *img)
 }
 
 /* RECBLUR_CUDA_PROFILE=1: events between the steps, times sent to the log */
-static int rb_cuda_profile_on(rb_cuda_state *s)
+static int rb_cuda_profile_on(const rb_context *ctx, rb_cuda_state *s)
 {
-    const char *env = getenv("RECBLUR_CUDA_PROFILE");
-    if (!env || strcmp(env, "1")) return 0;
+    if (!ctx->sw.cuda_profile) return 0;
     while (s->nev < 10) {
         if (cudaEventCreate(&s->ev[s->nev]) != cudaSuccess) {
             cudaGetLastError();
@@ -415,7 +471,7 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
     long long cur_ld = packed;
     int done = 0;
     float ccol[4] = {0, 0, 0, 0}, crow[4] = {0, 0, 0, 0};
-    const int prof = rb_cuda_profile_on(s);
+    const int prof = rb_cuda_profile_on(ctx, s);
     cudaEvent_t *ev = s->ev;
     size_t band = (size_t)w;
     const int nbands = in->memory == RB_MEMORY_HOST && s->stage && !prof && !ctx->progress &&
@@ -426,15 +482,11 @@ static rb_status rb_cuda_execute_fused(rb_plan *plan, const rb_image *in, rb_ima
      * where the rows go in strips to a host image or the columns in bands */
     const int fuse2 = nbands == 1 && plan->cols.ax.active && plan->rows.ax.active &&
                       !(out->memory == RB_MEMORY_HOST && s->stage && !prof) &&
-                      rb_cuda_fz_fuse_want(s->fcol, s->frow);
+                      rb_cuda_fz_fuse_want(s->fcol, s->frow, ctx->sw.cuda_fuse);
     float *rcarry = fuse2 ? s->ybuf + rb_cuda_fuse_off(plan) : NULL;
     RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
     if (prof) cudaEventRecord(ev[0], q);
-    if (plan->boundary.mode == RB_BOUNDARY_CONSTANT) {
-        rb_pixel_constant(plan->boundary.value, c, in->alpha, plan->linear_light && in->srgb, ccol);
-        float g = plan->cols.ax.active ? (float)plan->cols.ax.dc_gain : 1.0f;
-        for (int k = 0; k < c; ++k) crow[k] = ccol[k] * g;
-    }
+    rb_plan_constants(plan, in, ccol, crow);
 
     if (nbands > 1) {
         /* 1 + 2 overlapped: a float32 host image goes up in column bands, and
@@ -641,6 +693,7 @@ static void rb_cuda_staging_ready(rb_plan *plan, rb_cuda_state *s)
 static rb_status rb_cuda_execute(rb_plan *plan, const rb_image *in, rb_image *out)
 {
     rb_cuda_state *s = (rb_cuda_state *)plan->backend_state;
+    rb_cuda_alloc_use(&plan->ctx->sw);
     if (in->memory == RB_MEMORY_HOST || out->memory == RB_MEMORY_HOST)
         rb_cuda_staging_ready(plan, s);
     return s->fused ? rb_cuda_execute_fused(plan, in, out) : rb_cuda_execute_blocked(plan, in, out);
@@ -654,6 +707,8 @@ static const rb_backend_ops rb_cuda_ops = {
     rb_cuda_execute,
     rb_cuda_sat,
     rb_cuda_recurrence_1d,  /* rb_cuda_recurrence.cu */
+    rb_cuda_can_run,
+    rb_cuda_deblur_run,     /* rb_cuda_deblur.cu */
 };
 
 extern "C" const rb_backend_ops *rb_backend_cuda(void) { return &rb_cuda_ops; }

@@ -640,11 +640,10 @@ static double rb_fz_l1(const double *d, int r)
  * times the input, so above a ratio of 30 float (6e-8) would reach 2e-6 (poles
  * near -1 with a tiny DC gain; wide Gaussians, whose l1 is 1e4..1e8).
  * RECBLUR_CUDA_CARRY=float or double overrides (tests, benchmarks). */
-static int rb_fz_want_double(const rb_axis_plan *ap)
+static int rb_fz_want_double(const rb_axis_plan *ap, const rb_switches *sw)
 {
-    const char *env = getenv("RECBLUR_CUDA_CARRY");
-    if (env && !strcmp(env, "double")) return 1;
-    if (env && !strcmp(env, "float")) return 0;
+    if (sw->cuda_carry == RB_CARRY_DOUBLE) return 1;
+    if (sw->cuda_carry == RB_CARRY_FLOAT) return 0;
     const int r = ap->ax.r;
     /* orders 6-8 always: float in-block recursion and carries of an order-6
      * filter (poles <= 0.8, l1 13, outputs ~500x the input in 2D) were 0.28
@@ -672,14 +671,15 @@ static void rb_fz_blk_init(const rb_axis_plan *ap, int channels, rb_cuda_blk *b)
     rb_cuda_blk_init(&p, NULL, channels, NULL, b);
 }
 
-extern "C" size_t rb_cuda_fz_carry(const rb_axis_plan *ap)
+extern "C" size_t rb_cuda_fz_carry(const rb_axis_plan *ap, const rb_switches *sw)
 {
     rb_cuda_blk b;
     rb_fz_blk_init(ap, 1, &b);
-    return (size_t)(rb_fz_want_double(ap) ? 4 : 2) * ap->ax.r * (size_t)b.nb + (size_t)b.nb + 1;
+    return (size_t)(rb_fz_want_double(ap, sw) ? 4 : 2) * ap->ax.r * (size_t)b.nb + (size_t)b.nb + 1;
 }
 
-extern "C" int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, rb_cuda_fz *o)
+extern "C" int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, const rb_switches *sw,
+                               rb_cuda_fz *o)
 {
     memset(o, 0, sizeof *o);
     const int r = ap->ax.r;
@@ -696,17 +696,14 @@ extern "C" int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, r
     rb_fz_block_consts(ap, o->b.last_len, o->T1_last, o->H1_last, o->G_last);
     o->rows = rows;
     o->c = channels;
-    o->dbl = rb_fz_want_double(ap);
-    {
-        /* float recursion inside blocks where the carries may be float too (the states
-         * stay within 30x the output); RECBLUR_CUDA_INBLOCK=double keeps double */
-        const char *env = getenv("RECBLUR_CUDA_INBLOCK");
-        o->fin = !o->dbl && !(env && !strcmp(env, "double"));
-    }
+    o->dbl = rb_fz_want_double(ap, sw);
+    /* float recursion inside blocks where the carries may be float too (the states
+     * stay within 30x the output); RECBLUR_CUDA_INBLOCK=double keeps double */
+    o->fin = !o->dbl && !sw->cuda_inblock_double;
+    o->seq_chain = sw->cuda_chain_seq;
     {
         /* stage 1 of whole blocks as dot products (RECBLUR_CUDA_S1=rec: the recursion) */
-        const char *env = getenv("RECBLUR_CUDA_S1");
-        o->wdot = o->fin && !(env && !strcmp(env, "rec"));
+        o->wdot = o->fin && !sw->cuda_s1_recursion;
         for (int j = 0; j < B; ++j) {
             double e[B] = {0}, T[RB_MAX_ORDER], H[RB_MAX_ORDER];
             e[j] = 1.0;
@@ -718,14 +715,6 @@ extern "C" int rb_cuda_fz_init(const rb_axis_plan *ap, int channels, int rows, r
         }
     }
     return 0;
-}
-
-/* RECBLUR_CUDA_CHAIN=seq: the one-thread-per-lane chain for float carries too
- * (comparisons; double carries always take it) */
-static int rb_fz_seq_chain(void)
-{
-    const char *env = getenv("RECBLUR_CUDA_CHAIN");
-    return env && !strcmp(env, "seq");
 }
 
 /* the carry arrays of one axis inside its scratch: car1, car2 ([blk][k][lane]), sums, mean */
@@ -772,7 +761,7 @@ template <int R, typename CT>
 static void rb_fz_chain_launch(const rb_cuda_fz *f, const float *in, const rb_fz_bufs<CT> &m, size_t lanes,
                                cudaStream_t s)
 {
-    if (f->dbl || rb_fz_seq_chain()) {
+    if (f->dbl || f->seq_chain) {
         rb_fz_chain_k<R, CT><<<(unsigned)((lanes + 31) / 32), 32, 0, s>>>(*f, in, m.car1, m.car2, m.sums, m.mean,
                                                                           lanes);
     } else {
@@ -871,12 +860,11 @@ extern "C" int rb_cuda_fz_fusable(const rb_cuda_fz *fc, const rb_cuda_fz *fr)
  * where the fused column final plus the separate launch for the padding's row
  * blocks cost more than the row stage 1 they save at 4096^2 (order 3 mirror
  * 0.303 vs 0.287 ms, order 5 0.379 vs 0.349; at 8192^2 3 % less). */
-extern "C" int rb_cuda_fz_fuse_want(const rb_cuda_fz *fc, const rb_cuda_fz *fr)
+extern "C" int rb_cuda_fz_fuse_want(const rb_cuda_fz *fc, const rb_cuda_fz *fr, int force)
 {
     if (!rb_cuda_fz_fusable(fc, fr)) return 0;
-    const char *env = getenv("RECBLUR_CUDA_FUSE");
-    if (env && !strcmp(env, "off")) return 0;
-    if (env && !strcmp(env, "on")) return 1;
+    if (force == RB_FORCE_OFF) return 0;
+    if (force == RB_FORCE_ON) return 1;
     return !(fr->b.ax.padded && fc->b.ax.r > 1);
 }
 

@@ -13,3 +13,5 @@ rb_add_test(test_op_defaults ${CMAKE_CURRENT_LIST_DIR}/test_op_defaults.c
 target_include_directories(test_op_defaults PRIVATE ${PROJECT_SOURCE_DIR}/plugin-magick
                            ${PROJECT_SOURCE_DIR}/plugin-gimp)
 target_link_libraries(test_op_defaults PRIVATE recblur_cli_core)
+# run-time switches read once, the one route choice, the one line extension (issue 15)
+rb_add_test(test_route ${CMAKE_CURRENT_LIST_DIR}/test_route.c)

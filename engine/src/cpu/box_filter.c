@@ -20,26 +20,6 @@ static long floor_div(long a, long b)
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-/* Index in [0, n) of extended sample k, or -1 where the extension is a
- * constant (zero, constant, none). */
-static long ext_index(long k, long n, rb_boundary_mode mode)
-{
-    if (k >= 0 && k < n)
-        return k;
-    switch (mode) {
-    case RB_BOUNDARY_CLAMP:
-        return k < 0 ? 0 : n - 1;
-    case RB_BOUNDARY_PERIODIC:
-        return k - floor_div(k, n) * n;
-    case RB_BOUNDARY_MIRROR: {
-        long m = k - floor_div(k, 2 * n) * 2 * n;
-        return m < n ? m : 2 * n - 1 - m;
-    }
-    default:
-        return -1;
-    }
-}
-
 /* F(j) = sum of the extended line over [0, j) (negative j: minus the sum over
  * [j, 0)), from the prefix sums P[0..per] of one period (stride L between
  * entries); c0, c1: the constant values before and after the line. */
@@ -85,7 +65,7 @@ typedef struct box_buffers {
 static void add_row(const box_job *J, const box_buffers *B, long k, double weight)
 {
     const size_t n = (size_t)J->w * J->ch;
-    long j = ext_index(k, J->h, J->mode);
+    long j = rb_extend_index(k, J->h, J->mode); /* -1: a constant row */
     if (j < 0) {
         if (J->mode != RB_BOUNDARY_CONSTANT)
             return;
@@ -146,7 +126,7 @@ static void row_pass(const box_job *J, const box_buffers *B)
         double acc = 0.0;
         P[0] = 0.0;
         for (long i = 0; i < per; i++) {
-            long j = i < w ? i : 2L * w - 1 - i;
+            long j = i < w ? i : 2L * w - 1 - i; /* one period: the line, then (mirror) its reflection */
             acc += B->cs[(size_t)j * ch + c] * inv_y;
             P[(size_t)(i + 1) * ch] = acc;
         }
