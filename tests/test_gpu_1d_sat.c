@@ -1,5 +1,5 @@
-/* GPU 1D recurrences (single-pass decoupled look-back, cuda/rb_cuda_scan.cu)
- * and summed-area tables (cuda/rb_cuda_sat.cu), against float64 references
+/* GPU 1D recurrences (single-pass decoupled look-back, cuda/scan/rb_cuda_scan.cu)
+ * and summed-area tables (cuda/sat/rb_cuda_sat.cu), against float64 references
  * written here or in tests/reference.c, and against the CPU back end. Every
  * test skips with a message when no CUDA device is usable (CI has none).
  *
@@ -524,7 +524,7 @@ static void fill(void *data, rb_format f, size_t count)
 }
 
 /* The GPU SAT paths: the default one-pass look-back kernel
- * (cuda/rb_cuda_scan_sat.cu) and the multi-pass one (RECBLUR_CUDA_SAT=multipass). */
+ * (cuda/sat/rb_cuda_scan_sat.cu) and the multi-pass one (RECBLUR_CUDA_SAT=multipass). */
 static const char *sat_path(int onepass)
 {
     if (onepass) unsetenv("RECBLUR_CUDA_SAT");

@@ -37,9 +37,9 @@ void rb_log(rb_context *ctx, const char *fmt, ...)
 /* Number of worker threads to use for this context (>= 1). */
 int rb_context_thread_count(const rb_context *ctx);
 
-/* FIR taps per axis the CUDA tiled solver takes (cuda/: RB_FZ_TAPS); longer
- * FIRs would go to its blocked solver, which loses digits on ill-conditioned
- * filters (docs/RELIABILITY.md), so `auto` runs them on the CPU (plan.c). */
+/* FIR taps per axis the CUDA tiled solver takes (cuda/tiled/: RB_TILED_TAPS);
+ * the CUDA back end refuses longer FIRs at plan time, and `auto` runs them on
+ * the CPU (plan.c). */
 #define RB_CUDA_TILED_TAPS 64
 
 /* ---------------------------------------------------------- filter (1 axis) */

@@ -100,9 +100,9 @@ rb_status rb_plan_build(rb_context *ctx, const rb_filter *filter, rb_boundary bo
                     "using the cpu back end", p->cols.pad > p->rows.pad ? p->cols.pad : p->rows.pad);
         p->backend = &rb_backend_cpu;
     }
-    /* FIRs longer than the tiled GPU solver takes would go to the blocked one,
-     * which loses digits on ill-conditioned filters: `auto` keeps them exact on
-     * the CPU (RB_CUDA_TILED_TAPS); --backend cuda still runs them there */
+    /* FIRs longer than the GPU's tiled solver takes (RB_CUDA_TILED_TAPS): no
+     * GPU solver runs them, so `auto` plans them on the CPU and says so;
+     * --backend cuda gets the CUDA plan's error */
     if (!force && ctx->backend == RB_BACKEND_AUTO && p->backend != &rb_backend_cpu) {
         int taps = 0;
         for (int a = 0; a < 2; ++a) {
