@@ -33,12 +33,15 @@ RB_HD I rb_ext_index(I j, I n, int mode)
     }
 }
 
-/* Sample j of the extended line x[0], x[S], ..., x[(n-1) S] (input units). */
+/* Sample j of the extended line x[0], x[S], ..., x[(n-1) S] (input units).
+ * The samples inside the line and the constant ones return before the
+ * remainders of rb_ext_index: in the padded route most samples lie outside. */
 RB_HD float rb_ext_sample(const float *x, long long S, long long j, long long n, int mode, float cval)
 {
-    const long long k = rb_ext_index<long long>(j, n, mode);
-    if (k >= 0) return x[k * S];
-    return mode == RB_BOUNDARY_CONSTANT ? cval : 0.0f;
+    if (j >= 0 && j < n) return x[j * S];
+    if (mode == RB_BOUNDARY_CONSTANT) return cval;
+    if (mode != RB_BOUNDARY_CLAMP && mode != RB_BOUNDARY_PERIODIC && mode != RB_BOUNDARY_MIRROR) return 0.0f;
+    return x[rb_ext_index<long long>(j, n, mode) * S];
 }
 
 #endif
