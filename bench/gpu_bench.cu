@@ -12,6 +12,7 @@
 #include "recblur.h"
 #include "bench_cuda.h"
 #include "gpu_naive_lanes.h"
+#include "rb_internal.h" /* rb_switch_set: routes compared within one process */
 
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -147,10 +148,10 @@ static void bench_log(const char *msg, void *user)
  * the third of three runs, after warm-up) */
 static void profile_steps(rb_context *gctx, rb_plan *gp, rb_image *in, rb_image *out, char *dst, size_t len)
 {
-    setenv("RECBLUR_CUDA_PROFILE", "1", 1);
+    rb_switch_set(gctx, "RECBLUR_CUDA_PROFILE", "1");
     last_steps[0] = 0;
     for (int i = 0; i < 3; ++i) RK(gctx, rb_execute(gp, in, out));
-    unsetenv("RECBLUR_CUDA_PROFILE");
+    rb_switch_set(gctx, "RECBLUR_CUDA_PROFILE", NULL);
     snprintf(dst, len, "%s", last_steps[0] ? last_steps : "-");
 }
 
@@ -215,14 +216,14 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
         /* the route without (off) and with (on) the row stage 1 fused into the
          * column final stage, same plan, same run: its time, and its output on
          * the checked input must be the same bits */
-        setenv("RECBLUR_CUDA_FUSE", alt ? "on" : "off", 1);
+        rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", alt ? "on" : "off");
         fill(din, count, 7);
         CK(cudaMemset(dout, 0xFF, count * 4));
         RK(gctx, rb_execute(gp, &di, &dout_im));
         CK(cudaMemcpy(hcpu, dout, count * 4, cudaMemcpyDeviceToHost));
         for (size_t i = 0; i < count; ++i) r->ndiff += memcmp(&hcpu[i], &hgpu[i], 4) != 0;
         r->ms_alt[alt] = time_fresh(din, count, 100, [&] { RK(gctx, rb_execute(gp, &di, &dout_im)); });
-        unsetenv("RECBLUR_CUDA_FUSE");
+        rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", NULL);
     }
     if (!nv) profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
     bench_naive_destroy(nv);

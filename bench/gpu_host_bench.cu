@@ -16,6 +16,7 @@
  *   gpu_host_bench [--quick]      (--quick: 4096^2 only, 10 runs) */
 
 #include "recblur.h"
+#include "rb_internal.h" /* rb_switch_set: the routes set per plan */
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -67,12 +68,12 @@ static rb_plan *make_plan(rb_context *ctx, const rb_filter *f, int n, int c, con
     for (int i = 0; i < 3 && r->env[i]; ++i) {
         const char *eq = strchr(r->env[i], '=');
         snprintf(names[i], sizeof names[i], "%.*s", (int)(eq - r->env[i]), r->env[i]);
-        setenv(names[i], eq + 1, 1);
+        rb_switch_set(ctx, names[i], eq + 1);
     }
     rb_plan *p;
     rb_boundary b = {RB_BOUNDARY_CLAMP, 0};
     RK(ctx, rb_plan_create(ctx, f, b, n, n, c, &p));
-    for (int i = 0; i < 3 && r->env[i]; ++i) unsetenv(names[i]);
+    for (int i = 0; i < 3 && r->env[i]; ++i) rb_switch_set(ctx, names[i], NULL);
     return p;
 }
 

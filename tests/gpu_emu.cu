@@ -55,13 +55,6 @@ static void rb_emu_trace(const rb_axis_plan *ap, const rb_cuda_tiled &f, const f
     free(x);
 }
 
-/* RECBLUR_CUDA_CHAIN=seq: the sequential chain, as the kernels' launcher */
-static int rb_emu_seq_chain(void)
-{
-    const char *env = getenv("RECBLUR_CUDA_CHAIN");
-    return env && !strcmp(env, "seq");
-}
-
 template <int R, typename CT, typename IT>
 static int rb_emu_axis(const rb_cuda_tiled &f, const float *in, float *out, size_t lanes)
 {
@@ -100,7 +93,7 @@ static int rb_emu_axis(const rb_cuda_tiled &f, const float *in, float *out, size
             if (a.shift) RB_TILED_SUM(sums, blk) = (float)bs;
         }
     }
-    if (f.dbl || rb_emu_seq_chain()) {
+    if (f.dbl || f.seq_chain) { /* RECBLUR_CUDA_CHAIN=seq, as the kernels' launcher */
         for (size_t lane = 0; lane < lanes; ++lane) rb_tiled_chain<R, CT>(f, in, car1, car2, sums, mean, lanes, lane);
     } else {
         /* the parallel chain, phase by phase as rb_tiled_pchain_k runs it (each
@@ -188,7 +181,7 @@ extern "C" int rb_gpu_emulate_2d(const rb_plan *plan, const float *in, float *ou
     }
     memcpy(tmp, in, count * sizeof(float));
     if (plan->cols.ax.active) {
-        if ((rc = rb_cuda_tiled_init(&plan->cols, c, 0, f)) != 0) goto done;
+        if ((rc = rb_cuda_tiled_init(&plan->cols, c, 0, &plan->ctx->sw, f)) != 0) goto done;
         for (int k = 0; k < c; ++k) f->b.ax.cval[k] = bval;
         f->ld = f->ld_out = (long long)w * c;
         if ((rc = rb_emu_axis_any(*f, in, tmp, (size_t)w * c)) != 0) goto done;
@@ -197,7 +190,7 @@ extern "C" int rb_gpu_emulate_2d(const rb_plan *plan, const float *in, float *ou
     memcpy(out, tmp, count * sizeof(float));
     if (plan->rows.ax.active) {
         double g = plan->cols.ax.active ? plan->cols.ax.dc_gain : 1.0;
-        if ((rc = rb_cuda_tiled_init(&plan->rows, c, 1, f)) != 0) goto done;
+        if ((rc = rb_cuda_tiled_init(&plan->rows, c, 1, &plan->ctx->sw, f)) != 0) goto done;
         for (int k = 0; k < c; ++k) f->b.ax.cval[k] = (float)bval * (float)g;
         f->ld = f->ld_out = (long long)w * c;
         rc = rb_emu_axis_any(*f, tmp, out, (size_t)h * c);

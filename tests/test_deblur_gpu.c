@@ -161,12 +161,12 @@ static void test_any_grid_size(void **state)
     assert_int_equal(rb_deblur_execute(p, &src, &dst), RB_OK);
     const char *grids[] = {"1", "2", "3", "7", "1000"};
     for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
-        setenv("RECBLUR_CUDA_DEBLUR_GRID", grids[g], 1);
+        rb_switch_set(ctx, "test:deblur_grid", grids[g]);
         for (size_t k = 0; k < n; k++)
             o1[k] = NAN;
         dst.data = o1;
         rb_status st = rb_deblur_execute(p, &src, &dst);
-        unsetenv("RECBLUR_CUDA_DEBLUR_GRID");
+        rb_switch_set(ctx, "test:deblur_grid", NULL);
         if (st != RB_OK)
             fail_msg("grid %s: %s", grids[g], rb_context_error(ctx));
         assert_non_null(strstr(rb_deblur_plan_backend_name(p), "cuda"));
@@ -275,7 +275,7 @@ static void test_device_errors(void **state)
 {
     (void)state;
     NEED_GPU();
-    const char *env[][2] = {{"RECBLUR_CUDA_ALLOC_LIMIT", "4096"}, {"RECBLUR_CUDA_FAIL_LAUNCH", "1"}};
+    const char *env[][2] = {{"RECBLUR_CUDA_ALLOC_LIMIT", "4096"}, {"test:fail_launch", "1"}};
     for (int e = 0; e < 2; e++)
         for (int backend = 0; backend < 2; backend++) {
             rb_context *ctx;
@@ -296,10 +296,10 @@ static void test_device_errors(void **state)
             rb_image dst = src;
             dst.data = out;
             size_t before = rb_cuda_device_bytes_in_use();
-            setenv(env[e][0], env[e][1], 1);
+            rb_switch_set(ctx, env[e][0], env[e][1]);
             log_lines = 0;
             rb_status st = rb_deblur_execute(p, &src, &dst);
-            unsetenv(env[e][0]);
+            rb_switch_set(ctx, env[e][0], NULL);
             assert_int_equal(rb_cuda_device_bytes_in_use(), before);
             if (!backend) {
                 assert_int_equal(st, RB_ERR_DEVICE);

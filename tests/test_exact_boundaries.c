@@ -402,10 +402,11 @@ static void test_sweep_wrap(void **state)
 {
     (void)state;
     rb_context *ctx;
+    setenv("RECBLUR_CPU_LANES", "auto", 1); /* the probe-gated float lanes too (read at creation) */
     assert_int_equal(rb_context_create(&ctx), RB_OK);
+    unsetenv("RECBLUR_CPU_LANES");
     rb_context_set_threads(ctx, 2);
     const rb_boundary_mode wm[] = {RB_BOUNDARY_PERIODIC, RB_BOUNDARY_MIRROR};
-    setenv("RECBLUR_CPU_LANES", "auto", 1); /* the probe-gated float lanes too */
     int failures = 0, idx = 0;
     double worst = 0.0;
     for (int m = 0; m < 2; m++)
@@ -448,7 +449,6 @@ static void test_sweep_wrap(void **state)
                 failures++;
             }
         }
-    unsetenv("RECBLUR_CPU_LANES");
     printf("sweep periodic/mirror: %d cases, worst relative RMS %.3g (limit 1e-5)\n", idx, worst);
     rb_context_destroy(ctx);
     assert_int_equal(failures, 0);

@@ -274,8 +274,8 @@ static void test_1d_long(void **state)
     rb_context_destroy(c);
 }
 
-/* The look-back under random publication delays (RECBLUR_CUDA_SCAN_DELAY, cuda/
- * rb_cuda_scan_kernel.cuh): tiles publish their aggregates and inclusive states
+/* The look-back under random publication delays (the test hook
+ * "test:scan_delay_ns", cuda/rb_cuda_scan_kernel.cuh): tiles publish their aggregates and inclusive states
  * late and out of order, so successors sum aggregates over deep look-backs. The
  * result must still match the float64 reference, and the undelayed run to the
  * rounding of the sums. Orders 1 (float states), 3, 6, 8 (double), both
@@ -315,13 +315,13 @@ static void test_1d_long_delay(void **state)
         }
         assert_int_equal(ref_filter_line(&af, b.mode, b.value, xd, ref, (long)n), 0);
         rb_status st;
-        unsetenv("RECBLUR_CUDA_SCAN_DELAY");
+        rb_switch_set(g, "test:scan_delay_ns", NULL);
         float *y0 = gpu_1d(g, f, b, x, n, 0, &st);
         assert_int_equal(st, RB_OK);
-        setenv("RECBLUR_CUDA_SCAN_DELAY", delay ? delay : "20000", 1);
+        rb_switch_set(g, "test:scan_delay_ns", delay ? delay : "20000");
         float *y1 = gpu_1d(g, f, b, x, n, 0, &st);
         float *y2 = gpu_1d(g, f, b, x, n, 1, &st); /* in place, another delay pattern */
-        unsetenv("RECBLUR_CUDA_SCAN_DELAY");
+        rb_switch_set(g, "test:scan_delay_ns", NULL);
         assert_int_equal(st, RB_OK);
         double e0 = rel_rms_f(y0, ref, n), e1 = rel_rms_f(y1, ref, n), e2 = rel_rms_f(y2, ref, n);
         double d1 = rel_rms_ff(y1, y0, n), d2 = rel_rms_ff(y2, y0, n);
@@ -415,7 +415,7 @@ static void test_1d_errors(void **state)
     for (size_t lim = 0;; lim += 32768) {
         char buf[64];
         snprintf(buf, sizeof buf, "%zu", base + lim);
-        setenv("RECBLUR_CUDA_ALLOC_LIMIT", buf, 1);
+        rb_switch_set(g, "RECBLUR_CUDA_ALLOC_LIMIT", buf);
         rb_status st;
         float *y = gpu_1d(g, f, b, x, n, 0, &st);
         free(y);
@@ -426,12 +426,12 @@ static void test_1d_errors(void **state)
         assert_non_null(strstr(rb_context_error(g), "cuda"));
         assert_true(lim < ((size_t)64 << 20));
     }
-    unsetenv("RECBLUR_CUDA_ALLOC_LIMIT");
+    rb_switch_set(g, "RECBLUR_CUDA_ALLOC_LIMIT", NULL);
     assert_true(fails > 0);
-    setenv("RECBLUR_CUDA_FAIL_LAUNCH", "1", 1);
+    rb_switch_set(g, "test:fail_launch", "1");
     rb_status st;
     float *y = gpu_1d(g, f, b, x, n, 0, &st);
-    unsetenv("RECBLUR_CUDA_FAIL_LAUNCH");
+    rb_switch_set(g, "test:fail_launch", NULL);
     free(y);
     assert_int_equal(st, RB_ERR_DEVICE);
     fprintf(stderr, "test_gpu_1d_sat: 1D failing launch: %s\n", rb_context_error(g));
@@ -524,11 +524,12 @@ static void fill(void *data, rb_format f, size_t count)
 }
 
 /* The GPU SAT paths: the default one-pass look-back kernel
- * (cuda/sat/rb_cuda_scan_sat.cu) and the multi-pass one (RECBLUR_CUDA_SAT=multipass). */
-static const char *sat_path(int onepass)
+ * (cuda/sat/rb_cuda_scan_sat.cu) and the multi-pass one (RECBLUR_CUDA_SAT=multipass),
+ * set on the context g. */
+static const char *sat_path(rb_context *g, int onepass)
 {
-    if (onepass) unsetenv("RECBLUR_CUDA_SAT");
-    else setenv("RECBLUR_CUDA_SAT", "multipass", 1);
+    if (onepass) rb_switch_set(g, "RECBLUR_CUDA_SAT", NULL);
+    else rb_switch_set(g, "RECBLUR_CUDA_SAT", "multipass");
     return onepass ? "one-pass" : "multi-pass";
 }
 
@@ -539,7 +540,7 @@ static void test_sat_exact(void **state)
     NEED_GPU();
     rb_context *g = context(RB_BACKEND_CUDA);
     for (int onepass = 0; onepass < 2; ++onepass) {
-    const char *path = sat_path(onepass);
+    const char *path = sat_path(g, onepass);
     static const int sizes[][2] = {{1, 1}, {7, 5}, {33, 129}, {129, 33}, {1000, 777}, {4099, 300}, {300, 2051}};
     static const rb_format fin[] = {RB_U8, RB_U16, RB_F32};
     int cases = 0;
@@ -593,7 +594,7 @@ static void test_sat_exact(void **state)
     fprintf(stderr, "test_gpu_1d_sat: SAT (%s): %d cases exact / within one ulp (worst relative %.3g)\n", path,
             cases, worst);
     }
-    unsetenv("RECBLUR_CUDA_SAT");
+    rb_switch_set(g, "RECBLUR_CUDA_SAT", NULL);
     rb_context_destroy(g);
 }
 
@@ -606,7 +607,7 @@ static void test_sat_inplace_precision(void **state)
     rb_context *g = context(RB_BACKEND_CUDA);
     const int w = 4096, h = 4096;
     for (int onepass = 0; onepass < 2; ++onepass) {
-    const char *path = sat_path(onepass);
+    const char *path = sat_path(g, onepass);
     size_t count = (size_t)w * h;
     float *hx = malloc(count * sizeof(float)), *hy = malloc(count * sizeof(float));
     (void)path;
@@ -635,7 +636,7 @@ static void test_sat_inplace_precision(void **state)
     free(hx);
     free(hy);
     }
-    unsetenv("RECBLUR_CUDA_SAT");
+    rb_switch_set(g, "RECBLUR_CUDA_SAT", NULL);
     rb_context_destroy(g);
 }
 
@@ -651,13 +652,13 @@ static void test_sat_errors(void **state)
     rb_image in = mkimage(w, h, 1, RB_U8, 0, hin, RB_MEMORY_HOST);
     rb_image out = mkimage(w, h, 1, RB_F32, 0, hout, RB_MEMORY_HOST);
     for (int onepass = 0; onepass < 2; ++onepass) {
-    const char *path = sat_path(onepass);
+    const char *path = sat_path(g, onepass);
     size_t base = rb_cuda_device_bytes_in_use();
     int fails = 0;
     for (size_t lim = 0;; lim += 65536) {
         char buf[64];
         snprintf(buf, sizeof buf, "%zu", base + lim);
-        setenv("RECBLUR_CUDA_ALLOC_LIMIT", buf, 1);
+        rb_switch_set(g, "RECBLUR_CUDA_ALLOC_LIMIT", buf);
         rb_status st = rb_sat(g, &in, &out);
         assert_int_equal(rb_cuda_device_bytes_in_use(), base);
         if (st == RB_OK) break;
@@ -665,16 +666,16 @@ static void test_sat_errors(void **state)
         assert_int_equal(st, RB_ERR_DEVICE);
         assert_true(lim < ((size_t)64 << 20));
     }
-    unsetenv("RECBLUR_CUDA_ALLOC_LIMIT");
+    rb_switch_set(g, "RECBLUR_CUDA_ALLOC_LIMIT", NULL);
     assert_true(fails > 0);
-    setenv("RECBLUR_CUDA_FAIL_LAUNCH", "1", 1);
+    rb_switch_set(g, "test:fail_launch", "1");
     rb_status st = rb_sat(g, &in, &out);
-    unsetenv("RECBLUR_CUDA_FAIL_LAUNCH");
+    rb_switch_set(g, "test:fail_launch", NULL);
     assert_int_equal(st, RB_ERR_DEVICE);
     fprintf(stderr, "test_gpu_1d_sat: SAT (%s) failing launch: %s\n", path, rb_context_error(g));
     assert_int_equal(rb_cuda_device_bytes_in_use(), base);
     }
-    unsetenv("RECBLUR_CUDA_SAT");
+    rb_switch_set(g, "RECBLUR_CUDA_SAT", NULL);
     free(hin);
     free(hout);
     rb_context_destroy(g);

@@ -5,8 +5,9 @@
  * the test hooks of cuda/host/rb_cuda_alloc.h:
  *  - RECBLUR_CUDA_ALLOC_LIMIT so that the 1st, 2nd or 3rd device allocation
  *    fails (out of memory part-way through planning),
- *  - RECBLUR_CUDA_FAIL_LAUNCH=1 (every kernel launch check fails), set
- *    before planning and, separately, between planning and execution,
+ *  - the test hook "test:fail_launch" (every kernel launch check fails; set
+ *    with rb_switch_set, switches.h) before planning and, separately,
+ *    between planning and execution,
  * `auto` falls back to the cpu with a log line and gives exactly the cpu
  * back end's bits; `cuda` fails with RB_ERR_DEVICE and a message, leaving a
  * poisoned output untouched; and after every case (20 rounds each) the
@@ -73,7 +74,6 @@ static int teardown(void **state)
     (void)state;
     rb_filter_destroy(filt);
     unsetenv("RECBLUR_CUDA_ALLOC_LIMIT");
-    unsetenv("RECBLUR_CUDA_FAIL_LAUNCH");
     return 0;
 }
 
@@ -118,7 +118,7 @@ static void test_without_gpu(void **state)
     printf("  auto -> %s; log: %s", rb_plan_backend_name(p), logbuf[0] ? logbuf : "(none)\n");
     assert_int_equal(strncmp(rb_plan_backend_name(p), "cpu", 3), 0);
 #ifdef RB_TEST_HAVE_CUDA
-    assert_non_null(strstr(logbuf, "no usable GPU"));
+    assert_non_null(strstr(logbuf, "no GPU is usable"));
 #endif
     assert_int_equal(rb_execute(p, &in, &o), RB_OK);
     assert_memory_equal(out, cpu_out, sizeof out);
@@ -158,7 +158,6 @@ static void test_gpu_healthy(void **state)
     if (!gpu_or_skip())
         skip();
     unsetenv("RECBLUR_CUDA_ALLOC_LIMIT");
-    unsetenv("RECBLUR_CUDA_FAIL_LAUNCH");
     size_t base = rb_cuda_device_bytes_in_use();
     rb_context *ctx = new_ctx(RB_BACKEND_AUTO);
     rb_plan *p = NULL;
@@ -187,7 +186,6 @@ static void test_out_of_memory_part_way(void **state)
     (void)state;
     if (!gpu_or_skip())
         skip();
-    unsetenv("RECBLUR_CUDA_FAIL_LAUNCH");
     const size_t image = (size_t)W * H * CH * sizeof(float);
     const size_t limits[] = {0, image + image / 2, 2 * image + 1};
     static float out[W * H * CH];
@@ -256,17 +254,15 @@ static void test_failing_launch(void **state)
     for (int when = 0; when < 2; when++) /* 0: before planning, 1: after */
         for (int round = 0; round < ROUNDS; round++) {
             int loud = round == 0;
-            if (when == 0)
-                setenv("RECBLUR_CUDA_FAIL_LAUNCH", "1", 1);
-            else
-                unsetenv("RECBLUR_CUDA_FAIL_LAUNCH");
             /* auto */
             rb_context *ctx = new_ctx(RB_BACKEND_AUTO);
+            if (when == 0)
+                rb_switch_set(ctx, "test:fail_launch", "1");
             rb_plan *p = NULL;
             assert_int_equal(rb_plan_create(ctx, filt, bnd, W, H, CH, &p), RB_OK);
             if (when == 1) {
                 assert_int_equal(strncmp(rb_plan_backend_name(p), "cuda", 4), 0);
-                setenv("RECBLUR_CUDA_FAIL_LAUNCH", "1", 1);
+                rb_switch_set(ctx, "test:fail_launch", "1");
             }
             rb_image in = img(input), o = img(out);
             memset(out, POISON, sizeof out);
@@ -286,13 +282,13 @@ static void test_failing_launch(void **state)
             rb_context_destroy(ctx);
 
             /* cuda: RB_ERR_DEVICE at plan or execute time, output untouched */
-            if (when == 1)
-                unsetenv("RECBLUR_CUDA_FAIL_LAUNCH");
             ctx = new_ctx(RB_BACKEND_CUDA);
+            if (when == 0)
+                rb_switch_set(ctx, "test:fail_launch", "1");
             p = NULL;
             rb_status s = rb_plan_create(ctx, filt, bnd, W, H, CH, &p);
             if (s == RB_OK) {
-                setenv("RECBLUR_CUDA_FAIL_LAUNCH", "1", 1);
+                rb_switch_set(ctx, "test:fail_launch", "1");
                 memset(out, POISON, sizeof out);
                 s = rb_execute(p, &in, &o);
                 for (size_t i = 0; i < sizeof out; i++)
@@ -307,7 +303,6 @@ static void test_failing_launch(void **state)
             assert_int_equal(rb_cuda_device_bytes_in_use(), base);
             rb_context_destroy(ctx);
         }
-    unsetenv("RECBLUR_CUDA_FAIL_LAUNCH");
 }
 
 int main(void)

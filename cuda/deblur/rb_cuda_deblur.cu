@@ -291,16 +291,6 @@ cudaError_t rb_cuda_deblur_combine(const rb_dq_args *a, const float *Y, size_t p
 }
 
 /* ------------------------------------------------------ engine entry point */
-/* RECBLUR_CUDA_DEBLUR_GRID=<n>: run the flexible kernel with n blocks (tests
- * use 1, 2, 3 ... to show that no grid size deadlocks). */
-static int rb_dq_env_grid(void)
-{
-    const char *e = getenv("RECBLUR_CUDA_DEBLUR_GRID");
-    if (!e || !*e) return 0;
-    int v = atoi(e);
-    return v > 0 ? v : 0;
-}
-
 #define RB_DQ_CU(call, what) RB_CU_CHECK(done, "deblur (cuda)", call, what)
 
 extern "C" rb_status rb_cuda_deblur_run(rb_deblur_plan *p, const float *work, const float *cval,
@@ -316,6 +306,7 @@ extern "C" rb_status rb_cuda_deblur_run(rb_deblur_plan *p, const float *work, co
     rb_dq_args a;
     size_t ybytes;
     if (!hc) return rb_error(ctx, RB_ERR_NOMEM, "deblur (cuda): out of memory");
+    rb_cuda_alloc_use(&ctx->sw);
     rb_cuda_deblur_pack(p, hc);
     rb_cuda_deblur_args(p, NULL, cval, &a);
     ybytes = sizeof(float) * (size_t)a.lanes * a.Hp * a.Wp;
@@ -333,7 +324,9 @@ extern "C" rb_status rb_cuda_deblur_run(rb_deblur_plan *p, const float *work, co
     RB_DQ_CU(cudaMemset(d_sync, 0, sizeof(int) * rb_cuda_deblur_sync_count(&a)),
              "clearing the progress counters");
     RB_DQ_CU(rb_cuda_deblur_grid(&a, &grid), "sizing the grid");
-    if (rb_dq_env_grid()) grid = rb_dq_env_grid();
+    /* test hook "test:deblur_grid" (switches.h): the flexible kernel with n blocks
+     * (tests use 1, 2, 3 ... to show that no grid size deadlocks) */
+    if (ctx->sw.hook_deblur_grid > 0) grid = ctx->sw.hook_deblur_grid;
     RB_DQ_CU(rb_cuda_deblur_flexible(&a, d_img, d_Y, d_sync, grid, 0), "launching the wavefront kernel");
     RB_DQ_CU(rb_cuda_deblur_combine(&a, d_Y, (size_t)a.Hp * a.Wp, (size_t)a.Wp, 0, d_out, 0),
              "launching the quadrant sum");

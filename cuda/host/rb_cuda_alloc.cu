@@ -11,15 +11,9 @@ namespace {
 std::mutex g_lock;
 std::unordered_map<void *, size_t> g_device, g_host;
 size_t g_device_bytes = 0, g_host_bytes = 0;
-
-size_t env_limit(const char *name = "RECBLUR_CUDA_ALLOC_LIMIT")
-{
-    const char *e = getenv(name);
-    if (!e || !*e) return (size_t)-1;
-    char *end = NULL;
-    unsigned long long v = strtoull(e, &end, 10);
-    return (end && *end == '\0') ? (size_t)v : (size_t)-1;
-}
+/* the switches of the context whose call runs (rb_cuda_alloc_use) */
+size_t g_device_limit = (size_t)-1, g_host_limit = (size_t)-1;
+bool g_fail_launch = false;
 
 /* Under g_lock: may `bytes` more be taken without passing the limit? */
 bool within(size_t held, size_t bytes, size_t limit)
@@ -55,8 +49,7 @@ extern "C" cudaError_t rb_cuda_malloc(void **ptr, size_t bytes)
 {
     *ptr = NULL;
     std::lock_guard<std::mutex> hold(g_lock);
-    size_t limit = env_limit();
-    if (!within(g_device_bytes, bytes, limit)) return cudaErrorMemoryAllocation;
+    if (!within(g_device_bytes, bytes, g_device_limit)) return cudaErrorMemoryAllocation;
     return count(cudaMalloc(ptr, bytes), ptr, bytes, g_device, g_device_bytes);
 }
 
@@ -64,8 +57,7 @@ extern "C" cudaError_t rb_cuda_malloc_async(void **ptr, size_t bytes, cudaStream
 {
     *ptr = NULL;
     std::lock_guard<std::mutex> hold(g_lock);
-    size_t limit = env_limit();
-    if (!within(g_device_bytes, bytes, limit)) return cudaErrorMemoryAllocation;
+    if (!within(g_device_bytes, bytes, g_device_limit)) return cudaErrorMemoryAllocation;
     static int pool_set = -1;
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess) dev = 0;
@@ -92,8 +84,7 @@ extern "C" cudaError_t rb_cuda_malloc_host(void **ptr, size_t bytes)
 {
     *ptr = NULL;
     std::lock_guard<std::mutex> hold(g_lock);
-    size_t limit = env_limit("RECBLUR_CUDA_PINNED_LIMIT");
-    if (!within(g_host_bytes, bytes, limit)) return cudaErrorMemoryAllocation;
+    if (!within(g_host_bytes, bytes, g_host_limit)) return cudaErrorMemoryAllocation;
     return count(cudaMallocHost(ptr, bytes), ptr, bytes, g_host, g_host_bytes);
 }
 
@@ -113,11 +104,18 @@ extern "C" void rb_cuda_free_host(void *ptr)
     cudaFreeHost(ptr);
 }
 
+extern "C" void rb_cuda_alloc_use(const rb_switches *sw)
+{
+    std::lock_guard<std::mutex> hold(g_lock);
+    g_device_limit = sw->cuda_alloc_limit;
+    g_host_limit = sw->cuda_pinned_limit;
+    g_fail_launch = sw->hook_fail_launch != 0;
+}
+
 extern "C" cudaError_t rb_cuda_launch_check(void)
 {
     cudaError_t e = cudaGetLastError();
-    const char *f = getenv("RECBLUR_CUDA_FAIL_LAUNCH");
-    if (e == cudaSuccess && f && *f && *f != '0') return cudaErrorLaunchFailure;
+    if (e == cudaSuccess && g_fail_launch) return cudaErrorLaunchFailure;
     return e;
 }
 

@@ -1,15 +1,18 @@
 /* Every device allocation of the CUDA back end goes through here, so that
  * tests can (1) simulate a GPU that runs out of memory part-way and a failing
  * kernel launch, and (2) check that no device memory is leaked after an error.
+ * From the context's switches (engine/src/api/switches.h):
  *   RECBLUR_CUDA_ALLOC_LIMIT=<bytes>  allocations beyond this many bytes in use fail
  *                                     with cudaErrorMemoryAllocation
- *   RECBLUR_CUDA_FAIL_LAUNCH=1        rb_cuda_launch_check reports cudaErrorLaunchFailure
  *   RECBLUR_CUDA_PINNED_LIMIT=<bytes> pinned host allocations beyond this many bytes in use
  *                                     fail (the staging of host images, rb_cuda_staging.h)
- * All three are read at each call (tests set and unset them in-process). */
+ *   test:fail_launch (a test hook)    rb_cuda_launch_check reports cudaErrorLaunchFailure
+ * The counts are process-wide, so the limits are too: each entry point of the
+ * back end hands its context's switches to rb_cuda_alloc_use first. */
 #ifndef RB_CUDA_ALLOC_H
 #define RB_CUDA_ALLOC_H
 
+#include "switches.h"
 #include <cuda_runtime.h>
 #include <stddef.h>
 
@@ -31,6 +34,8 @@ cudaError_t rb_cuda_malloc_async(void **ptr, size_t bytes, cudaStream_t s);
 void rb_cuda_free_async(void *ptr, cudaStream_t s);
 /* Pinned host bytes held now (tests: nothing leaks). */
 size_t rb_cuda_host_bytes_in_use(void);
+/* The limits and the launch hook of the context whose call runs now. */
+void rb_cuda_alloc_use(const rb_switches *sw);
 /* After a launch: cudaGetLastError(), or the simulated failure. */
 cudaError_t rb_cuda_launch_check(void);
 

@@ -168,10 +168,9 @@ static void rb_stage_copy(rb_cuda_staging *st, const rb_copy_job &j)
     p->done.wait(lk, [&] { return p->pending == 0; });
 }
 
-extern "C" int rb_cuda_staging_wanted(void)
+extern "C" int rb_cuda_staging_wanted(const rb_switches *sw)
 {
-    const char *e = getenv("RECBLUR_CUDA_STAGING");
-    return !(e && (!strcmp(e, "off") || !strcmp(e, "0")));
+    return !sw->cuda_staging_off;
 }
 
 extern "C" void rb_cuda_staging_drain(rb_cuda_staging *st)
@@ -197,7 +196,7 @@ extern "C" void rb_cuda_staging_fini(rb_cuda_staging *st)
 }
 
 extern "C" void rb_cuda_staging_config(rb_cuda_staging *st, size_t image_bytes, size_t row_bytes_max,
-                                       int threads)
+                                       int threads, const rb_switches *sw)
 {
     memset(st, 0, sizeof *st);
     /* small images get small slots (pinned allocations are slow), big ones
@@ -205,22 +204,17 @@ extern "C" void rb_cuda_staging_config(rb_cuda_staging *st, size_t image_bytes, 
     size_t bytes = (image_bytes / 4 + 65535) & ~(size_t)65535;
     if (bytes > RB_STAGE_SLOT_BYTES) bytes = RB_STAGE_SLOT_BYTES;
     if (bytes < 65536) bytes = 65536;
-    const char *slot = getenv("RECBLUR_CUDA_STAGING_SLOT");  /* tests: many small chunks */
-    if (slot && strtoull(slot, NULL, 10) > 0) bytes = (size_t)strtoull(slot, NULL, 10);
+    if (sw->cuda_staging_slot > 0) bytes = sw->cuda_staging_slot;  /* tests: many small chunks */
     if (bytes < row_bytes_max) bytes = row_bytes_max;
     st->slot_bytes = bytes;
-    const char *env = getenv("RECBLUR_CUDA_STAGING_THREADS");
-    if (env && atoi(env) > 0)
-        threads = atoi(env);
+    if (sw->cuda_staging_threads > 0)
+        threads = sw->cuda_staging_threads;
     else if (threads > RB_STAGE_DEFAULT_THREADS)
         threads = RB_STAGE_DEFAULT_THREADS;
-    const char *copy = getenv("RECBLUR_CUDA_STAGING_COPY");
-    st->nt = !(copy && !strcmp(copy, "memcpy"));
-    const char *strips = getenv("RECBLUR_CUDA_STAGING_STRIPS");
-    st->strips = strips && atoi(strips) > 0 ? atoi(strips) : 0;
+    st->nt = !sw->cuda_staging_memcpy;
+    st->strips = sw->cuda_staging_strips;
     if (st->strips > RB_STAGE_MAX_STRIPS) st->strips = RB_STAGE_MAX_STRIPS;
-    const char *bands = getenv("RECBLUR_CUDA_STAGING_BANDS");
-    st->bands = bands && atoi(bands) > 0 ? atoi(bands) : 0;
+    st->bands = sw->cuda_staging_bands;
     if (st->bands > 64) st->bands = 64;
     st->threads = threads < 1 ? 1 : threads > RB_STAGE_MAX_THREADS ? RB_STAGE_MAX_THREADS : threads;
 }

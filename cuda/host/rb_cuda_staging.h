@@ -17,7 +17,8 @@
  *   RECBLUR_CUDA_STAGING_STRIPS=<n>   strips of the row pass (1..8), whatever the image size
  *   RECBLUR_CUDA_STAGING_BANDS=<n>    column bands of a float32 upload, whatever the image size
  *   RECBLUR_CUDA_STAGING_SLOT=<bytes> slot size (tests: many small chunks; at least a row)
- * All are read when a plan is made. */
+ * All are read when a context is made (engine/src/api/switches.h) and used
+ * when a plan is made. */
 #ifndef RB_CUDA_STAGING_H
 #define RB_CUDA_STAGING_H
 
@@ -58,14 +59,15 @@ typedef struct rb_cuda_staging {
 } rb_cuda_staging;
 
 /* 1 unless RECBLUR_CUDA_STAGING=off. */
-int rb_cuda_staging_wanted(void);
+int rb_cuda_staging_wanted(const rb_switches *sw);
 /* Two steps. Config, at plan time: the settings for an image of `image_bytes`
  * (float working size) whose rows are at most `row_bytes_max` (slot size, copy
- * threads from `threads`, the context's count; strips, bands, copy routine;
- * environment read now), allocating nothing. Alloc, at the first use: the
+ * threads from `threads`, the context's count; strips, bands, copy routine
+ * from the context's switches), allocating nothing. Alloc, at the first use: the
  * streams, events and pinned slots; on failure it frees what it made, clears
  * the settings and returns the error (the caller may go on without staging). */
-void rb_cuda_staging_config(rb_cuda_staging *st, size_t image_bytes, size_t row_bytes_max, int threads);
+void rb_cuda_staging_config(rb_cuda_staging *st, size_t image_bytes, size_t row_bytes_max, int threads,
+                            const rb_switches *sw);
 cudaError_t rb_cuda_staging_alloc(rb_cuda_staging *st);
 void rb_cuda_staging_fini(rb_cuda_staging *st);
 /* Wait for every DMA of the staging (before an error return). */

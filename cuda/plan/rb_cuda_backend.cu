@@ -7,6 +7,9 @@
 #include "rb_cuda_alloc.h"
 #include "rb_cuda_check.h"
 #include "rb_cuda_staging.h"
+extern "C" {
+#include "deblur_internal.h"  /* rb_cuda_deblur_run, the deblur entry */
+}
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -15,7 +18,7 @@
  * after the column carries (rounded to 8 bytes), so both live at once */
 extern "C" size_t rb_cuda_fuse_off(const rb_plan *plan)
 {
-    return (rb_cuda_tiled_carry(&plan->cols) * (size_t)plan->width * (size_t)plan->channels + 1) & ~(size_t)1;
+    return (rb_cuda_tiled_carry(&plan->cols, &plan->ctx->sw) * (size_t)plan->width * (size_t)plan->channels + 1) & ~(size_t)1;
 }
 
 #define RB_CU(call, what) RB_CU_CHECK(fail, "cuda", call, what)
@@ -38,6 +41,60 @@ static rb_status rb_cuda_probe(char *why, size_t why_len)
     return RB_OK;
 }
 
+/* Longest explicit extension (rb_axis_plan.padded) the solvers keep exact:
+ * they filter it in float storage, which loses accuracy over very long
+ * extensions (sigma 2000 on 37x29: 3e-3 rel RMS on the H100; sigma <= 683,
+ * pad <= 12198, stays at 1e-6). */
+#define RB_CUDA_MAX_PAD 12288
+
+/* The back end's route predicate (rb_backend_ops.can_run): no usable GPU, or
+ * a 2D FIR longer than the tiled solver takes (no GPU solver runs it), is a
+ * no; work it runs less exactly or slower than the CPU is an `avoid` (auto
+ * goes to the CPU and logs why; --backend cuda runs it):
+ *  - 2D filters whose padded route extends past RB_CUDA_MAX_PAD;
+ *  - summed-area tables and 1D signals in host memory: the copies over the
+ *    bus cost more than the CPU's one pass. */
+static rb_route_verdict rb_cuda_can_run(const rb_route_request *req, char *why, size_t why_len)
+{
+    char probe[200] = "";
+    if (rb_cuda_probe(probe, sizeof probe) != RB_OK) {
+        snprintf(why, why_len, "no GPU is usable: %s", probe);
+        return RB_ROUTE_NO;
+    }
+    why[0] = 0;
+    const bool device = req->memory == RB_MEMORY_DEVICE || (req->in && req->in->memory == RB_MEMORY_DEVICE) ||
+                        (req->out && req->out->memory == RB_MEMORY_DEVICE);
+    switch (req->work) {
+    case RB_WORK_FILTER_2D: {
+        int pad = 0;
+        for (int a = 0; a < 2; ++a) {
+            const rb_axis_plan *ap = a ? &req->plan->rows : &req->plan->cols;
+            if (!ap->ax.active) continue;
+            if (rb_cuda_tiled_covers(ap, why, why_len) != 0) return RB_ROUTE_NO;
+            if (ap->padded && ap->pad > pad) pad = ap->pad;
+        }
+        if (pad > RB_CUDA_MAX_PAD) {
+            snprintf(why, why_len, "filter too wide for the GPU's float extension (%d samples padded)", pad);
+            return RB_ROUTE_AVOID;
+        }
+        return RB_ROUTE_YES;
+    }
+    case RB_WORK_SAT:
+    case RB_WORK_RECURRENCE_1D:
+        if (!device) {
+            snprintf(why, why_len, "%s in host memory: the copies to the GPU and back cost more than the "
+                                   "cpu's one pass",
+                     req->work == RB_WORK_SAT ? "image" : "signal");
+            return RB_ROUTE_AVOID;
+        }
+        return RB_ROUTE_YES;
+    case RB_WORK_DEBLUR:
+        return RB_ROUTE_YES;
+    }
+    snprintf(why, why_len, "unknown work %d", (int)req->work);
+    return RB_ROUTE_NO;
+}
+
 static void rb_cuda_state_free(rb_cuda_state *s)
 {
     if (!s) return;
@@ -58,6 +115,7 @@ static void rb_cuda_state_free(rb_cuda_state *s)
 static rb_status rb_cuda_plan_init(rb_plan *plan)
 {
     rb_context *ctx = plan->ctx;
+    rb_cuda_alloc_use(&ctx->sw);
     rb_status st = RB_OK;
     rb_cuda_state *s = (rb_cuda_state *)calloc(1, sizeof *s);
     if (!s) return rb_error(ctx, RB_ERR_NOMEM, "cuda: out of host memory for the plan");
@@ -87,17 +145,17 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
         goto fail;
     }
     if (plan->cols.ax.active) {
-        rb_cuda_tiled_init(&plan->cols, (int)c, 0, s->col_axis);
-        scratch = rb_cuda_tiled_carry(&plan->cols) * w * c;
+        rb_cuda_tiled_init(&plan->cols, (int)c, 0, &ctx->sw, s->col_axis);
+        scratch = rb_cuda_tiled_carry(&plan->cols, &ctx->sw) * w * c;
     }
     if (plan->rows.ax.active) {
-        rb_cuda_tiled_init(&plan->rows, (int)c, 1, s->row_axis);
-        const size_t t = rb_cuda_tiled_carry(&plan->rows) * h * c;
+        rb_cuda_tiled_init(&plan->rows, (int)c, 1, &ctx->sw, s->row_axis);
+        const size_t t = rb_cuda_tiled_carry(&plan->rows, &ctx->sw) * h * c;
         if (t > scratch) scratch = t;
     }
     if (plan->cols.ax.active && plan->rows.ax.active && rb_cuda_tiled_can_fuse(s->col_axis, s->row_axis)) {
         /* the fused route keeps the column and the row carries at once */
-        const size_t t = rb_cuda_fuse_off(plan) + rb_cuda_tiled_carry(&plan->rows) * h * c;
+        const size_t t = rb_cuda_fuse_off(plan) + rb_cuda_tiled_carry(&plan->rows, &ctx->sw) * h * c;
         if (t > scratch) scratch = t;
     }
     rb_log(ctx, "recblur: cuda solver: tiled (carries in one read, one chain per line, "
@@ -108,11 +166,11 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
         RB_CU(rb_cuda_malloc((void **)&s->carry, scratch * sizeof(float)), "cudaMalloc (solver carries)");
     /* pinned staging for host images: its settings now, its memory at the first
      * execute with a host image (rb_cuda_staging_ready) */
-    if (rb_cuda_staging_wanted()) {
+    if (rb_cuda_staging_wanted(&ctx->sw)) {
         s->stage = (rb_cuda_staging *)calloc(1, sizeof *s->stage);
         if (s->stage)
             rb_cuda_staging_config(s->stage, s->floats * sizeof(float), w * c * sizeof(float),
-                                   rb_context_thread_count(ctx));
+                                   rb_context_thread_count(ctx), &ctx->sw);
     }
     snprintf(plan->backend_name, sizeof plan->backend_name, "cuda (%.140s)", prop.name);
     plan->backend_state = s;
@@ -152,6 +210,7 @@ static void rb_cuda_staging_ready(rb_plan *plan, rb_cuda_state *s)
 static rb_status rb_cuda_execute(rb_plan *plan, const rb_image *in, rb_image *out)
 {
     rb_cuda_state *s = (rb_cuda_state *)plan->backend_state;
+    rb_cuda_alloc_use(&plan->ctx->sw);
     if (in->memory == RB_MEMORY_HOST || out->memory == RB_MEMORY_HOST)
         rb_cuda_staging_ready(plan, s);
     return rb_cuda_execute_2d(plan, in, out);
@@ -165,6 +224,8 @@ static const rb_backend_ops rb_cuda_ops = {
     rb_cuda_execute,
     rb_cuda_sat,
     rb_cuda_recurrence_1d,  /* scan/rb_cuda_recurrence.cu */
+    rb_cuda_can_run,
+    rb_cuda_deblur_run,     /* deblur/rb_cuda_deblur.cu */
 };
 
 extern "C" const rb_backend_ops *rb_backend_cuda(void) { return &rb_cuda_ops; }

@@ -108,10 +108,9 @@ static int rb_cuda_plain_f32(const rb_plan *plan, const rb_image *img)
 }
 
 /* RECBLUR_CUDA_PROFILE=1: events between the steps, times sent to the log */
-static int rb_cuda_profile_on(rb_cuda_state *s)
+static int rb_cuda_profile_on(const rb_context *ctx, rb_cuda_state *s)
 {
-    const char *env = getenv("RECBLUR_CUDA_PROFILE");
-    if (!env || strcmp(env, "1")) return 0;
+    if (!ctx->sw.cuda_profile) return 0;
     while (s->nev < 10) {
         if (cudaEventCreate(&s->ev[s->nev]) != cudaSuccess) {
             cudaGetLastError();
@@ -136,7 +135,7 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out)
     long long cur_ld = packed;
     int done = 0;
     float ccol[4] = {0, 0, 0, 0}, crow[4] = {0, 0, 0, 0};
-    const int prof = rb_cuda_profile_on(s);
+    const int prof = rb_cuda_profile_on(ctx, s);
     cudaEvent_t *ev = s->ev;
     size_t band = (size_t)w;
     const int nbands = in->memory == RB_MEMORY_HOST && s->stage && !prof && !ctx->progress &&
@@ -147,15 +146,11 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out)
      * where the rows go in strips to a host image or the columns in bands */
     const int fuse_cols_rows = nbands == 1 && plan->cols.ax.active && plan->rows.ax.active &&
                       !(out->memory == RB_MEMORY_HOST && s->stage && !prof) &&
-                      rb_cuda_tiled_fuse_wanted(s->col_axis, s->row_axis);
+                      rb_cuda_tiled_fuse_wanted(s->col_axis, s->row_axis, ctx->sw.cuda_fuse);
     float *rcarry = fuse_cols_rows ? s->carry + rb_cuda_fuse_off(plan) : NULL;
     RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
     if (prof) cudaEventRecord(ev[0], q);
-    if (plan->boundary.mode == RB_BOUNDARY_CONSTANT) {
-        rb_pixel_constant(plan->boundary.value, c, in->alpha, plan->linear_light && in->srgb, ccol);
-        float g = plan->cols.ax.active ? (float)plan->cols.ax.dc_gain : 1.0f;
-        for (int k = 0; k < c; ++k) crow[k] = ccol[k] * g;
-    }
+    rb_plan_constants(plan, in, ccol, crow);
 
     if (nbands > 1) {
         /* 1 + 2 overlapped: a float32 host image goes up in column bands, and

@@ -82,8 +82,8 @@ static rb_status rb_cuda_sat_multipass(rb_context *ctx, const rb_image *in, rb_i
 
 extern "C" rb_status rb_cuda_sat(rb_context *ctx, const rb_image *in, rb_image *out)
 {
-    const char *env = getenv("RECBLUR_CUDA_SAT");
-    if (env && !strcmp(env, "multipass")) return rb_cuda_sat_multipass(ctx, in, out);
+    rb_cuda_alloc_use(&ctx->sw);
+    if (ctx->sw.cuda_sat_multipass) return rb_cuda_sat_multipass(ctx, in, out);
     return rb_cuda_sat_onepass(ctx, in, out);
 }
 

@@ -21,6 +21,7 @@ rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size
     void *work = NULL;
     const float *src = in;
     float *dst = out;
+    rb_cuda_alloc_use(&ctx->sw);
     RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
     if (!plan->rows.ax.active) {
         if (in != out)
@@ -29,6 +30,7 @@ rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size
         return RB_OK;
     }
     RB_CU(rb_cuda_rec1d_create(&plan->rows, plan->boundary.value, &rec), "preparing the recurrence");
+    rb_cuda_rec1d_set_delay(rec, ctx->sw.hook_scan_delay_ns); /* a test hook (switches.h) */
     if (mem == RB_MEMORY_HOST) {
         /* the plan's two image buffers hold n floats each */
         RB_CU(cudaMemcpyAsync(s->A, in, n * sizeof(float), cudaMemcpyHostToDevice, q),

@@ -93,7 +93,13 @@ struct rb_cuda_rec1d {
     char *dev;                 /* tables (causal, anticausal; float or double) then FIR taps */
     const void *tab_c, *tab_a;
     const float *fir;
+    unsigned delay_ns;         /* test hook: random publication delays (rb_sc_args.delay_ns) */
 };
+
+extern "C" void rb_cuda_rec1d_set_delay(rb_cuda_rec1d *p, unsigned delay_ns)
+{
+    if (p) p->delay_ns = delay_ns;
+}
 
 /* Lpow and Tpow of the state transition of feedbacks d, as the kernel's state type */
 static int rb_sc_double(int r) { return r >= RB_SC_DOUBLE_FROM; }
@@ -345,8 +351,7 @@ extern "C" cudaError_t rb_cuda_rec1d_run(const rb_cuda_rec1d *p, const float *in
     {
         /* test knob: random publication delays (rb_sc_args.delay_ns), a fresh pattern per run */
         static unsigned runs;
-        const char *dl = getenv("RECBLUR_CUDA_SCAN_DELAY");
-        a.delay_ns = dl ? (unsigned)strtoul(dl, NULL, 10) : 0u;
+        a.delay_ns = p->delay_ns;
         a.delay_seed = ++runs;
     }
     if (p->R == 0) {

@@ -37,6 +37,10 @@ size_t rb_cuda_rec1d_work_bytes(const rb_cuda_rec1d *p, int in_place);
 /* in -> out (device pointers, n samples each; in == out allowed), on stream s. */
 cudaError_t rb_cuda_rec1d_run(const rb_cuda_rec1d *p, const float *in, float *out, void *work,
                               cudaStream_t s);
+/* Test hook (switches.h "test:scan_delay_ns"): tiles publish after random
+ * delays below delay_ns, so look-backs meet orders the normal schedule never
+ * makes; 0 (the default) none. */
+void rb_cuda_rec1d_set_delay(rb_cuda_rec1d *p, unsigned delay_ns);
 /* Passes over the signal a run makes (for the benchmark's bytes-moved column). */
 int rb_cuda_rec1d_passes(const rb_cuda_rec1d *p);
 

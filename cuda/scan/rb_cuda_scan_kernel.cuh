@@ -55,7 +55,7 @@ typedef struct {
     unsigned long long *agg, *inc;
     unsigned *ticket;
     unsigned tag;
-    /* test knob (RECBLUR_CUDA_SCAN_DELAY, rb_cuda_scan.cu): when nonzero, each tile
+    /* test hook ("test:scan_delay_ns", rb_cuda_rec1d_set_delay): when nonzero, each tile
      * sleeps a pseudo-random time below delay_ns/8 before it publishes its aggregate
      * and below delay_ns before its inclusive state, so successors look back over
      * aggregates in orders the normal schedule never produces */

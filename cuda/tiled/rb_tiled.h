@@ -77,6 +77,8 @@ typedef struct {
     int dbl;                  /* carries in double: the states are much larger than the output
                                  (poles near 1, e.g. wide Gaussians), float would lose it all */
     int fin;                  /* recursion inside blocks in float (else double) */
+    int seq_chain;            /* RECBLUR_CUDA_CHAIN=seq: the one-thread-per-lane chain for
+                                 float carries too (comparisons; double carries always take it) */
     long long ld, ld_out;     /* floats between image rows, input and output */
     int wdot;                 /* float carries: stage 1 of whole in-line blocks as
                                  2R dot products with Wt/Wh (rb_tiled_stage1_dot), no recursion */
@@ -87,10 +89,12 @@ typedef struct {
 /* Whether the tiled solver takes this axis: 0, or -2 (a FIR of more than
  * RB_TILED_TAPS taps) with the reason in why. */
 int rb_cuda_tiled_covers(const rb_axis_plan *ap, char *why, size_t why_len);
-/* 0 on success, -2 not covered (rb_cuda_tiled_covers). */
-int rb_cuda_tiled_init(const rb_axis_plan *ap, int channels, int rows, rb_cuda_tiled *out);
+/* 0 on success, -2 not covered (rb_cuda_tiled_covers); sw: the context's
+ * switches (carry precision, in-block recursion, stage 1, chain). */
+int rb_cuda_tiled_init(const rb_axis_plan *ap, int channels, int rows, const rb_switches *sw,
+                       rb_cuda_tiled *out);
 /* Carry floats per lane. */
-size_t rb_cuda_tiled_carry(const rb_axis_plan *ap);
+size_t rb_cuda_tiled_carry(const rb_axis_plan *ap, const rb_switches *sw);
 /* One axis: in -> out (distinct), lanes = w*c (columns) or h*c (rows);
  * ev: NULL or 3 events recorded after stage 1, the chain and the final stage. */
 cudaError_t rb_cuda_tiled_axis(const rb_cuda_tiled *f, const float *in, float *out, float *carry,
@@ -102,7 +106,8 @@ cudaError_t rb_cuda_tiled_axis(const rb_cuda_tiled *f, const float *in, float *o
  * columns in -> mid with the row carries into rcarry, then the rows mid -> out
  * from those carries. */
 int rb_cuda_tiled_can_fuse(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr);
-int rb_cuda_tiled_fuse_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr);
+/* force: RECBLUR_CUDA_FUSE (RB_FORCE_*), read at each execute (the benchmark times both) */
+int rb_cuda_tiled_fuse_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force);
 cudaError_t rb_cuda_tiled_cols_making_row_carries(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr,
                                                   const float *in, float *mid, float *ccarry, float *rcarry,
                                                   size_t lanes, size_t rlanes, cudaStream_t s, cudaEvent_t *ev);

@@ -86,14 +86,6 @@ rb_tiled_pchain_k(const rb_cuda_tiled f, const rb_tiled_grp gp, const float *__r
 }
 
 
-/* RECBLUR_CUDA_CHAIN=seq: the one-thread-per-lane chain for float carries too
- * (comparisons; double carries always take it) */
-static int rb_tiled_seq_chain(void)
-{
-    const char *env = getenv("RECBLUR_CUDA_CHAIN");
-    return env && !strcmp(env, "seq");
-}
-
 /* the carry arrays of one axis inside its scratch: car1, car2 ([blk][k][lane]), sums, mean */
 template <typename CT>
 struct rb_tiled_bufs {
@@ -138,7 +130,7 @@ template <int R, typename CT>
 static void rb_tiled_chain_launch(const rb_cuda_tiled *f, const float *in, const rb_tiled_bufs<CT> &m, size_t lanes,
                                cudaStream_t s)
 {
-    if (f->dbl || rb_tiled_seq_chain()) {
+    if (f->dbl || f->seq_chain) {
         rb_tiled_chain_k<R, CT><<<(unsigned)((lanes + 31) / 32), 32, 0, s>>>(*f, in, m.car1, m.car2, m.sums, m.mean,
                                                                           lanes);
     } else {
@@ -247,12 +239,11 @@ extern "C" int rb_cuda_tiled_can_fuse(const rb_cuda_tiled *fc, const rb_cuda_til
  * where the fused column final plus the separate launch for the padding's row
  * blocks cost more than the row stage 1 they save at 4096^2 (order 3 mirror
  * 0.303 vs 0.287 ms, order 5 0.379 vs 0.349; at 8192^2 3 % less). */
-extern "C" int rb_cuda_tiled_fuse_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr)
+extern "C" int rb_cuda_tiled_fuse_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force)
 {
     if (!rb_cuda_tiled_can_fuse(fc, fr)) return 0;
-    const char *env = getenv("RECBLUR_CUDA_FUSE");
-    if (env && !strcmp(env, "off")) return 0;
-    if (env && !strcmp(env, "on")) return 1;
+    if (force == RB_FORCE_OFF) return 0;
+    if (force == RB_FORCE_ON) return 1;
     return !(fr->b.ax.padded && fc->b.ax.r > 1);
 }
 

@@ -234,11 +234,10 @@ static double rb_tiled_l1(const double *d, int r)
  * times the input, so above a ratio of 30 float (6e-8) would reach 2e-6 (poles
  * near -1 with a tiny DC gain; wide Gaussians, whose l1 is 1e4..1e8).
  * RECBLUR_CUDA_CARRY=float or double overrides (tests, benchmarks). */
-static int rb_tiled_want_double(const rb_axis_plan *ap)
+static int rb_tiled_want_double(const rb_axis_plan *ap, const rb_switches *sw)
 {
-    const char *env = getenv("RECBLUR_CUDA_CARRY");
-    if (env && !strcmp(env, "double")) return 1;
-    if (env && !strcmp(env, "float")) return 0;
+    if (sw->cuda_carry == RB_CARRY_DOUBLE) return 1;
+    if (sw->cuda_carry == RB_CARRY_FLOAT) return 0;
     const int r = ap->ax.r;
     /* orders 6-8 always: float in-block recursion and carries of an order-6
      * filter (poles <= 0.8, l1 13, outputs ~500x the input in 2D) were 0.28
@@ -284,16 +283,17 @@ extern "C" int rb_cuda_tiled_covers(const rb_axis_plan *ap, char *why, size_t wh
     return 0;
 }
 
-extern "C" size_t rb_cuda_tiled_carry(const rb_axis_plan *ap0)
+extern "C" size_t rb_cuda_tiled_carry(const rb_axis_plan *ap0, const rb_switches *sw)
 {
     rb_axis_plan tmp;
     const rb_axis_plan *ap = rb_tiled_order_at_least_1(ap0, &tmp);
     rb_cuda_blocks b;
     rb_tiled_blocks_init(ap, 1, &b);
-    return (size_t)(rb_tiled_want_double(ap) ? 4 : 2) * ap->ax.r * (size_t)b.nb + (size_t)b.nb + 1;
+    return (size_t)(rb_tiled_want_double(ap, sw) ? 4 : 2) * ap->ax.r * (size_t)b.nb + (size_t)b.nb + 1;
 }
 
-extern "C" int rb_cuda_tiled_init(const rb_axis_plan *ap0, int channels, int rows, rb_cuda_tiled *o)
+extern "C" int rb_cuda_tiled_init(const rb_axis_plan *ap0, int channels, int rows, const rb_switches *sw,
+                                  rb_cuda_tiled *o)
 {
     memset(o, 0, sizeof *o);
     if (rb_cuda_tiled_covers(ap0, NULL, 0) != 0) return -2;
@@ -312,17 +312,14 @@ extern "C" int rb_cuda_tiled_init(const rb_axis_plan *ap0, int channels, int row
     rb_tiled_block_consts(ap, o->b.last_len, o->T1_last, o->H1_last, o->G_last);
     o->rows = rows;
     o->c = channels;
-    o->dbl = rb_tiled_want_double(ap);
-    {
-        /* float recursion inside blocks where the carries may be float too (the states
-         * stay within 30x the output); RECBLUR_CUDA_INBLOCK=double keeps double */
-        const char *env = getenv("RECBLUR_CUDA_INBLOCK");
-        o->fin = !o->dbl && !(env && !strcmp(env, "double"));
-    }
+    o->dbl = rb_tiled_want_double(ap, sw);
+    /* float recursion inside blocks where the carries may be float too (the states
+     * stay within 30x the output); RECBLUR_CUDA_INBLOCK=double keeps double */
+    o->fin = !o->dbl && !sw->cuda_inblock_double;
+    o->seq_chain = sw->cuda_chain_seq;
     {
         /* stage 1 of whole blocks as dot products (RECBLUR_CUDA_S1=rec: the recursion) */
-        const char *env = getenv("RECBLUR_CUDA_S1");
-        o->wdot = o->fin && !(env && !strcmp(env, "rec"));
+        o->wdot = o->fin && !sw->cuda_s1_recursion;
         for (int j = 0; j < B; ++j) {
             double e[B] = {0}, T[RB_MAX_ORDER], H[RB_MAX_ORDER];
             e[j] = 1.0;

@@ -5,6 +5,7 @@
 #define RB_INTERNAL_H
 
 #include "recblur.h"
+#include "switches.h"
 #include <stdarg.h>
 
 #ifdef __cplusplus
@@ -19,8 +20,15 @@ struct rb_context {
     void *progress_user;
     rb_log_fn log;
     void *log_user;
+    rb_switches sw;              /* the run-time switches, read at creation (switches.h) */
     char error[1024];
 };
+
+/* Set one run-time switch of ctx by its name (switches.c's table: an
+ * environment variable's name, or a "test:" hook) from its text as the
+ * environment would give it; value NULL restores the default. For tests and
+ * benchmarks that compare routes within one process. */
+rb_status rb_switch_set(rb_context *ctx, const char *name, const char *value);
 
 /* Record a "recblur: ..." message in ctx (ctx may be NULL) and return status. */
 rb_status rb_error(rb_context *ctx, rb_status status, const char *fmt, ...)
@@ -38,8 +46,9 @@ void rb_log(rb_context *ctx, const char *fmt, ...)
 int rb_context_thread_count(const rb_context *ctx);
 
 /* FIR taps per axis the CUDA tiled solver takes (cuda/tiled/: RB_TILED_TAPS);
- * the CUDA back end refuses longer FIRs at plan time, and `auto` runs them on
- * the CPU (plan.c). */
+ * no GPU solver takes longer FIRs, so the CUDA back end's can_run answers no
+ * for them (cuda/plan/rb_cuda_backend.cu): `auto` runs them on the CPU. Here
+ * for the tests. */
 #define RB_CUDA_TILED_TAPS 64
 
 /* ---------------------------------------------------------- filter (1 axis) */
@@ -126,6 +135,33 @@ rb_status rb_axis_plan_init(rb_context *ctx, const rb_axis *ax, rb_boundary_mode
 
 /* ---------------------------------------------------------------- back ends */
 typedef struct rb_backend_ops rb_backend_ops;
+struct rb_deblur_plan;
+
+/* What a back end is asked whether it can run (rb_backend_ops.can_run). */
+typedef enum {
+    RB_WORK_FILTER_2D,           /* rb_plan_create: a separable 2D filter */
+    RB_WORK_SAT,                 /* rb_sat: a summed-area table */
+    RB_WORK_RECURRENCE_1D,       /* rb_recurrence_1d: one signal */
+    RB_WORK_DEBLUR               /* rb_deblur_plan_create: the quadrant 2D IIR deblur */
+} rb_work;
+
+typedef struct {
+    rb_work work;
+    const struct rb_plan *plan;  /* FILTER_2D, RECURRENCE_1D: the planned axes (sizes, orders,
+                                    FIR taps, padding); NULL otherwise */
+    const rb_image *in, *out;    /* SAT: sizes, formats, memory kinds; NULL otherwise */
+    rb_memory memory;            /* RECURRENCE_1D: where the signal lives (host for the others;
+                                    a 2D plan learns its images' memory only at execute) */
+    int width, height, channels; /* the image (the signal: n x 1 x 1) */
+} rb_route_request;
+
+/* A back end's answer; `why` says why whenever it is not RB_ROUTE_YES. */
+typedef enum {
+    RB_ROUTE_YES = 0,            /* it runs this, as exactly and about as fast as any */
+    RB_ROUTE_AVOID = 1,          /* it runs this, but less exactly or slower than the cpu:
+                                    `auto` goes elsewhere, an explicit request runs it */
+    RB_ROUTE_NO = 2              /* it cannot run this */
+} rb_route_verdict;
 
 struct rb_plan {
     rb_context *ctx;
@@ -135,7 +171,6 @@ struct rb_plan {
     int linear_light;
     rb_axis_plan cols;           /* y axis, line length = height (runs first) */
     rb_axis_plan rows;           /* x axis, line length = width */
-    float row_constant;          /* constant for the row pass: value * DC gain of column pass */
     const rb_backend_ops *backend;
     void *backend_state;
     char backend_name[160];
@@ -153,6 +188,14 @@ struct rb_backend_ops {
     rb_status (*sat)(rb_context *ctx, const rb_image *in, rb_image *out);
     rb_status (*recurrence_1d)(rb_plan *plan, const float *in, float *out, size_t n,
                                rb_memory mem);
+    /* The one route predicate: can this back end run `req`, and if not (or not
+     * well), why. It includes probe. Every operation's back end is chosen from
+     * these answers, in one place (api/route.c). */
+    rb_route_verdict (*can_run)(const rb_route_request *req, char *why, size_t why_len);
+    /* The deblur filter on the loaded image (deblur/deblur_internal.h says what
+     * work, cval and acc hold); NULL for the cpu, whose route is the deblur
+     * module's own wavefront (deblur_cpu.c). */
+    rb_status (*deblur)(struct rb_deblur_plan *p, const float *work, const float *cval, float *acc);
 };
 
 extern const rb_backend_ops rb_backend_cpu;
@@ -163,6 +206,19 @@ const rb_backend_ops *rb_backend_cuda(void);
 size_t rb_cuda_device_bytes_in_use(void);
 
 /* ----------------------------------------------------------------- helpers */
+/* The sample of a line of n samples that stands at index k (any integer) of
+ * its extension by `mode`: clamp repeats the end samples, periodic wraps with
+ * period n, mirror reflects with the edge sample repeated (... 1 0 | 0 1 ..
+ * n-1 | n-1 n-2 ..., period 2n); -1 for zero, constant and none, whose
+ * extension is a value, not a sample. The one C copy (design/boundary.c):
+ * the line solver, the box filter and the deblur filter call it. */
+long rb_extend_index(long k, long n, rb_boundary_mode mode);
+/* The constant boundary in working units per channel, for the column pass
+ * (col) and for the row pass (row: what the row pass sees beyond the image,
+ * the column pass' output of the constant, i.e. col times the column axis'
+ * DC gain: FORMULAS.md, 2D). Zeros for other modes. The one place that
+ * computes them for a plan (pixel_convert.c); both back ends call it. */
+void rb_plan_constants(const rb_plan *plan, const rb_image *in, float col[4], float row[4]);
 size_t rb_format_size(rb_format f);            /* bytes per sample */
 size_t rb_image_stride(const rb_image *img);   /* stride, or packed stride when 0 */
 /* Validate an image against a size/channel expectation; message names `what`. */

@@ -16,6 +16,7 @@ rb_status rb_context_create(rb_context **out)
     if (!ctx)
         return RB_ERR_NOMEM;
     ctx->backend = RB_BACKEND_AUTO;
+    rb_switches_read(&ctx->sw);
     return RB_OK;
 }
 

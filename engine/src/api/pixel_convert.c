@@ -91,6 +91,19 @@ void rb_pixel_constant(float v, int channels, rb_alpha alpha, int srgb_linear, f
     }
 }
 
+void rb_plan_constants(const rb_plan *plan, const rb_image *in, float col[4], float row[4])
+{
+    for (int c = 0; c < 4; c++)
+        col[c] = row[c] = 0.0f;
+    if (plan->boundary.mode != RB_BOUNDARY_CONSTANT)
+        return;
+    rb_pixel_constant(plan->boundary.value, plan->channels, in->alpha,
+                      plan->linear_light && in->srgb, col);
+    const float g = plan->cols.ax.active ? (float)plan->cols.ax.dc_gain : 1.0f;
+    for (int c = 0; c < plan->channels; c++)
+        row[c] = col[c] * g;
+}
+
 void rb_pixels_load(const rb_image *img, float *work, int linear_light)
 {
     const int w = img->width, h = img->height, ch = img->channels;

@@ -1,10 +1,7 @@
-/* rb_plan: validation, the per-axis matrices, and back-end dispatch
- * (AUTO = CUDA when usable, else CPU; a CUDA device failure under AUTO falls
- * back to the CPU and says so). */
+/* rb_plan: validation, the per-axis matrices, and back-end dispatch (the
+ * route comes from route.c; a CUDA device failure under AUTO falls back to
+ * the CPU and says so). */
 #include "plan_build.h"
-
-/* Longest explicit extension `auto` runs on the GPU (see rb_plan_build). */
-#define RB_CUDA_MAX_PAD 12288
 
 #include <limits.h>
 #include <math.h>
@@ -21,37 +18,6 @@ rb_status rb_check_boundary(rb_context *ctx, rb_boundary b)
     return RB_OK;
 }
 
-/* Choose the back end for ctx; *ops on success. */
-rb_status rb_choose_backend(rb_context *ctx, const rb_backend_ops **ops)
-{
-    const rb_backend_ops *cuda = rb_backend_cuda();
-    char why[256] = "";
-    switch (ctx->backend) {
-    case RB_BACKEND_CPU:
-        *ops = &rb_backend_cpu;
-        return RB_OK;
-    case RB_BACKEND_CUDA:
-        if (!cuda)
-            return rb_error(ctx, RB_ERR_BACKEND, "the cuda back end was requested, but recblur was "
-                                                 "built without CUDA");
-        if (cuda->probe(why, sizeof why) != RB_OK)
-            return rb_error(ctx, RB_ERR_BACKEND, "the cuda back end was requested, but no GPU is usable: %s",
-                            why);
-        *ops = cuda;
-        return RB_OK;
-    case RB_BACKEND_AUTO:
-        if (cuda && cuda->probe(why, sizeof why) == RB_OK) {
-            *ops = cuda;
-            return RB_OK;
-        }
-        if (cuda)
-            rb_log(ctx, "recblur: no usable GPU (%s), using the cpu back end", why);
-        *ops = &rb_backend_cpu;
-        return RB_OK;
-    }
-    return rb_error(ctx, RB_ERR_ARGUMENT, "unknown back end %d", (int)ctx->backend);
-}
-
 static void set_default_name(rb_plan *p)
 {
     if (!p->backend_name[0])
@@ -59,8 +25,8 @@ static void set_default_name(rb_plan *p)
 }
 
 rb_status rb_plan_build(rb_context *ctx, const rb_filter *filter, rb_boundary boundary,
-                            int width, int height, int channels, const rb_backend_ops *force,
-                            rb_plan **out)
+                        int width, int height, int channels, rb_work work, rb_memory memory,
+                        rb_plan **out)
 {
     rb_status s;
     rb_plan *p = calloc(1, sizeof *p);
@@ -77,54 +43,22 @@ rb_status rb_plan_build(rb_context *ctx, const rb_filter *filter, rb_boundary bo
         goto fail;
     if ((s = rb_axis_plan_init(ctx, &p->filter.axis[0], boundary.mode, width, &p->rows)) != RB_OK)
         goto fail;
-    {
-        const rb_axis *cy = &p->filter.axis[1];
-        p->row_constant = boundary.mode == RB_BOUNDARY_CONSTANT
-                              ? (float)(boundary.value * (cy->active ? cy->dc_gain : 1.0))
-                              : 0.0f;
-    }
-    if (force)
-        p->backend = force;
-    else if ((s = rb_choose_backend(ctx, &p->backend)) != RB_OK)
+    /* the route, from what the axes turned out to need (padding, FIR taps) */
+    const rb_route_request req = {work, p, NULL, NULL, memory, width, height, channels};
+    if ((s = rb_route_choose(ctx, &req, &p->backend)) != RB_OK)
         goto fail;
-    /* The padded route (wide filters whose closed forms are ill-conditioned,
-     * rb_axis_plan.padded) runs on every back end: the CUDA solvers filter the
-     * explicit extension from zero states as the CPU does. Their float storage
-     * loses accuracy over very long extensions (sigma 2000 on 37x29: 3e-3 rel RMS
-     * on the H100; sigma <= 683, pad <= 12198, stays at 1e-6), so `auto` keeps
-     * extensions beyond RB_CUDA_MAX_PAD on the exact CPU route. */
-    if (!force && ctx->backend == RB_BACKEND_AUTO && p->backend != &rb_backend_cpu &&
-        ((p->cols.ax.active && p->cols.padded && p->cols.pad > RB_CUDA_MAX_PAD) ||
-         (p->rows.ax.active && p->rows.padded && p->rows.pad > RB_CUDA_MAX_PAD))) {
-        rb_log(ctx, "recblur: filter too wide for the GPU's float extension (%d samples padded), "
-                    "using the cpu back end", p->cols.pad > p->rows.pad ? p->cols.pad : p->rows.pad);
-        p->backend = &rb_backend_cpu;
-    }
-    /* FIRs longer than the GPU's tiled solver takes (RB_CUDA_TILED_TAPS): no
-     * GPU solver runs them, so `auto` plans them on the CPU and says so;
-     * --backend cuda gets the CUDA plan's error */
-    if (!force && ctx->backend == RB_BACKEND_AUTO && p->backend != &rb_backend_cpu) {
-        int taps = 0;
-        for (int a = 0; a < 2; ++a) {
-            const rb_axis_plan *ap = a ? &p->rows : &p->cols;
-            const int t = ap->ax.active && ap->ax.fir ? ap->ax.fir_hi - ap->ax.fir_lo + 1 : 0;
-            if (t > taps) taps = t;
-        }
-        if (taps > RB_CUDA_TILED_TAPS) {
-            rb_log(ctx, "recblur: FIR of %d taps, more than the GPU's tiled solver takes (%d), "
-                        "using the cpu back end", taps, RB_CUDA_TILED_TAPS);
-            p->backend = &rb_backend_cpu;
-        }
-    }
     s = p->backend->plan_init(p);
-    if (s != RB_OK && p->backend != &rb_backend_cpu && ctx->backend == RB_BACKEND_AUTO && !force) {
-        rb_log(ctx, "recblur: cuda plan failed (%s), falling back to the cpu back end", ctx->error);
-        p->backend_state = NULL;
-        p->backend_name[0] = 0;
-        p->backend = &rb_backend_cpu;
-        s = p->backend->plan_init(p);
-        if (s == RB_OK)
-            ctx->error[0] = 0; /* the fall-back worked: no error to report */
+    if (s != RB_OK && p->backend != &rb_backend_cpu && ctx->backend == RB_BACKEND_AUTO) {
+        char why[256] = "";
+        if (rb_backend_cpu.can_run(&req, why, sizeof why) == RB_ROUTE_YES) {
+            rb_log(ctx, "recblur: cuda plan failed (%s), falling back to the cpu back end", ctx->error);
+            p->backend_state = NULL;
+            p->backend_name[0] = 0;
+            p->backend = &rb_backend_cpu;
+            s = p->backend->plan_init(p);
+            if (s == RB_OK)
+                ctx->error[0] = 0; /* the fall-back worked: no error to report */
+        }
     }
     if (s != RB_OK) {
         p->backend = NULL;
@@ -160,7 +94,8 @@ rb_status rb_plan_create(rb_context *ctx, const rb_filter *filter, rb_boundary b
         return rb_error(ctx, RB_ERR_ARGUMENT, "%d channels: must be 1 to 4", channels);
     if ((s = rb_check_boundary(ctx, boundary)) != RB_OK)
         return s;
-    s = rb_plan_build(ctx, filter, boundary, width, height, channels, NULL, out);
+    s = rb_plan_build(ctx, filter, boundary, width, height, channels, RB_WORK_FILTER_2D,
+                      RB_MEMORY_HOST, out);
     if (s == RB_OK)
         rb_log(ctx, "recblur: %dx%d, %s boundary, on %s", width, height,
                rb_boundary_name(boundary.mode), (*out)->backend_name);

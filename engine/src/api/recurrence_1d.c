@@ -1,6 +1,6 @@
 /* rb_recurrence_1d: a 1D signal through the same exact solver (x axis of the
- * filter only), on the CPU for host memory, on the CUDA back end for device
- * memory (or when the context asks for CUDA). */
+ * filter only), on the back end route.c picks: under auto the CPU for host
+ * memory (the CUDA back end avoids host signals), CUDA for device memory. */
 #include "plan_build.h"
 
 #include <limits.h>
@@ -26,18 +26,10 @@ rb_status rb_recurrence_1d(rb_context *ctx, const rb_filter *filter, rb_boundary
     /* x axis only */
     rb_filter fx = *filter;
     memset(&fx.axis[1], 0, sizeof fx.axis[1]);
-    const rb_backend_ops *ops = NULL;
-    if (mem == RB_MEMORY_DEVICE || ctx->backend == RB_BACKEND_CUDA) {
-        if ((s = rb_choose_backend(ctx, &ops)) != RB_OK)
-            return s;
-        if (mem == RB_MEMORY_DEVICE && ops == &rb_backend_cpu)
-            return rb_error(ctx, RB_ERR_UNSUPPORTED,
-                            "1D signal in device memory needs the cuda back end, which is not available");
-    } else
-        ops = &rb_backend_cpu;
     rb_plan *p = NULL;
-    if ((s = rb_plan_build(ctx, &fx, boundary, (int)n, 1, 1, ops, &p)) != RB_OK)
+    if ((s = rb_plan_build(ctx, &fx, boundary, (int)n, 1, 1, RB_WORK_RECURRENCE_1D, mem, &p)) != RB_OK)
         return s;
+    const rb_backend_ops *ops = p->backend;
     s = ops->recurrence_1d ? ops->recurrence_1d(p, in, out, n, mem)
                            : rb_error(ctx, RB_ERR_UNSUPPORTED, "the %s back end has no 1D recurrence",
                                       ops->name);

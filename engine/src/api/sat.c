@@ -1,5 +1,8 @@
-/* Summed-area tables (rb_sat): double accumulation, rounded once. */
+/* Summed-area tables (rb_sat): double accumulation, rounded once, on the
+ * back end route.c picks (under auto: the CPU for host images, CUDA for
+ * device memory). */
 #include "pixel_convert.h"
+#include "plan_build.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,24 +80,10 @@ rb_status rb_sat(rb_context *ctx, const rb_image *in, rb_image *out)
             return rb_error(ctx, RB_ERR_ARGUMENT,
                             "rb_sat: input and output overlap with different layouts");
     }
-    if (in->memory == RB_MEMORY_DEVICE || out->memory == RB_MEMORY_DEVICE) {
-        const rb_backend_ops *cuda = rb_backend_cuda();
-        char why[256] = "";
-        if (ctx->backend == RB_BACKEND_CPU || !cuda || !cuda->sat || cuda->probe(why, sizeof why) != RB_OK)
-            return rb_error(ctx, RB_ERR_UNSUPPORTED,
-                            "rb_sat: device memory needs the cuda back end, which is not available");
-        return cuda->sat(ctx, in, out);
-    }
-    if (ctx->backend == RB_BACKEND_CUDA) {
-        const rb_backend_ops *cuda = rb_backend_cuda();
-        char why[256] = "";
-        if (!cuda)
-            return rb_error(ctx, RB_ERR_BACKEND, "rb_sat: the cuda back end was requested, but recblur "
-                                                 "was built without CUDA");
-        if (!cuda->sat || cuda->probe(why, sizeof why) != RB_OK)
-            return rb_error(ctx, RB_ERR_BACKEND, "rb_sat: the cuda back end is not available%s%s",
-                            why[0] ? ": " : "", why);
-        return cuda->sat(ctx, in, out);
-    }
-    return rb_sat_cpu(ctx, in, out);
+    const rb_route_request req = {RB_WORK_SAT, NULL, in, out, in->memory,
+                                  in->width, in->height, in->channels};
+    const rb_backend_ops *ops = NULL;
+    if ((s = rb_route_choose(ctx, &req, &ops)) != RB_OK)
+        return s;
+    return ops->sat(ctx, in, out);
 }

@@ -223,7 +223,7 @@ static size_t per_lane_floats(const rb_line_layout *lay)
 }
 
 static void setup_pass(pass_setup *ps, const rb_axis_plan *ap, float *img, int W, int H, int ch,
-                       int rows, const float *cch, float cscale)
+                       int rows, const float *cval)
 {
     memset(ps, 0, sizeof *ps);
     ps->active = ap->ax.active;
@@ -251,7 +251,7 @@ static void setup_pass(pass_setup *ps, const rb_axis_plan *ap, float *img, int W
         unit = RB_CPU_MAX_BUNDLE / (size_t)ch;
     pd->unit = (int)unit;
     for (size_t l = 0; l < unit * (size_t)ch; l++)
-        pd->cval[l] = cch[l % (size_t)ch] * cscale;
+        pd->cval[l] = cval[l % (size_t)ch];
     ps->nb = (long)((lines + unit - 1) / unit);
 }
 
@@ -262,12 +262,10 @@ static rb_status cpu_execute(rb_plan *plan, const rb_image *in, rb_image *out)
     size_t count = (size_t)W * (size_t)H * (size_t)ch;
     if (count / (size_t)W / (size_t)H != (size_t)ch || count > SIZE_MAX / sizeof(float))
         return rb_error(ctx, RB_ERR_SIZE, "image %dx%dx%d is too large for this machine", W, H, ch);
-    if (rb_cpu_sweep_ok(plan, in, out)) { /* the fast route (cpu_sweep.c) */
-        float cc[4] = {0, 0, 0, 0};
-        if (plan->boundary.mode == RB_BOUNDARY_CONSTANT)
-            rb_pixel_constant(plan->boundary.value, ch, in->alpha, plan->linear_light && in->srgb, cc);
-        return rb_cpu_sweep_execute(plan, in, out, rb_context_thread_count(ctx), cc);
-    }
+    float ccol[4], crow[4]; /* the constant boundary, per pass */
+    rb_plan_constants(plan, in, ccol, crow);
+    if (rb_cpu_sweep_ok(plan, in, out)) /* the fast route (cpu_sweep.c) */
+        return rb_cpu_sweep_execute(plan, in, out, rb_context_thread_count(ctx), ccol, crow);
     /* A packed F32 output can be the working buffer itself, unless a progress
      * callback could cancel (the output must then stay untouched). */
     int direct = out->format == RB_F32 && out->memory == RB_MEMORY_HOST && !ctx->progress &&
@@ -288,15 +286,9 @@ static rb_status cpu_execute(rb_plan *plan, const rb_image *in, rb_image *out)
         return rb_error(ctx, RB_ERR_NOMEM, "out of memory for a %dx%d working image (%zu MiB)", W, H,
                         (count * sizeof(float)) >> 20);
 
-    float cch[4] = {0, 0, 0, 0};
-    if (plan->boundary.mode == RB_BOUNDARY_CONSTANT)
-        rb_pixel_constant(plan->boundary.value, ch, in->alpha, plan->linear_light && in->srgb, cch);
-    const rb_axis *cy = &plan->cols.ax;
-    float g_col = cy->active ? (float)cy->dc_gain : 1.0f; /* the row pass sees c * G */
-
     pass_setup ps[2];
-    setup_pass(&ps[0], &plan->cols, img, W, H, ch, 0, cch, 1.0f);
-    setup_pass(&ps[1], &plan->rows, img, W, H, ch, 1, cch, g_col);
+    setup_pass(&ps[0], &plan->cols, img, W, H, ch, 0, ccol);
+    setup_pass(&ps[1], &plan->rows, img, W, H, ch, 1, crow);
 
     int nt = rb_context_thread_count(ctx);
     if (nt > 256)
@@ -374,6 +366,22 @@ static rb_status cpu_probe(char *why, size_t why_len)
     return RB_OK;
 }
 
+/* The CPU runs every operation, on host memory only. */
+static rb_route_verdict cpu_can_run(const rb_route_request *req, char *why, size_t why_len)
+{
+    const int device = req->memory == RB_MEMORY_DEVICE ||
+                       (req->in && req->in->memory == RB_MEMORY_DEVICE) ||
+                       (req->out && req->out->memory == RB_MEMORY_DEVICE);
+    if (device) {
+        if (why && why_len)
+            snprintf(why, why_len, "device memory needs the cuda back end");
+        return RB_ROUTE_NO;
+    }
+    if (why && why_len)
+        why[0] = 0;
+    return RB_ROUTE_YES;
+}
+
 static rb_status cpu_plan_init(rb_plan *plan)
 {
     snprintf(plan->backend_name, sizeof plan->backend_name, "cpu (%d thread%s)",
@@ -421,4 +429,6 @@ const rb_backend_ops rb_backend_cpu = {
     .execute = cpu_execute,
     .sat = rb_sat_cpu,
     .recurrence_1d = cpu_recurrence_1d,
+    .can_run = cpu_can_run,
+    .deblur = NULL, /* deblur_cpu.c's own wavefront */
 };

@@ -55,7 +55,7 @@ static rb_status box_pass(rb_context *ctx, float *img, size_t lines, long n, siz
             double acc = 0.0;
             P[k] = 0.0;
             for (long i = 0; i < per; i++) {
-                long j = i < n ? i : 2 * n - 1 - i;
+                const long j = rb_extend_index(i, n, b.mode); /* mirror: the reflected half */
                 acc += line[(size_t)j * es];
                 P[(size_t)(i + 1) * L + k] = acc;
             }

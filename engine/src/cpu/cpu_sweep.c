@@ -278,7 +278,7 @@ static int axis_ok(const rb_axis_plan *ap)
 
 int rb_cpu_sweep_ok(const rb_plan *plan, const rb_image *in, const rb_image *out)
 {
-    if (getenv("RECBLUR_CPU_NO_SWEEP")) /* A/B against the general route */
+    if (plan->ctx->sw.cpu_no_sweep) /* A/B against the general route */
         return 0;
     if (plan->ctx->progress || plan->channels < 1 || plan->channels > 4)
         return 0;
@@ -444,34 +444,33 @@ static double probe_error(const sw_axis *ax0, rb_format srcfmt)
  * fall-back), and the ImageMagick module's tests hold the module to the
  * engine's other routes bit for bit (bench/RESULTS.md, round 3).
  * RECBLUR_CPU_LANES=float forces them (A/B), =double or unset: double. */
-static int use_float_lanes(const sw_axis *ay, const sw_axis *ax, const rb_image *in,
+static int use_float_lanes(int lanes, const sw_axis *ay, const sw_axis *ax, const rb_image *in,
                            const rb_image *out, double *err)
 {
-    const char *env = getenv("RECBLUR_CPU_LANES");
     *err = -1.0; /* not probed */
-    if (!env || (strcmp(env, "auto") && strcmp(env, "float")))
+    if (lanes == RB_LANES_DOUBLE)
         return 0;
     *err = probe_error(ay, in->format) + probe_error(ax, RB_F32);
-    if (!strcmp(env, "float"))
+    if (lanes == RB_LANES_FLOAT)
         return 1;
     const double tol = out->format == RB_U8 ? 1.0 / (255.0 * 64.0) : 1e-6;
     return *err <= tol;
 }
 
 rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out, int nt,
-                               const float *cch)
+                               const float *ccol, const float *crow)
 {
     rb_context *ctx = plan->ctx;
     const long W = plan->width, H = plan->height;
     const int ch = plan->channels;
     /* RECBLUR_CPU_TIMES=1: per-phase seconds on stderr (bench/RESULTS.md) */
-    const int times = getenv("RECBLUR_CPU_TIMES") != NULL;
+    const int times = ctx->sw.cpu_times;
     double tstart = sw_now(), tphase[3] = {0, 0, 0};
     sw_axis ay, ax;
     axis_setup(&plan->cols, &ay);
     axis_setup(&plan->rows, &ax);
     double perr;
-    const int fl = use_float_lanes(&ay, &ax, in, out, &perr);
+    const int fl = use_float_lanes(ctx->sw.cpu_lanes, &ay, &ax, in, out, &perr);
     const size_t vs = fl ? sizeof(v8f) : sizeof(v8d);
     if (nt < 1)
         nt = 1;
@@ -523,17 +522,15 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     p1.dfmt = RB_F32;
     p1.ch = ch;
     for (int c = 0; c < ch; c++)
-        p1.cval[c] = cch[c];
+        p1.cval[c] = ccol[c];
     memset(&p2, 0, sizeof p2);
     p2.ax = &ax;
     p2.sfmt = RB_F32;
     p2.drow = rb_image_stride(out);
     p2.dfmt = out->format;
     p2.ch = ch;
-    /* the row pass sees the constant times the column pass' DC gain */
-    float g_col = (float)plan->cols.ax.dc_gain;
     for (int c = 0; c < ch; c++)
-        p2.cval[c] = cch[c] * g_col;
+        p2.cval[c] = crow[c]; /* the constant times the column pass' DC gain */
     sh.p1 = &p1;
     sh.p2 = &p2;
     sh.H = H;

@@ -15,9 +15,10 @@
  * short FIR). */
 int rb_cpu_sweep_ok(const rb_plan *plan, const rb_image *in, const rb_image *out);
 
-/* Filter in -> out with nt threads. cch: the constant boundary value per
- * channel in working units (rb_pixel_constant), ignored by other modes. */
+/* Filter in -> out with nt threads. ccol, crow: the constant boundary per
+ * channel in working units for the column and the row pass
+ * (rb_plan_constants), ignored by other modes. */
 rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out, int nt,
-                               const float *cch);
+                               const float *ccol, const float *crow);
 
 #endif

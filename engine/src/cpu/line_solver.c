@@ -302,12 +302,6 @@ static void fill_slots(rb_lane *y, ptrdiff_t pos, int r, ptrdiff_t L, const doub
             y[(pos + k) * L + l] = per_lane ? per_lane[l] * scale : 0.0;
 }
 
-static ptrdiff_t mod_p(ptrdiff_t i, ptrdiff_t p)
-{
-    ptrdiff_t j = i % p;
-    return j < 0 ? j + p : j;
-}
-
 /* The causal pass over y in place, or fused with the FIR from x. */
 static void causal_first(rb_lane *y, const rb_lane *x, ptrdiff_t m, ptrdiff_t L, const rb_axis *ax,
                          const rb_lane *d, const rb_lane *sub, int fuse)
@@ -441,14 +435,9 @@ rb_lane *rb_line_solve_ex(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *w
             for (ptrdiff_t l = 0; l < L; l++)
                 dst[l] = c[l];
         } else {
-            ptrdiff_t j;
-            if (mode == RB_BOUNDARY_PERIODIC || ap->mirror_via_periodic)
-                j = mod_p(i, len);
-            else { /* mirror, period 2n with the edge sample repeated */
-                j = mod_p(i, 2 * n);
-                if (j >= n)
-                    j = 2 * n - 1 - j;
-            }
+            /* periodic, or mirror: the mirrored 2n line wraps (filled in above) */
+            const long j = rb_extend_index((long)i, (long)len,
+                                           ap->mirror_via_periodic ? RB_BOUNDARY_PERIODIC : mode);
             memcpy(dst, x0 + j * L, sizeof(rb_lane) * (size_t)L);
         }
     }

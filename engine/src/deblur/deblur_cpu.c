@@ -1,8 +1,8 @@
 /* The quadrant deblur filter on the CPU: plan (margin, float coefficients,
- * back-end choice) and a wavefront-parallel execute. With a usable GPU and
- * the cuda/auto back end, execute hands the loaded image to
- * rb_cuda_deblur_run (cuda/rb_cuda_deblur.cu); under auto a device error
- * falls back to the CPU below, with a log line.
+ * back-end choice by route.c) and a wavefront-parallel execute. When the
+ * route is the CUDA back end, execute hands the loaded image to its deblur
+ * entry (rb_backend_ops.deblur, cuda/rb_cuda_deblur.cu); under auto a device
+ * error falls back to the CPU below, with a log line.
  *
  * Each (channel, quadrant) is run in the canonical orientation (scan from
  * the top-left) on a buffer that holds the extended input flipped for that
@@ -90,14 +90,13 @@ rb_status rb_deblur_plan_create(rb_context *ctx, const rb_deblur_filter *f, rb_b
                         (int)boundary.mode);
     if (boundary.mode == RB_BOUNDARY_CONSTANT && !isfinite(boundary.value))
         return rb_error(ctx, RB_ERR_NAN, "deblur plan: boundary constant is not finite");
-    /* Same rules and messages as the separable filter (plan.c): AUTO takes
-     * the GPU when one is usable, CUDA without a usable GPU is an error. */
-    const rb_backend_ops *ops = &rb_backend_cpu;
-    if (ctx && ctx->backend != RB_BACKEND_CPU) {
-        rb_status s = rb_choose_backend(ctx, &ops);
-        if (s != RB_OK)
-            return s;
-    }
+    /* the one route choice, as for every operation (route.c) */
+    const rb_route_request req = {RB_WORK_DEBLUR, NULL, NULL, NULL, RB_MEMORY_HOST,
+                                  width, height, channels};
+    const rb_backend_ops *ops = NULL;
+    rb_status rs = rb_route_choose(ctx, &req, &ops);
+    if (rs != RB_OK)
+        return rs;
     rb_deblur_plan *p = calloc(1, sizeof *p);
     if (!p)
         return rb_error(ctx, RB_ERR_NOMEM, "deblur plan: out of memory");
@@ -125,9 +124,9 @@ rb_status rb_deblur_plan_create(rb_context *ctx, const rb_deblur_filter *f, rb_b
             margin = reach;
     }
     p->margin = exact ? 0 : margin;
-    p->use_cuda = ops != &rb_backend_cpu;
-    if (p->use_cuda)
-        snprintf(p->backend_name, sizeof p->backend_name, "cuda (flexible wavefront)");
+    p->backend = ops->deblur ? ops : &rb_backend_cpu;
+    if (p->backend != &rb_backend_cpu)
+        snprintf(p->backend_name, sizeof p->backend_name, "%s (flexible wavefront)", ops->name);
     else
         set_cpu_name(p);
     *out = p;
@@ -136,27 +135,6 @@ rb_status rb_deblur_plan_create(rb_context *ctx, const rb_deblur_filter *f, rb_b
 
 int rb_deblur_plan_margin(const rb_deblur_plan *p) { return p ? p->margin : -1; }
 const char *rb_deblur_plan_backend_name(const rb_deblur_plan *p) { return p ? p->backend_name : ""; }
-
-/* Index of the boundary extension; -1 for "outside, use the constant". */
-static long ext_index(long k, long n, rb_boundary_mode mode)
-{
-    if (k >= 0 && k < n)
-        return k;
-    switch (mode) {
-    case RB_BOUNDARY_CLAMP:
-        return k < 0 ? 0 : n - 1;
-    case RB_BOUNDARY_PERIODIC:
-        k %= n;
-        return k < 0 ? k + n : k;
-    case RB_BOUNDARY_MIRROR:
-        k %= 2 * n;
-        if (k < 0)
-            k += 2 * n;
-        return k < n ? k : 2 * n - 1 - k;
-    default:
-        return -1;
-    }
-}
 
 typedef struct {
     const rb_deblur_quad_coef *c;
@@ -307,11 +285,11 @@ rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out
     if (p->boundary.mode == RB_BOUNDARY_CONSTANT)
         rb_pixel_constant(p->boundary.value, (int)ch, in->alpha, 0, cval);
 
-    if (p->use_cuda) {
-        rb_status cs = rb_cuda_deblur_run(p, work, cval, acc);
+    if (p->backend != &rb_backend_cpu) {
+        rb_status cs = p->backend->deblur(p, work, cval, acc);
         if (cs == RB_ERR_DEVICE && ctx && ctx->backend == RB_BACKEND_AUTO) {
             rb_log(ctx, "recblur: the GPU failed (%s); falling back to the cpu back end", ctx->error);
-            p->use_cuda = 0;
+            p->backend = &rb_backend_cpu;
             set_cpu_name(p);
             memset(acc, 0, sizeof(float) * (size_t)(W * H * ch));
         } else {
@@ -338,11 +316,11 @@ rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out
              * quadrant scans from the top-left, comes from in the image. */
             for (long i = 0; i < P + H; i++) {
                 long ci = i - P;
-                row_src[i] = ext_index(si > 0 ? ci : H - 1 - ci, H, p->boundary.mode);
+                row_src[i] = rb_extend_index(si > 0 ? ci : H - 1 - ci, H, p->boundary.mode);
             }
             for (long j = 0; j < P + W; j++) {
                 long cj = j - P;
-                col_src[j] = ext_index(sj > 0 ? cj : W - 1 - cj, W, p->boundary.mode);
+                col_src[j] = rb_extend_index(sj > 0 ? cj : W - 1 - cj, W, p->boundary.mode);
             }
             wave w = {&p->qc[q], X, Y, Wp, Hp, Z, P, W, H, ch, cc, si, sj, row_src, col_src,
                       work, acc, cval[cc], strip_w, nstrips, progress, 0, 0};

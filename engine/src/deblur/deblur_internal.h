@@ -34,7 +34,8 @@ struct rb_deblur_plan {
     rb_boundary boundary;
     int margin;                  /* leading-side extension, see recblur_deblur.h */
     rb_deblur_quad_coef qc[4];
-    int use_cuda;                /* the CUDA back end runs it (rb_cuda_deblur_run) */
+    const rb_backend_ops *backend; /* rb_backend_cpu: the wavefront of deblur_cpu.c; another:
+                                      its deblur entry (cuda: rb_cuda_deblur_run) */
     char backend_name[64];
 };
 
@@ -48,8 +49,8 @@ static inline int rb_deblur_sj(int q) { return (q & 1) ? -1 : 1; }
  * the total. *outer gets the outer-half ratio. Returns 1 when stable. */
 int rb_deblur_decay_check(const double *b, int m, int *radius, double *outer);
 
-/* The CUDA back end (cuda/rb_cuda_deblur.cu; backend_cuda_stub.c without
- * CUDA): work = the loaded input (interleaved floats, the plan's size),
+/* The CUDA back end's deblur entry (cuda/rb_cuda_deblur.cu; its
+ * rb_backend_ops.deblur): work = the loaded input (interleaved floats, the plan's size),
  * cval = the constant boundary's working value per channel, acc = the sum of
  * the four quadrants (interleaved floats). RB_ERR_DEVICE with a message on
  * any CUDA error, with every device buffer freed. */

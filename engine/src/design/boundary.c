@@ -1,4 +1,4 @@
-/* Boundary modes: names and parsing. */
+/* Boundary modes: names, parsing, and the one C copy of the line extension. */
 #include "rb_internal.h"
 
 #include <ctype.h>
@@ -7,6 +7,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+long rb_extend_index(long k, long n, rb_boundary_mode mode)
+{
+    if (k >= 0 && k < n)
+        return k;
+    switch (mode) {
+    case RB_BOUNDARY_CLAMP:
+        return k < 0 ? 0 : n - 1;
+    case RB_BOUNDARY_PERIODIC:
+        k %= n;
+        return k < 0 ? k + n : k;
+    case RB_BOUNDARY_MIRROR: /* period 2n, the edge sample repeated (half-sample symmetric) */
+        k %= 2 * n;
+        if (k < 0)
+            k += 2 * n;
+        return k < n ? k : 2 * n - 1 - k;
+    case RB_BOUNDARY_ZERO:
+    case RB_BOUNDARY_CONSTANT:
+    case RB_BOUNDARY_NONE:
+        break;
+    }
+    return -1;
+}
 
 static const char *const valid_forms =
     "zero, constant=V, clamp, periodic (or tileable), mirror, none";

@@ -1,5 +1,6 @@
 /* The preset search order and listing, shared by preset.c and deblur_preset.c. */
 #include "preset_path.h"
+#include "switches.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -11,7 +12,7 @@
 int rb_preset_search_dirs(char dirs[][RB_PRESET_DIR_LEN], int max)
 {
     int n = 0;
-    const char *env = getenv("RECBLUR_PRESET_PATH");
+    const char *env = rb_switch_preset_path();
     while (env && *env && n < max) {
         const char *c = strchr(env, ':');
         size_t l = c ? (size_t)(c - env) : strlen(env);
