@@ -63,6 +63,14 @@ static void make_filter(rb_context *ctx, int m, rb_deblur_filter **f)
     }
 }
 
+/* a random filter of window m (make_filter) and its plan for N x N, mirror, 1 channel */
+static void make_plan(rb_context *ctx, int m, int N, rb_deblur_filter **f, rb_deblur_plan **p)
+{
+    make_filter(ctx, m, f);
+    const rb_boundary bd = {RB_BOUNDARY_MIRROR, 0.f};
+    RK(ctx, rb_deblur_plan_create(ctx, *f, bd, N, N, 1, p));
+}
+
 /* ------------------------------------------------ fixed allocation (bench only) */
 /* Lane planes with Z = halo zero guard rows/columns in front, pitch columns. */
 __global__ void fixed_prep(const rb_dq_args A, const float *__restrict__ img, float *Xg,
@@ -167,10 +175,8 @@ static int cpu_table(const std::vector<int> &sizes, const std::vector<int> &wind
     for (int N : sizes)
         for (int m : windows) {
             rb_deblur_filter *f;
-            make_filter(ctx, m, &f);
             rb_deblur_plan *p;
-            const rb_boundary bd = {RB_BOUNDARY_MIRROR, 0.f};
-            RK(ctx, rb_deblur_plan_create(ctx, f, bd, N, N, 1, &p));
+            make_plan(ctx, m, N, &f, &p);
             std::vector<float> in((size_t)N * N), out((size_t)N * N);
             std::vector<double> ts;
             for (int r = 0; r < reps; r++) {
@@ -225,10 +231,8 @@ int main(int argc, char **argv)
     for (int N : sizes)
         for (int m : windows) {
             rb_deblur_filter *f;
-            make_filter(ctx, m, &f);
             rb_deblur_plan *p;
-            const rb_boundary bd = {RB_BOUNDARY_MIRROR, 0.f};
-            RK(ctx, rb_deblur_plan_create(ctx, f, bd, N, N, 1, &p));
+            make_plan(ctx, m, N, &f, &p);
             rb_dq_args A;
             size_t nc = rb_cuda_deblur_coef_count(p);
             std::vector<float> hc(nc);

@@ -275,7 +275,7 @@ static void test_1d_long(void **state)
 }
 
 /* The look-back under random publication delays (the test hook
- * "test:scan_delay_ns", cuda/rb_cuda_scan_kernel.cuh): tiles publish their aggregates and inclusive states
+ * "test:scan_delay_ns", cuda/scan/rb_cuda_scan_kernel.cuh): tiles publish their aggregates and inclusive states
  * late and out of order, so successors sum aggregates over deep look-backs. The
  * result must still match the float64 reference, and the undelayed run to the
  * rounding of the sums. Orders 1 (float states), 3, 6, 8 (double), both

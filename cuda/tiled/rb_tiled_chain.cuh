@@ -39,6 +39,20 @@ RB_HD int rb_tiled_edges(const rb_cuda_tiled &f, const float *in, size_t lane, d
                          a.mode == RB_BOUNDARY_CLAMP);
 }
 
+/* The causal state entering the line: (35) for constant-like boundaries, the
+ * DC response of c0 in every slot, else zero; *c1 for the epilogue. Returns
+ * whether the boundary is constant-like (rb_tiled_edges). */
+template <int R>
+RB_HD int rb_tiled_chain_start(const rb_cuda_tiled &f, const float *in, size_t lane, double mu, double *St,
+                               double *c1)
+{
+    double c0;
+    const int const_like = rb_tiled_edges(f, in, lane, mu, &c0, c1);
+RB_UNROLL
+    for (int k = 0; k < R; ++k) St[k] = const_like ? f.b.ax.prologue_dc * c0 : 0.0; /* (35) */
+    return const_like;
+}
+
 /* The epilogue e(Z) = [z_m .. z_{m+R-1}] from the causal state leaving the
  * line St = e_{-1}(Y) = [y_{m-1} .. y_{m-R}]: (44) for constant-like
  * boundaries (the anticausal DC response alone without a causal pass), zero
@@ -177,11 +191,8 @@ RB_HD void rb_tiled_chain(const rb_cuda_tiled &f, const float *in, CT *car1, CT 
         mu = (double)mf * f.sumfird;
     }
     mean[lane] = mf;
-    double c0, c1;
-    const int const_like = rb_tiled_edges(f, in, lane, mu, &c0, &c1);
-    double St[R], t[R];
-RB_UNROLL
-    for (int k = 0; k < R; ++k) St[k] = const_like ? a.prologue_dc * c0 : 0.0; /* (35) */
+    double c1, St[R], t[R];
+    const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, St, &c1);
     if (b.periodic_like) {
         /* zero-initialised chain: e_{-1}(Yhat); (49) gives the true p(Y) */
         for (int blk = 0; blk < nb; ++blk) {
@@ -350,11 +361,8 @@ RB_HD void rb_tiled_pc_combine_c(const rb_cuda_tiled &f, const rb_tiled_grp &gp,
 {
     const rb_cuda_blocks &b = f.b;
     const rb_cuda_axis &a = b.ax;
-    double c0, c1;
-    const int const_like = rb_tiled_edges(f, in, lane, mu, &c0, &c1);
-    double St[R], t[R];
-RB_UNROLL
-    for (int k = 0; k < R; ++k) St[k] = const_like ? a.prologue_dc * c0 : 0.0; /* (35) */
+    double c1, St[R], t[R];
+    const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, St, &c1);
     if (b.periodic_like) {
         /* the zero-initialised pass over the whole line; (49) gives the true p(Y) */
         for (int g = 0; g <= gp.glast; ++g) {

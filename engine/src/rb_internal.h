@@ -202,7 +202,7 @@ extern const rb_backend_ops rb_backend_cpu;
 /* NULL when the CUDA back end is not compiled in. */
 const rb_backend_ops *rb_backend_cuda(void);
 /* Device bytes the CUDA back end holds now (0 without CUDA): tests check that
- * nothing leaks after an error (cuda/rb_cuda_alloc.h). */
+ * nothing leaks after an error (cuda/host/rb_cuda_alloc.h). */
 size_t rb_cuda_device_bytes_in_use(void);
 
 /* ----------------------------------------------------------------- helpers */

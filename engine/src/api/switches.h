@@ -37,14 +37,14 @@ typedef struct rb_switches {
     int cuda_s1_recursion;       /* RECBLUR_CUDA_S1=rec */
     int cuda_chain_seq;          /* RECBLUR_CUDA_CHAIN=seq */
     int cuda_profile;            /* RECBLUR_CUDA_PROFILE=1 */
-    /* CUDA staging of host images (cuda/rb_cuda_staging.h), for tuning */
+    /* CUDA staging of host images (cuda/host/rb_cuda_staging.h), for tuning */
     int cuda_staging_off;        /* RECBLUR_CUDA_STAGING=off (or 0) */
     int cuda_staging_memcpy;     /* RECBLUR_CUDA_STAGING_COPY=memcpy */
     size_t cuda_staging_slot;    /* RECBLUR_CUDA_STAGING_SLOT bytes; 0: automatic */
     int cuda_staging_threads;    /* RECBLUR_CUDA_STAGING_THREADS; 0: automatic */
     int cuda_staging_strips;     /* RECBLUR_CUDA_STAGING_STRIPS; 0: automatic */
     int cuda_staging_bands;      /* RECBLUR_CUDA_STAGING_BANDS; 0: automatic */
-    /* a GPU with less memory than this one (cuda/rb_cuda_alloc.h) */
+    /* a GPU with less memory than this one (cuda/host/rb_cuda_alloc.h) */
     size_t cuda_alloc_limit;     /* RECBLUR_CUDA_ALLOC_LIMIT bytes; SIZE_MAX: none */
     size_t cuda_pinned_limit;    /* RECBLUR_CUDA_PINNED_LIMIT bytes; SIZE_MAX: none */
     /* test hooks (rb_switch_set only) */
