@@ -1,5 +1,5 @@
 /* deblur_gpu_bench: the quadrant deblur filter on the GPU, flexible
- * allocation (one persistent launch, cuda/rb_cuda_deblur.cu) against the
+ * allocation (one persistent launch, cuda/deblur/rb_cuda_deblur.cu) against the
  * fixed allocation of Nikonorov, Fursov, Yakimov (listing 2: one kernel
  * launch per wavefront time step, every block bound to its strip for that
  * step, state re-read from global memory), which lives only here.
@@ -21,6 +21,7 @@
  * presets have a 3 x 3 recursive part), mirror boundary, 1 channel F32. */
 #include "rb_cuda_deblur.cuh"
 #include "rb_cuda_alloc.h"
+#include "bench_cuda.h"
 
 #include <algorithm>
 #include <math.h>
@@ -30,16 +31,6 @@
 #include <string.h>
 #include <time.h>
 #include <vector>
-
-#define CK(call)                                                                              \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            fprintf(stderr, "deblur_gpu_bench: %s:%d: %s: %s\n", __FILE__, __LINE__, #call,   \
-                    cudaGetErrorString(e_));                                                  \
-            exit(2);                                                                          \
-        }                                                                                     \
-    } while (0)
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static double urand(void)
@@ -70,6 +61,14 @@ static void make_filter(rb_context *ctx, int m, rb_deblur_filter **f)
         fprintf(stderr, "deblur_gpu_bench: %s\n", rb_context_error(ctx));
         exit(2);
     }
+}
+
+/* a random filter of window m (make_filter) and its plan for N x N, mirror, 1 channel */
+static void make_plan(rb_context *ctx, int m, int N, rb_deblur_filter **f, rb_deblur_plan **p)
+{
+    make_filter(ctx, m, f);
+    const rb_boundary bd = {RB_BOUNDARY_MIRROR, 0.f};
+    RK(ctx, rb_deblur_plan_create(ctx, *f, bd, N, N, 1, p));
 }
 
 /* ------------------------------------------------ fixed allocation (bench only) */
@@ -147,13 +146,6 @@ __global__ void fill_random(float *x, size_t n, uint32_t seed)
     x[k] = (float)(h >> 8) * (1.0f / 16777216.0f);
 }
 
-static double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static std::vector<int> parse_list(const char *s)
 {
     std::vector<int> v;
@@ -183,13 +175,8 @@ static int cpu_table(const std::vector<int> &sizes, const std::vector<int> &wind
     for (int N : sizes)
         for (int m : windows) {
             rb_deblur_filter *f;
-            make_filter(ctx, m, &f);
             rb_deblur_plan *p;
-            rb_boundary bd = {RB_BOUNDARY_MIRROR, 0.f};
-            if (rb_deblur_plan_create(ctx, f, bd, N, N, 1, &p) != RB_OK) {
-                fprintf(stderr, "%s\n", rb_context_error(ctx));
-                return 2;
-            }
+            make_plan(ctx, m, N, &f, &p);
             std::vector<float> in((size_t)N * N), out((size_t)N * N);
             std::vector<double> ts;
             for (int r = 0; r < reps; r++) {
@@ -204,7 +191,7 @@ static int cpu_table(const std::vector<int> &sizes, const std::vector<int> &wind
                 }
                 ts.push_back(now_s() - t0);
             }
-            double t = median(ts);
+            double t = bench_median(ts);
             printf("| %d² | %d | %d | %d | %.3f | %.1f |\n", N, m, rb_deblur_plan_margin(p),
                    rb_context_thread_count(ctx), t, (double)N * N / t * 1e-6);
             fflush(stdout);
@@ -240,20 +227,12 @@ int main(int argc, char **argv)
     rb_context *ctx;
     rb_context_create(&ctx);
     rb_context_set_backend(ctx, RB_BACKEND_CPU); /* the plan only gives the geometry */
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     int bad = 0;
     for (int N : sizes)
         for (int m : windows) {
             rb_deblur_filter *f;
-            make_filter(ctx, m, &f);
             rb_deblur_plan *p;
-            rb_boundary bd = {RB_BOUNDARY_MIRROR, 0.f};
-            if (rb_deblur_plan_create(ctx, f, bd, N, N, 1, &p) != RB_OK) {
-                fprintf(stderr, "%s\n", rb_context_error(ctx));
-                return 2;
-            }
+            make_plan(ctx, m, N, &f, &p);
             rb_dq_args A;
             size_t nc = rb_cuda_deblur_coef_count(p);
             std::vector<float> hc(nc);
@@ -294,21 +273,15 @@ int main(int argc, char **argv)
                 CK(rb_cuda_launch_check());
                 float ms;
                 /* copy rate */
-                CK(cudaEventRecord(e0));
-                CK(cudaMemcpyAsync(cpy, img, n * sizeof(float), cudaMemcpyDeviceToDevice));
-                CK(cudaEventRecord(e1));
-                CK(cudaEventSynchronize(e1));
-                CK(cudaEventElapsedTime(&ms, e0, e1));
+                ms = bench_event_ms([&] { CK(cudaMemcpyAsync(cpy, img, n * sizeof(float), cudaMemcpyDeviceToDevice)); });
                 if (r) tcopy.push_back(ms);
                 /* flexible */
                 CK(cudaMemset(out, 0xff, n * sizeof(float))); /* NaN poison */
-                CK(cudaEventRecord(e0));
-                CK(cudaMemsetAsync(sync, 0, nsync * sizeof(int)));
-                CK(rb_cuda_deblur_flexible(&A, img, Y, sync, grid, 0));
-                CK(rb_cuda_deblur_combine(&A, Y, plane, A.Wp, 0, out, 0));
-                CK(cudaEventRecord(e1));
-                CK(cudaEventSynchronize(e1));
-                CK(cudaEventElapsedTime(&ms, e0, e1));
+                ms = bench_event_ms([&] {
+                    CK(cudaMemsetAsync(sync, 0, nsync * sizeof(int)));
+                    CK(rb_cuda_deblur_flexible(&A, img, Y, sync, grid, 0));
+                    CK(rb_cuda_deblur_combine(&A, Y, plane, A.Wp, 0, out, 0));
+                });
                 if (r) tflex.push_back(ms);
                 int flag;
                 CK(cudaMemcpy(&flag, sync + 1, sizeof(int), cudaMemcpyDeviceToHost));
@@ -318,11 +291,7 @@ int main(int argc, char **argv)
                 }
                 /* fixed */
                 CK(cudaMemset(out2, 0xff, n * sizeof(float)));
-                CK(cudaEventRecord(e0));
-                fixed_run(A, img, Xg, Yg, gplane, pitch, Z, out2, &launches);
-                CK(cudaEventRecord(e1));
-                CK(cudaEventSynchronize(e1));
-                CK(cudaEventElapsedTime(&ms, e0, e1));
+                ms = bench_event_ms([&] { fixed_run(A, img, Xg, Yg, gplane, pitch, Z, out2, &launches); });
                 if (r) tfix.push_back(ms);
                 CK(cudaMemcpy(h1.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost));
                 CK(cudaMemcpy(h2.data(), out2, n * sizeof(float), cudaMemcpyDeviceToHost));
@@ -334,7 +303,7 @@ int main(int argc, char **argv)
                         tflex.empty() ? 0 : tflex.back(), tfix.empty() ? 0 : tfix.back());
             }
             if (nonfinite || maxdiff != 0) bad = 1;
-            double tf = median(tflex), tx = median(tfix), tc = median(tcopy);
+            double tf = bench_median(tflex), tx = bench_median(tfix), tc = bench_median(tcopy);
             printf("| %d² | %d | %d | %d x %d | %d | %.3f | %.3f | %.2fx | %.3f | %.3f | %.1f | %.4f | %s |\n",
                    N, m, A.P, grid, A.S * A.G, launches, tf, tx, tx / tf, n / tf * 1e-6,
                    n / tx * 1e-6, n / tc * 1e-6, tc / tf,

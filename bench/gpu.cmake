@@ -2,9 +2,11 @@
 # and cuFFT (cuFFT is used here only, never by the library).
 if(RECBLUR_HAVE_CUDA)
   find_package(CUDAToolkit REQUIRED)
-  add_executable(gpu_bench ${CMAKE_CURRENT_LIST_DIR}/gpu_bench.cu)
-  target_include_directories(gpu_bench PRIVATE ${RECBLUR_ENGINE_INTERNAL_DIRS})
-  target_link_libraries(gpu_bench PRIVATE recblur CUDA::cufft CUDA::cudart_static)
+  # the naive column: one thread per line, a baseline that lives only here
+  add_executable(gpu_bench ${CMAKE_CURRENT_LIST_DIR}/gpu_bench.cu ${CMAKE_CURRENT_LIST_DIR}/gpu_naive_lanes.cu)
+  target_include_directories(gpu_bench PRIVATE ${RECBLUR_CUDA_INTERNAL_DIRS} ${RECBLUR_ENGINE_INTERNAL_DIRS})
+  set_target_properties(gpu_bench PROPERTIES CUDA_STANDARD 17)
+  target_link_libraries(gpu_bench PRIVATE recblur recblur_cuda CUDA::cufft CUDA::cudart_static)
 endif()
 # gpu_host_bench: host images (pinned staging, strips) against pageable and pinned memcpy (staging)
 if(RECBLUR_HAVE_CUDA)

@@ -10,6 +10,8 @@
  *   (--quick: 4096^2 only, fewer workloads; --focus: the 2D solver alone, for
  *   comparing its routes and settings between runs) */
 #include "recblur.h"
+#include "bench_cuda.h"
+#include "gpu_naive_lanes.h"
 #include "rb_internal.h" /* rb_switch_set: routes compared within one process */
 
 #include <cuda_runtime.h>
@@ -20,26 +22,6 @@
 #include <string.h>
 
 #define RUNS 30
-
-
-#define CK(call)                                                                     \
-    do {                                                                             \
-        cudaError_t e_ = (call);                                                     \
-        if (e_ != cudaSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
-                    cudaGetErrorString(e_));                                         \
-            exit(2);                                                                 \
-        }                                                                            \
-    } while (0)
-#define RK(ctx, call)                                                                \
-    do {                                                                             \
-        rb_status s_ = (call);                                                       \
-        if (s_ != RB_OK) {                                                           \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
-                    rb_context_error(ctx));                                          \
-            exit(2);                                                                 \
-        }                                                                            \
-    } while (0)
 
 /* fresh pseudo-random floats in [0,1) from a seed (hash of index and seed) */
 __global__ void fill_kernel(float *p, size_t n, unsigned seed)
@@ -59,53 +41,37 @@ static void fill(float *d, size_t n, unsigned seed)
     CK(cudaGetLastError());
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
-static float median(float *v, int n)
-{
-    qsort(v, n, sizeof *v, cmp_float);
-    return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static cudaEvent_t ev0, ev1;
-
 /* Median ms of RUNS calls, each on fresh random input (fill(din, count, seed0 + i)),
  * timed by CUDA events on the legacy stream. */
 template <class Call>
 static float time_fresh(float *din, size_t count, unsigned seed0, Call call)
 {
-    float t[RUNS];
+    std::vector<float> t(RUNS);
     for (int i = 0; i < RUNS; ++i) {
         fill(din, count, seed0 + i);
         CK(cudaDeviceSynchronize());
-        CK(cudaEventRecord(ev0, 0));
-        call();
-        CK(cudaEventRecord(ev1, 0));
-        CK(cudaEventSynchronize(ev1));
-        CK(cudaEventElapsedTime(&t[i], ev0, ev1));
+        t[i] = bench_event_ms(call);
     }
-    return median(t, RUNS);
+    return bench_median(t);
 }
 
 /* median ms of a D2D copy of `bytes` (fresh source each run) */
 static float time_copy(float *dst, float *src, size_t floats)
 {
-    float t[RUNS];
     CK(cudaMemcpy(dst, src, floats * 4, cudaMemcpyDeviceToDevice)); /* warm-up */
-    for (int i = 0; i < RUNS; ++i) {
-        fill(src, floats, 1000 + i);
-        CK(cudaDeviceSynchronize());
-        CK(cudaEventRecord(ev0, 0));
-        CK(cudaMemcpyAsync(dst, src, floats * 4, cudaMemcpyDeviceToDevice, 0));
-        CK(cudaEventRecord(ev1, 0));
-        CK(cudaEventSynchronize(ev1));
-        CK(cudaEventElapsedTime(&t[i], ev0, ev1));
-    }
-    return median(t, RUNS);
+    return time_fresh(src, floats, 1000, [&] { CK(cudaMemcpyAsync(dst, src, floats * 4, cudaMemcpyDeviceToDevice, 0)); });
+}
+
+/* The CPU back end's output for the same filter on the host copy of an
+ * n x n input: the reference every GPU workload is checked against. */
+static void cpu_reference(rb_context *cctx, const rb_filter *f, rb_boundary b, int n, int ch, float *hin, float *hout)
+{
+    rb_plan *cp;
+    RK(cctx, rb_plan_create(cctx, f, b, n, n, ch, &cp));
+    rb_image hi = bench_square_image(n, ch, RB_F32, RB_MEMORY_HOST, hin);
+    rb_image ho = bench_square_image(n, ch, RB_F32, RB_MEMORY_HOST, hout);
+    RK(cctx, rb_execute(cp, &hi, &ho));
+    rb_plan_destroy(cp);
 }
 
 static double rel_rms(const float *a, const float *b, size_t n)
@@ -192,9 +158,11 @@ static void profile_steps(rb_context *gctx, rb_plan *gp, rb_image *in, rb_image 
 static row_t rows[256];
 static int nrows;
 
-/* One 2D workload: check against the CPU back end, then time. */
+/* One 2D workload: check against the CPU back end, then time. naive: the
+ * per-line baseline (gpu_naive_lanes.cu) on the same plan's axes instead of
+ * rb_execute. */
 static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const rb_filter *f,
-                   rb_boundary_mode mode, int n, int ch, int order, float copy_ms)
+                   rb_boundary_mode mode, int n, int ch, int order, float copy_ms, int naive = 0)
 {
     size_t count = (size_t)n * n * ch;
     float *din, *dout, *hin, *hgpu, *hcpu;
@@ -205,39 +173,33 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     hcpu = (float *)malloc(count * 4);
     if (!hin || !hgpu || !hcpu) { fprintf(stderr, "out of host memory\n"); exit(2); }
     rb_boundary b = {mode, 0.25f};
-    rb_plan *gp, *cp;
+    rb_plan *gp;
     fprintf(stderr, "  [%s %d^2 x%d order %d %s: plan]\n", what, n, ch, order, rb_boundary_name(mode));
     last_solver[0] = 0;
     RK(gctx, rb_plan_create(gctx, f, b, n, n, ch, &gp));
-    rb_image di, dout_im;
-    memset(&di, 0, sizeof di);
-    di.width = di.height = n;
-    di.channels = ch;
-    di.format = RB_F32;
-    di.memory = RB_MEMORY_DEVICE;
-    di.data = din;
+    rb_image di = bench_square_image(n, ch, RB_F32, RB_MEMORY_DEVICE, din), dout_im;
     dout_im = di;
     dout_im.data = dout;
+    bench_naive *nv = naive ? bench_naive_create(gp, b.value) : NULL;
+    auto execute = [&] {
+        if (nv) bench_naive_run(nv, din, dout);
+        else RK(gctx, rb_execute(gp, &di, &dout_im));
+    };
 
     /* check: poisoned output, fresh input, against the CPU back end */
     fill(din, count, 7);
     CK(cudaMemset(dout, 0xFF, count * 4));
     fprintf(stderr, "  [gpu execute]\n");
-    RK(gctx, rb_execute(gp, &di, &dout_im));
+    execute();
+    CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(hin, din, count * 4, cudaMemcpyDeviceToHost));
     fprintf(stderr, "  [cpu check]\n");
     CK(cudaMemcpy(hgpu, dout, count * 4, cudaMemcpyDeviceToHost));
-    RK(cctx, rb_plan_create(cctx, f, b, n, n, ch, &cp));
-    rb_image hi = di, ho = di;
-    hi.memory = ho.memory = RB_MEMORY_HOST;
-    hi.data = hin;
-    ho.data = hcpu;
-    RK(cctx, rb_execute(cp, &hi, &ho));
-    rb_plan_destroy(cp);
+    cpu_reference(cctx, f, b, n, ch, hin, hcpu);
     double check = rel_rms(hgpu, hcpu, count);
     fprintf(stderr, "  [timing]\n");
-    RK(gctx, rb_execute(gp, &di, &dout_im)); /* warm-up */
-    const float ms = time_fresh(din, count, 100, [&] { RK(gctx, rb_execute(gp, &di, &dout_im)); });
+    execute(); /* warm-up */
+    const float ms = time_fresh(din, count, 100, execute);
     row_t *r = &rows[nrows++];
     r->what = what;
     r->n = n;
@@ -247,7 +209,7 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     r->ms = ms;
     r->copy_ms = copy_ms;
     r->check = check;
-    snprintf(r->solver, sizeof r->solver, "%s", last_solver);
+    snprintf(r->solver, sizeof r->solver, "%s", nv ? "one thread per line" : last_solver);
     r->ms_alt[0] = r->ms_alt[1] = 0;
     r->ndiff = 0;
     for (int alt = 0; alt < 2 && !strcmp(what, "iir-2d"); ++alt) {
@@ -263,7 +225,8 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
         r->ms_alt[alt] = time_fresh(din, count, 100, [&] { RK(gctx, rb_execute(gp, &di, &dout_im)); });
         rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", NULL);
     }
-    profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
+    if (!nv) profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
+    bench_naive_destroy(nv);
     fprintf(stderr, "  %-10s %5d^2 x%d order %d %-8s %9.3f ms (unfused %.3f, fused %.3f, %ld floats differ)  check %.2e  [%s] steps: %s\n",
             what, n, ch, order, rb_boundary_name(mode), r->ms, r->ms_alt[0], r->ms_alt[1], r->ndiff, check, r->solver,
             r->steps);
@@ -289,34 +252,22 @@ static void run_host(rb_context *gctx, const rb_filter *f, int n, int order)
     rb_boundary b = {RB_BOUNDARY_CLAMP, 0};
     rb_plan *gp;
     RK(gctx, rb_plan_create(gctx, f, b, n, n, 1, &gp));
-    rb_image hi;
-    memset(&hi, 0, sizeof hi);
-    hi.width = hi.height = n;
-    hi.channels = 1;
-    hi.format = RB_F32;
-    hi.memory = RB_MEMORY_HOST;
-    hi.data = hin;
+    rb_image hi = bench_square_image(n, 1, RB_F32, RB_MEMORY_HOST, hin);
     rb_image ho = hi;
     ho.data = hout;
-    float t[RUNS], c[RUNS];
+    std::vector<float> t(RUNS), c(RUNS);
     RK(gctx, rb_execute(gp, &hi, &ho));
     for (int i = 0; i < RUNS; ++i) {
-        CK(cudaEventRecord(ev0, 0));
-        RK(gctx, rb_execute(gp, &hi, &ho));
-        CK(cudaEventRecord(ev1, 0));
-        CK(cudaEventSynchronize(ev1));
-        CK(cudaEventElapsedTime(&t[i], ev0, ev1));
-        CK(cudaEventRecord(ev0, 0));
-        CK(cudaMemcpy(d, hin, count * 4, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(hout, d, count * 4, cudaMemcpyDeviceToHost));
-        CK(cudaEventRecord(ev1, 0));
-        CK(cudaEventSynchronize(ev1));
-        CK(cudaEventElapsedTime(&c[i], ev0, ev1));
+        t[i] = bench_event_ms([&] { RK(gctx, rb_execute(gp, &hi, &ho)); });
+        c[i] = bench_event_ms([&] {
+            CK(cudaMemcpy(d, hin, count * 4, cudaMemcpyHostToDevice));
+            CK(cudaMemcpy(hout, d, count * 4, cudaMemcpyDeviceToHost));
+        });
     }
     row_t *r = &rows[nrows++];
     r->what = "iir-2d host ptrs (copy = pageable H2D+D2H)";
     r->n = n; r->ch = 1; r->order = order; r->mode = RB_BOUNDARY_CLAMP;
-    r->ms = median(t, RUNS); r->copy_ms = median(c, RUNS); r->check = 0;
+    r->ms = bench_median(t); r->copy_ms = bench_median(c); r->check = 0;
     fprintf(stderr, "  host pointers %d^2 order %d: %.3f ms, pageable up+down copy %.3f ms\n", n, order, r->ms, r->copy_ms);
     rb_plan_destroy(gp);
     CK(cudaFree(d));
@@ -367,13 +318,7 @@ static void run_fft_gauss(rb_context *gctx, rb_context *cctx, int n, float copy_
         CK(cudaFree(din)); CK(cudaFree(dout)); CK(cudaFree(dfft)); CK(cudaFree(F));
         return;
     }
-    rb_image di;
-    memset(&di, 0, sizeof di);
-    di.width = di.height = n;
-    di.channels = 1;
-    di.format = RB_F32;
-    di.memory = RB_MEMORY_DEVICE;
-    di.data = din;
+    rb_image di = bench_square_image(n, 1, RB_F32, RB_MEMORY_DEVICE, din);
     rb_image dout_im = di;
     dout_im.data = dout;
     dim3 g((nc + 255) / 256, n);
@@ -407,14 +352,7 @@ static void run_fft_gauss(rb_context *gctx, rb_context *cctx, int n, float copy_
     {
         float *hin = (float *)malloc(count * 4);
         CK(cudaMemcpy(hin, din, count * 4, cudaMemcpyDeviceToHost));
-        rb_plan *cp;
-        RK(cctx, rb_plan_create(cctx, f, b, n, n, 1, &cp));
-        rb_image hi = di, ho = di;
-        hi.memory = ho.memory = RB_MEMORY_HOST;
-        hi.data = hin;
-        ho.data = bb;
-        RK(cctx, rb_execute(cp, &hi, &ho));
-        rb_plan_destroy(cp);
+        cpu_reference(cctx, f, b, n, 1, hin, bb);
         double chk = rel_rms(a, bb, count);
         fprintf(stderr, "  gaussian %d^2: GPU vs CPU back end rel RMS %.2e\n", n, chk);
         if (!(chk <= 1e-4)) { fprintf(stderr, "CHECK FAILED\n"); exit(3); }
@@ -450,13 +388,7 @@ static void run_sat(rb_context *gctx, rb_context *cctx, int n, float copy_ms)
     float *din, *dout;
     CK(cudaMalloc((void **)&din, count * 4));
     CK(cudaMalloc((void **)&dout, count * 4));
-    rb_image di;
-    memset(&di, 0, sizeof di);
-    di.width = di.height = n;
-    di.channels = 1;
-    di.format = RB_F32;
-    di.memory = RB_MEMORY_DEVICE;
-    di.data = din;
+    rb_image di = bench_square_image(n, 1, RB_F32, RB_MEMORY_DEVICE, din);
     rb_image dout_im = di;
     dout_im.data = dout;
     fill(din, count, 11);
@@ -489,17 +421,8 @@ static void run_1d(rb_context *gctx, rb_context *cctx, size_t n)
     CK(cudaMalloc((void **)&dout, n * 4));
     CK(cudaMalloc((void **)&a, n * 4));
     CK(cudaMalloc((void **)&b2, n * 4));
-    float cms[RUNS];
-    for (int i = 0; i < RUNS; ++i) {
-        fill(a, n, 600 + i);
-        CK(cudaDeviceSynchronize());
-        CK(cudaEventRecord(ev0, 0));
-        CK(cudaMemcpyAsync(b2, a, n * 4, cudaMemcpyDeviceToDevice, 0));
-        CK(cudaEventRecord(ev1, 0));
-        CK(cudaEventSynchronize(ev1));
-        CK(cudaEventElapsedTime(&cms[i], ev0, ev1));
-    }
-    float copy_ms = median(cms, RUNS);
+    const float copy_ms =
+        time_fresh(a, n, 600, [&] { CK(cudaMemcpyAsync(b2, a, n * 4, cudaMemcpyDeviceToDevice, 0)); });
     rb_filter *f = bench_filter(gctx, 1);
     rb_boundary bd = {RB_BOUNDARY_CLAMP, 0};
     fill(din, n, 13);
@@ -511,22 +434,18 @@ static void run_1d(rb_context *gctx, rb_context *cctx, size_t n)
     RK(cctx, rb_recurrence_1d(cctx, f, bd, hin, hc, n, RB_MEMORY_HOST));
     double check = rel_rms(hg, hc, n);
     /* one timed run first: a slow path gets fewer repeats (said in the table) */
-    float t[RUNS];
+    std::vector<float> t;
     int runs = RUNS;
     for (int i = 0; i < runs; ++i) {
         fill(din, n, 700 + i);
         CK(cudaDeviceSynchronize());
-        CK(cudaEventRecord(ev0, 0));
-        RK(gctx, rb_recurrence_1d(gctx, f, bd, din, dout, n, RB_MEMORY_DEVICE));
-        CK(cudaEventRecord(ev1, 0));
-        CK(cudaEventSynchronize(ev1));
-        CK(cudaEventElapsedTime(&t[i], ev0, ev1));
+        t.push_back(bench_event_ms([&] { RK(gctx, rb_recurrence_1d(gctx, f, bd, din, dout, n, RB_MEMORY_DEVICE)); }));
         if (i == 0 && t[0] > 200.0f) runs = 5;
     }
     row_t *r = &rows[nrows++];
     r->what = runs == RUNS ? "rec1d-o1" : "rec1d-o1 (5 runs)";
     r->n = 4096; r->ch = 1; r->order = 1; r->mode = RB_BOUNDARY_CLAMP; /* 2^24 = 4096^2 samples */
-    r->ms = median(t, runs); r->copy_ms = copy_ms; r->check = check;
+    r->ms = bench_median(t); r->copy_ms = copy_ms; r->check = check;
     fprintf(stderr, "  1d 2^24: %.3f ms (copy %.3f) check %.2e\n", r->ms, copy_ms, check);
     if (!(check <= 1e-5)) { fprintf(stderr, "CHECK FAILED\n"); exit(3); }
     rb_filter_destroy(f);
@@ -555,8 +474,6 @@ int main(int argc, char **argv)
     CK(cudaRuntimeGetVersion(&rt));
     printf("# device: %s, %d SMs, driver API %d.%d, runtime %d.%d\n", prop.name,
            prop.multiProcessorCount, drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
-    CK(cudaEventCreate(&ev0));
-    CK(cudaEventCreate(&ev1));
     rb_context *gctx, *cctx;
     rb_context_create(&gctx);
     rb_context_create(&cctx);
@@ -593,21 +510,15 @@ int main(int argc, char **argv)
                 rb_filter_destroy(f);
                 continue;
             }
-            /* baseline: the naive one-thread-per-line solver (read at plan time), for
+            /* baseline: the naive one-thread-per-line solver (gpu_naive_lanes.cu), for
              * every workload above: the table's "x naive" column */
-            rb_switch_set(gctx, "RECBLUR_CUDA_SOLVER", "lanes");
             for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_MIRROR; ++mode) {
                 if (quick && !allmodes && mode != RB_BOUNDARY_CLAMP && mode != RB_BOUNDARY_PERIODIC) continue;
-                run_2d(gctx, cctx, "naive-lanes", f, (rb_boundary_mode)mode, n, 1, orders[oi], copy1);
+                run_2d(gctx, cctx, "naive-lanes", f, (rb_boundary_mode)mode, n, 1, orders[oi], copy1, 1);
             }
-            if (orders[oi] == 3) run_2d(gctx, cctx, "naive-lanes", f, RB_BOUNDARY_CLAMP, n, 4, 3, copy4);
-            rb_switch_set(gctx, "RECBLUR_CUDA_SOLVER", NULL);
+            if (orders[oi] == 3) run_2d(gctx, cctx, "naive-lanes", f, RB_BOUNDARY_CLAMP, n, 4, 3, copy4, 1);
             if (orders[oi] == 3) {
                 run_2d(gctx, cctx, "iir-2d", f, RB_BOUNDARY_CLAMP, n, 4, 3, copy4);
-                /* the previous block solver (five launches per axis and two transposes) */
-                rb_switch_set(gctx, "RECBLUR_CUDA_SOLVER", "blocked");
-                run_2d(gctx, cctx, "blocked (old)", f, RB_BOUNDARY_CLAMP, n, 1, 3, copy1);
-                rb_switch_set(gctx, "RECBLUR_CUDA_SOLVER", NULL);
                 if (n == 4096) run_host(gctx, f, n, 3);
             }
             rb_filter_destroy(f);

@@ -26,40 +26,13 @@
 #include <string.h>
 #include <time.h>
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(2);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define RK(ctx, call)                                                                              \
-    do {                                                                                           \
-        rb_status s_ = (call);                                                                     \
-        if (s_ != RB_OK) {                                                                         \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, rb_context_error(ctx));  \
-            exit(2);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "bench_cuda.h"
 
 static double now_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* The routes, timed interleaved run by run. env: the staging settings the
@@ -128,12 +101,7 @@ static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c
     rb_plan *plan[NR] = {0};
     for (int r = 0; r < NR; ++r)
         if (routes[r].kind >= 2) plan[r] = make_plan(g, f, n, c, &routes[r]);
-    rb_image hi;
-    memset(&hi, 0, sizeof hi);
-    hi.width = hi.height = n;
-    hi.channels = c;
-    hi.format = fmt;
-    hi.memory = RB_MEMORY_HOST;
+    rb_image hi = bench_square_image(n, c, fmt, RB_MEMORY_HOST, NULL);
     rb_image ho = hi, di = hi, dO = hi;
     di.memory = dO.memory = RB_MEMORY_DEVICE;
     di.data = dev;
@@ -188,7 +156,7 @@ static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c
             if (i >= 0) t[r][i] = now_ms() - t0;
         }
     double m[NR];
-    for (int r = 0; r < NR; ++r) m[r] = median(t[r], runs);
+    for (int r = 0; r < NR; ++r) m[r] = bench_median(std::vector<double>(t[r], t[r] + runs));
     const double mb = bytes / 1e6;
     for (int r = 0; r < NR; ++r)
         printf("| %d^2 | %s | %s | %.2f | %.1f | %.2f | %.2f |\n", n, what, routes[r].name, m[r],

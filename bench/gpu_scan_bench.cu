@@ -1,5 +1,5 @@
 /* gpu_scan_bench: the CUDA back end's 1D recurrences (single-pass decoupled
- * look-back, cuda/rb_cuda_scan.cu) and summed-area tables (cuda/rb_cuda_sat.cu)
+ * look-back, cuda/scan/rb_cuda_scan.cu) and summed-area tables (cuda/sat/rb_cuda_sat.cu)
  * against the same GPU's device-to-device copy of the same number of floats,
  * measured in the same run.
  *
@@ -11,7 +11,7 @@
  * work such as the transfer matrices is outside the timing, as cuFFT's plan
  * is). 3 warm-up runs, median of 31. Every CUDA call is checked.
  *
- * The SAT rows time the one-pass kernel (rb_cuda_sat_run, cuda/rb_cuda_scan_sat.cu).
+ * The SAT rows time the one-pass kernel (rb_cuda_sat_run, cuda/sat/rb_cuda_scan_sat.cu).
  * "kernel" columns: the back end's entry point on preallocated scratch
  * (rb_cuda_rec1d_run / rb_cuda_sat_run); "API" columns: the public call
  * (rb_recurrence_1d / rb_sat on device memory, CUDA context) with everything it
@@ -34,24 +34,7 @@
 #include "rb_internal.h"
 #include "rb_cuda_scan.cuh"
 #include "recblur.h"
-
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "gpu_scan_bench: %s:%d: %s: %s\n", __FILE__, __LINE__, #call,          \
-                    cudaGetErrorString(e_));                                                       \
-            exit(2);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define RK(call)                                                                                   \
-    do {                                                                                           \
-        rb_status s_ = (call);                                                                     \
-        if (s_ != RB_OK) {                                                                         \
-            fprintf(stderr, "gpu_scan_bench: %s: %s\n", #call, rb_context_error(ctx));             \
-            exit(2);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "bench_cuda.h"
 
 static const int REPS = 31, WARM = 3;
 static rb_context *gctx; /* CUDA back end, for the API columns */
@@ -76,12 +59,6 @@ static void fill(void *x, size_t n, uint32_t seed, int u8)
     CK(cudaGetLastError());
 }
 
-static double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
 /* median milliseconds of a D2D copy of `bytes` */
 static double copy_ms(size_t bytes)
 {
@@ -89,24 +66,14 @@ static double copy_ms(size_t bytes)
     CK(cudaMalloc(&a, bytes));
     CK(cudaMalloc(&b, bytes));
     CK(cudaMemset(a, 1, bytes));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     std::vector<double> t;
     for (int r = 0; r < WARM + REPS; ++r) {
-        CK(cudaEventRecord(e0));
-        CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
+        const float ms = bench_event_ms([&] { CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); });
         if (r >= WARM) t.push_back(ms);
     }
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
     CK(cudaFree(a));
     CK(cudaFree(b));
-    return median(t);
+    return bench_median(t);
 }
 
 static uint64_t rng = 0x853C49E6748FEA9Bull;
@@ -142,10 +109,10 @@ static void bench_1d(rb_context *ctx, size_t n, int order, int both, rb_boundary
         memcpy(af.anticausal, af.causal, sizeof af.causal);
     }
     rb_filter *f = NULL;
-    RK(rb_filter_create(ctx, &af, NULL, &f));
+    RK(ctx, rb_filter_create(ctx, &af, NULL, &f));
     rb_axis ax = f->axis[0];
     rb_axis_plan ap;
-    RK(rb_axis_plan_init(ctx, &ax, mode, (int)n, &ap));
+    RK(ctx, rb_axis_plan_init(ctx, &ax, mode, (int)n, &ap));
     rb_cuda_rec1d *p = NULL;
     CK(rb_cuda_rec1d_create(&ap, 0.0f, &p));
     float *x, *y;
@@ -184,40 +151,29 @@ static void bench_1d(rb_context *ctx, size_t n, int order, int both, rb_boundary
         exit(1);
     }
 
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     std::vector<double> t;
     for (int r = 0; r < WARM + REPS; ++r) {
         fill(x, n, 777u * r + order, 0);
         CK(cudaMemset(y, 0xFF, n * sizeof(float)));
-        CK(cudaEventRecord(e0));
-        CK(rb_cuda_rec1d_run(p, x, y, work, 0));
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
+        const float ms = bench_event_ms([&] { CK(rb_cuda_rec1d_run(p, x, y, work, 0)); });
         if (r >= WARM) t.push_back(ms);
     }
-    double ms = median(t), cms = copy_ms(n * sizeof(float));
+    double ms = bench_median(t), cms = copy_ms(n * sizeof(float));
     /* the public call on the same device buffers */
     t.clear();
     for (int r = 0; r < (api_reps ? 1 + api_reps : 0); ++r) {
         fill(x, n, 555u * r + order, 0);
         CK(cudaMemset(y, 0xFF, n * sizeof(float)));
         CK(cudaDeviceSynchronize());
-        CK(cudaEventRecord(e0));
-        if (rb_recurrence_1d(gctx, f, b, x, y, n, RB_MEMORY_DEVICE) != RB_OK) {
-            fprintf(stderr, "gpu_scan_bench: rb_recurrence_1d: %s\n", rb_context_error(gctx));
-            exit(2);
-        }
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ams;
-        CK(cudaEventElapsedTime(&ams, e0, e1));
+        const float ams = bench_event_ms([&] {
+            if (rb_recurrence_1d(gctx, f, b, x, y, n, RB_MEMORY_DEVICE) != RB_OK) {
+                fprintf(stderr, "gpu_scan_bench: rb_recurrence_1d: %s\n", rb_context_error(gctx));
+                exit(2);
+            }
+        });
         if (r >= 1) t.push_back(ams);
     }
-    double api_ms = api_reps ? median(t) : NAN;
+    double api_ms = api_reps ? bench_median(t) : NAN;
     int passes = rb_cuda_rec1d_passes(p);
     double gbs = 2.0 * passes * n * sizeof(float) / (ms * 1e6);
     char sz[32];
@@ -230,8 +186,6 @@ static void bench_1d(rb_context *ctx, size_t n, int order, int both, rb_boundary
            rb_boundary_name(mode), ms, n / (ms * 1e6), cms / ms, api, n / (cms * 1e6),
            passes, gbs, rel);
     fflush(stdout);
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
     CK(cudaFree(x));
     CK(cudaFree(y));
     CK(cudaFree(work));
@@ -283,22 +237,14 @@ static void bench_sat(rb_context *ctx, int w, rb_format inf)
         fprintf(stderr, "gpu_scan_bench: SAT %dx%d: %zu samples differ from the CPU back end\n", w, h, bad);
         exit(1);
     }
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     std::vector<double> t;
     for (int r = 0; r < WARM + REPS; ++r) {
         fill(x, count, 31u * r + 7, inf == RB_U8);
         CK(cudaMemset(y, 0xFF, count * sizeof(float)));
-        CK(cudaEventRecord(e0));
-        CK(rb_cuda_sat_run(x, w * isz, inf, y, w * sizeof(float), RB_F32, w, h, 1, work, 0));
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
+        const float ms = bench_event_ms([&] { CK(rb_cuda_sat_run(x, w * isz, inf, y, w * sizeof(float), RB_F32, w, h, 1, work, 0)); });
         if (r >= WARM) t.push_back(ms);
     }
-    double ms = median(t), cms = copy_ms(count * sizeof(float));
+    double ms = bench_median(t), cms = copy_ms(count * sizeof(float));
     /* rb_sat on the same device images */
     rb_image din = in, dout = out;
     din.memory = dout.memory = RB_MEMORY_DEVICE;
@@ -309,25 +255,20 @@ static void bench_sat(rb_context *ctx, int w, rb_format inf)
         fill(x, count, 17u * r + 3, inf == RB_U8);
         CK(cudaMemset(y, 0xFF, count * sizeof(float)));
         CK(cudaDeviceSynchronize());
-        CK(cudaEventRecord(e0));
-        if (rb_sat(gctx, &din, &dout) != RB_OK) {
-            fprintf(stderr, "gpu_scan_bench: rb_sat: %s\n", rb_context_error(gctx));
-            exit(2);
-        }
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ams;
-        CK(cudaEventElapsedTime(&ams, e0, e1));
+        const float ams = bench_event_ms([&] {
+            if (rb_sat(gctx, &din, &dout) != RB_OK) {
+                fprintf(stderr, "gpu_scan_bench: rb_sat: %s\n", rb_context_error(gctx));
+                exit(2);
+            }
+        });
         if (r >= WARM) t.push_back(ams);
     }
-    double api_ms = median(t);
+    double api_ms = bench_median(t);
     double gbs = (double)count * (isz + 4) / (ms * 1e6);
     printf("| SAT %s -> f32 | %d^2 | - | - | - | %.3f | %.1f | %.3f | %.3f | %.3f | %.1f | 1 | %.0f | %s |\n",
            inf == RB_U8 ? "u8" : "f32", w, ms, count / (ms * 1e6), cms / ms, api_ms, cms / api_ms,
            count / (cms * 1e6), gbs, inf == RB_U8 ? "exact" : "<=1 ulp");
     fflush(stdout);
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
     CK(cudaFree(x));
     CK(cudaFree(y));
     CK(cudaFree(work));
@@ -343,27 +284,17 @@ static void bench_cub(size_t n)
     CK(cudaMalloc((void **)&y, n * sizeof(float)));
     CK(cub::DeviceScan::InclusiveSum(tmp, tb, x, y, (int)n));
     CK(cudaMalloc(&tmp, tb));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     std::vector<double> t;
     for (int r = 0; r < WARM + REPS; ++r) {
         fill(x, n, 999u * r, 0);
-        CK(cudaEventRecord(e0));
-        CK(cub::DeviceScan::InclusiveSum(tmp, tb, x, y, (int)n));
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
+        const float ms = bench_event_ms([&] { CK(cub::DeviceScan::InclusiveSum(tmp, tb, x, y, (int)n)); });
         if (r >= WARM) t.push_back(ms);
     }
-    double ms = median(t), cms = copy_ms(n * sizeof(float));
+    double ms = bench_median(t), cms = copy_ms(n * sizeof(float));
     printf("| cub scan (sum) | 2^%d | - | - | - | %.3f | %.1f | %.3f | - | - | %.1f | 1 | %.0f | - |\n",
            (int)lround(log2((double)n)), ms, n / (ms * 1e6), cms / ms, n / (cms * 1e6),
            2.0 * n * sizeof(float) / (ms * 1e6));
     fflush(stdout);
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
     CK(cudaFree(x));
     CK(cudaFree(y));
     CK(cudaFree(tmp));

@@ -4,7 +4,7 @@
 if(RECBLUR_HAVE_CUDA)
   find_package(CUDAToolkit REQUIRED)
   add_library(rb_gpu_emu STATIC ${CMAKE_CURRENT_LIST_DIR}/gpu_emu.cu)
-  target_include_directories(rb_gpu_emu PRIVATE ${PROJECT_SOURCE_DIR}/cuda
+  target_include_directories(rb_gpu_emu PRIVATE ${RECBLUR_CUDA_INTERNAL_DIRS}
     ${RECBLUR_ENGINE_INTERNAL_DIRS} ${PROJECT_SOURCE_DIR}/engine/include)
   set_target_properties(rb_gpu_emu PROPERTIES CUDA_STANDARD 17 POSITION_INDEPENDENT_CODE ON)
   target_link_libraries(rb_gpu_emu PRIVATE recblur_cuda)

@@ -1,11 +1,11 @@
 /* Host emulation of the CUDA back end's tiled solver: the per-lane functions
- * of cuda/rb_cuda_fused.cuh (the very code the kernels run) called in plain
- * loops over lanes and blocks, on the CPU. It checks the solver's arithmetic
+ * of cuda/tiled/rb_tiled_block.cuh and rb_tiled_chain.cuh (the very code the
+ * kernels run) called in plain loops over lanes and blocks, on the CPU. It checks the solver's arithmetic
  * (carries, chains, boundary feedbacks, mean shift, FIR, extension) where no
  * GPU is present; the kernels add only the memory staging and the launch
  * geometry, which test_gpu's device tests check on a GPU. */
 #include "rb_cuda.h"
-#include "rb_cuda_fused.cuh"
+#include "rb_tiled_chain.cuh"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@ extern "C" {
 /* RECBLUR_EMU_TRACE=1: each emulated axis against the CPU's line solver on the
  * same input, lane by lane (rel RMS, worst lane), to tell which axis and which
  * route a failing case comes from (seeds 3 and 14 were found this way). */
-static void rb_emu_trace(const rb_axis_plan *ap, const rb_cuda_fz &f, const float *in, const float *out,
+static void rb_emu_trace(const rb_axis_plan *ap, const rb_cuda_tiled &f, const float *in, const float *out,
                          size_t lanes, float cv)
 {
     if (!getenv("RECBLUR_EMU_TRACE")) return;
@@ -29,7 +29,7 @@ static void rb_emu_trace(const rb_axis_plan *ap, const rb_cuda_fz &f, const floa
     size_t wl = 0;
     for (size_t lane = 0; lane < lanes; ++lane) {
         long long base, S;
-        rb_fz_lane(f, (long long)lane, &base, &S);
+        rb_tiled_lane(f, (long long)lane, &base, &S);
         const long long obase = f.rows ? (long long)(lane / f.c) * f.ld_out + (long long)(lane % f.c) : (long long)lane;
         const long long So = f.rows ? f.c : f.ld_out;
         for (long i = 0; i < ap->n; ++i) x[lay.lead + i] = in[base + i * S];
@@ -56,7 +56,7 @@ static void rb_emu_trace(const rb_axis_plan *ap, const rb_cuda_fz &f, const floa
 }
 
 template <int R, typename CT, typename IT>
-static int rb_emu_axis(const rb_cuda_fz &f, const float *in, float *out, size_t lanes)
+static int rb_emu_axis(const rb_cuda_tiled &f, const float *in, float *out, size_t lanes)
 {
     const rb_cuda_axis &a = f.b.ax;
     const int nb = f.b.nb;
@@ -71,78 +71,72 @@ static int rb_emu_axis(const rb_cuda_fz &f, const float *in, float *out, size_t 
         free(mean);
         return -1;
     }
-    IT u[RB_FZ_B];
+    IT u[RB_TILED_B];
     double T[R], H[R], bs;
     for (size_t lane = 0; lane < lanes; ++lane) {
         long long base, S;
-        rb_fz_lane(f, (long long)lane, &base, &S);
+        rb_tiled_lane(f, (long long)lane, &base, &S);
         for (int blk = 0; blk < nb; ++blk) {
-            int len = a.m - blk * RB_FZ_B < RB_FZ_B ? a.m - blk * RB_FZ_B : RB_FZ_B;
-            rb_fz_load_generic<R, IT>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
+            int len = a.m - blk * RB_TILED_B < RB_TILED_B ? a.m - blk * RB_TILED_B : RB_TILED_B;
+            rb_tiled_load_generic<R, IT>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
             /* whole blocks inside the line without FIR: the GPU takes the dot
-             * products there (rb_cuda_fz.wdot) */
-            const long long j0 = (long long)a.s0 + (long long)blk * RB_FZ_B;
-            if (f.wdot && a.ntaps == 0 && len == RB_FZ_B && j0 >= 0 && j0 + len <= a.n)
-                rb_fz_stage1_dot<R>(f, u, T, H);
+             * products there (rb_cuda_tiled.wdot) */
+            const long long j0 = (long long)a.s0 + (long long)blk * RB_TILED_B;
+            if (f.wdot && a.ntaps == 0 && len == RB_TILED_B && j0 >= 0 && j0 + len <= a.n)
+                rb_tiled_stage1_dot<R>(f, u, T, H);
             else
-                rb_fz_stage1<R, IT>(f, u, len, T, H);
+                rb_tiled_stage1<R, IT>(f, u, len, T, H);
             for (int k = 0; k < R; ++k) {
-                RB_FZ_CAR(car1, blk, k) = (CT)T[k];
-                RB_FZ_CAR(car2, blk, k) = (CT)H[k];
+                RB_TILED_CAR(car1, blk, k) = (CT)T[k];
+                RB_TILED_CAR(car2, blk, k) = (CT)H[k];
             }
-            if (a.shift) RB_FZ_SUM(sums, blk) = (float)bs;
+            if (a.shift) RB_TILED_SUM(sums, blk) = (float)bs;
         }
     }
     if (f.dbl || f.seq_chain) { /* RECBLUR_CUDA_CHAIN=seq, as the kernels' launcher */
-        for (size_t lane = 0; lane < lanes; ++lane) rb_fz_chain<R, CT>(f, in, car1, car2, sums, mean, lanes, lane);
+        for (size_t lane = 0; lane < lanes; ++lane) rb_tiled_chain<R, CT>(f, in, car1, car2, sums, mean, lanes, lane);
     } else {
-        /* the parallel chain, phase by phase as rb_fz_pchain_k runs it (each
+        /* the parallel chain, phase by phase as rb_tiled_pchain_k runs it (each
          * phase for every group of the lane before the next phase) */
-        rb_fz_grp gp;
-        rb_fz_grp_init(&f, &gp);
-        double sh[RB_FZ_NG * R], se[R], v[R];
+        rb_tiled_grp gp;
+        rb_tiled_grp_init(&f, &gp);
+        double sh[RB_TILED_NG * R], se[R], v[R];
         for (size_t lane = 0; lane < lanes; ++lane) {
             double mu = 0.0;
             mean[lane] = 0.0f;
             if (a.shift) {
                 double s = 0.0;
-                for (int g = 0; g < RB_FZ_NG; ++g) s += rb_fz_pc_sum(f, gp, g, sums, lanes, lane);
+                for (int g = 0; g < RB_TILED_NG; ++g) s += rb_tiled_pc_sum(f, gp, g, sums, lanes, lane);
                 mean[lane] = (float)(s / a.n);
                 mu = (double)mean[lane] * f.sumfird;
             }
-            for (int g = 0; g < RB_FZ_NG; ++g) {
-                rb_fz_pc_zero_c<R, CT>(f, gp, g, car1, mu, lanes, lane, v);
+            for (int g = 0; g < RB_TILED_NG; ++g) {
+                rb_tiled_pc_zero_c<R, CT>(f, gp, g, car1, mu, lanes, lane, v);
                 for (int k = 0; k < R; ++k) sh[g * R + k] = v[k];
             }
-            rb_fz_pc_combine_c<R>(f, gp, in, lane, mu, sh, 1, se, 1);
-            for (int g = 0; g < RB_FZ_NG; ++g) {
-                rb_fz_pc_run_c<R, CT>(f, gp, g, car1, car2, mu, lanes, lane, sh + g * R, v);
+            rb_tiled_pc_combine_c<R>(f, gp, in, lane, mu, sh, 1, se, 1);
+            for (int g = 0; g < RB_TILED_NG; ++g) {
+                rb_tiled_pc_run_c<R, CT>(f, gp, g, car1, car2, mu, lanes, lane, sh + g * R, v);
                 for (int k = 0; k < R; ++k) sh[g * R + k] = v[k];
             }
-            rb_fz_pc_combine_a<R>(f, gp, sh, 1, se, 1);
-            for (int g = 0; g < RB_FZ_NG; ++g) rb_fz_pc_run_a<R, CT>(f, gp, g, car2, lanes, lane, sh + g * R);
+            rb_tiled_pc_combine_a<R>(f, gp, sh, 1, se, 1);
+            for (int g = 0; g < RB_TILED_NG; ++g) rb_tiled_pc_run_a<R, CT>(f, gp, g, car2, lanes, lane, sh + g * R);
         }
     }
     for (size_t lane = 0; lane < lanes; ++lane) {
         long long base, S, obase;
-        rb_fz_lane(f, (long long)lane, &base, &S);
+        rb_tiled_lane(f, (long long)lane, &base, &S);
         obase = f.rows ? (long long)(lane / f.c) * f.ld_out + (long long)(lane % f.c) : (long long)lane;
         const long long So = f.rows ? f.c : f.ld_out;
         for (int blk = 0; blk < nb; ++blk) {
-            int len = a.m - blk * RB_FZ_B < RB_FZ_B ? a.m - blk * RB_FZ_B : RB_FZ_B;
-            long long j0 = (long long)a.s0 + (long long)blk * RB_FZ_B;
+            int len = a.m - blk * RB_TILED_B < RB_TILED_B ? a.m - blk * RB_TILED_B : RB_TILED_B;
+            long long j0 = (long long)a.s0 + (long long)blk * RB_TILED_B;
             if (j0 >= a.n || j0 + len <= 0) continue;
-            rb_fz_load_generic<R, IT>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
-            double P[R], E[R];
-            for (int k = 0; k < R; ++k) {
-                P[k] = RB_FZ_CAR(car1, blk, k);
-                E[k] = RB_FZ_CAR(car2, blk, k);
-            }
-            double m = a.shift ? (double)mean[lane] : 0.0;
-            rb_fz_final<R, IT>(f, u, len, m * f.sumfird, P, E);
+            rb_tiled_load_generic<R, IT>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
+            const double back = rb_tiled_final_from_carries<R, CT, IT>(f, u, len, blk, car1, car2, mean, lanes, lane);
             for (int j = 0; j < len; ++j) {
                 long long jj = j0 + j;
-                if (jj >= 0 && jj < a.n) out[obase + jj * So] = (float)((double)u[j] + a.gain * m);
+                if (jj >= 0 && jj < a.n) out[obase + jj * So] = (float)((double)u[j] + back);
             }
         }
     }
@@ -153,7 +147,7 @@ static int rb_emu_axis(const rb_cuda_fz &f, const float *in, float *out, size_t 
     return 0;
 }
 
-static int rb_emu_axis_any(const rb_cuda_fz &f, const float *in, float *out, size_t lanes)
+static int rb_emu_axis_any(const rb_cuda_tiled &f, const float *in, float *out, size_t lanes)
 {
     switch (f.b.ax.r) {
 #define RB_EMU_CASE(R)                                                                              \
@@ -169,16 +163,16 @@ static int rb_emu_axis_any(const rb_cuda_fz &f, const float *in, float *out, siz
 }
 
 /* The 2D filter of `plan` on a packed float32 image without alpha (constant
- * boundary `bval`), columns then rows, as rb_cuda_execute_fused runs it.
- * Where the column final stage also makes the row carries (rb_cuda_fz_fusable,
- * the default route), it runs rb_fz_stage1 on the same float column outputs,
+ * boundary `bval`), columns then rows, as rb_cuda_execute_2d runs it.
+ * Where the column final stage also makes the row carries (rb_cuda_tiled_can_fuse,
+ * the default route), it runs rb_tiled_stage1 on the same float column outputs,
  * summed in the same order, as the row stage 1 below: the same carries.
  * 0 on success, -2 when the tiled solver does not cover the filter. */
 extern "C" int rb_gpu_emulate_2d(const rb_plan *plan, const float *in, float *out, float bval)
 {
     const int w = plan->width, h = plan->height, c = plan->channels;
     const size_t count = (size_t)w * h * c;
-    rb_cuda_fz *f = (rb_cuda_fz *)calloc(1, sizeof *f);
+    rb_cuda_tiled *f = (rb_cuda_tiled *)calloc(1, sizeof *f);
     float *tmp = (float *)malloc(count * sizeof(float));
     int rc = 0;
     if (!f || !tmp) {
@@ -187,7 +181,7 @@ extern "C" int rb_gpu_emulate_2d(const rb_plan *plan, const float *in, float *ou
     }
     memcpy(tmp, in, count * sizeof(float));
     if (plan->cols.ax.active) {
-        if ((rc = rb_cuda_fz_init(&plan->cols, c, 0, &plan->ctx->sw, f)) != 0) goto done;
+        if ((rc = rb_cuda_tiled_init(&plan->cols, c, 0, &plan->ctx->sw, f)) != 0) goto done;
         for (int k = 0; k < c; ++k) f->b.ax.cval[k] = bval;
         f->ld = f->ld_out = (long long)w * c;
         if ((rc = rb_emu_axis_any(*f, in, tmp, (size_t)w * c)) != 0) goto done;
@@ -196,7 +190,7 @@ extern "C" int rb_gpu_emulate_2d(const rb_plan *plan, const float *in, float *ou
     memcpy(out, tmp, count * sizeof(float));
     if (plan->rows.ax.active) {
         double g = plan->cols.ax.active ? plan->cols.ax.dc_gain : 1.0;
-        if ((rc = rb_cuda_fz_init(&plan->rows, c, 1, &plan->ctx->sw, f)) != 0) goto done;
+        if ((rc = rb_cuda_tiled_init(&plan->rows, c, 1, &plan->ctx->sw, f)) != 0) goto done;
         for (int k = 0; k < c; ++k) f->b.ax.cval[k] = (float)bval * (float)g;
         f->ld = f->ld_out = (long long)w * c;
         rc = rb_emu_axis_any(*f, tmp, out, (size_t)h * c);

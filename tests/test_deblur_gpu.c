@@ -1,4 +1,4 @@
-/* The quadrant deblur filter's CUDA back end (cuda/rb_cuda_deblur.cu, the
+/* The quadrant deblur filter's CUDA back end (cuda/deblur/rb_cuda_deblur.cu, the
  * flexible single-launch wavefront) against an independent float64 direct
  * evaluation of the recursion in recblur_deblur.h: random stable coefficient
  * sets, odd sizes, m in {2, 3, 7, 15, 31}, every boundary mode, 1-4

@@ -261,7 +261,7 @@ static int gpu_matches_cpu_orders(int lo, int hi)
     return bad_ref + bad_cpu;
 }
 
-/* Orders 1..5: the tiled solver (the blocked one under RECBLUR_CUDA_SOLVER=blocked). */
+/* Orders 1..5: the tiled solver. */
 static void test_gpu_matches_cpu_all_modes(void **state)
 {
     (void)state;
@@ -269,9 +269,9 @@ static void test_gpu_matches_cpu_all_modes(void **state)
     assert_int_equal(gpu_matches_cpu_orders(1, 5), 0);
 }
 
-/* 2D orders 6..8: the tiled solver takes them (rb_cuda_fused.cu, RB_FZ_MAX_ORDER);
- * until 2026-11-25 they went to the blocked solver, which no test reached and
- * which lost them (NaN on mirror order 6, 7e-3 on clamp order 7: RELIABILITY.md).
+/* 2D orders 6..8: the tiled solver takes them (cuda/tiled/, RB_TILED_MAX_ORDER);
+ * until 2026-11-25 they went to the retired blocked solver, which no test reached
+ * and which lost them (NaN on mirror order 6, 7e-3 on clamp order 7: RELIABILITY.md).
  * Its draws come from a stream of their own (restored after), so adding it moved
  * no other test's filters or data: the seed-specific notes still reproduce. */
 static void test_gpu_orders_6_8(void **state)
@@ -281,8 +281,7 @@ static void test_gpu_orders_6_8(void **state)
     uint64_t saved = tu_state;
     tu_state = suite_seed ^ 0x6a09e667f3bcc909ull; /* any fixed offset from the suite seed */
     {
-        /* that they do (else this test no longer covers the default route);
-         * not when RECBLUR_CUDA_SOLVER forces another */
+        /* that they do (else this test no longer covers the default route) */
         rb_context *ctx = new_ctx(RB_BACKEND_CUDA);
         test_filter tf;
         rb_filter *f = make_filter(ctx, 7, 0, 0.9, &tf);
@@ -290,10 +289,8 @@ static void test_gpu_orders_6_8(void **state)
         rb_plan *plan;
         assert_int_equal(rb_plan_create(ctx, f, b, 64, 48, 3, &plan), RB_OK);
         const char *hit = strstr(logbuf, "cuda solver: tiled");
-        if (!getenv("RECBLUR_CUDA_SOLVER")) {
-            if (!hit) fprintf(stderr, "test_gpu: order 7 did not take the tiled solver; the log says:\n%s", logbuf);
-            assert_non_null(hit);
-        }
+        if (!hit) fprintf(stderr, "test_gpu: order 7 did not take the tiled solver; the log says:\n%s", logbuf);
+        assert_non_null(hit);
         rb_plan_destroy(plan);
         rb_filter_destroy(f);
         rb_context_destroy(ctx);
@@ -303,9 +300,9 @@ static void test_gpu_orders_6_8(void **state)
     assert_int_equal(bad, 0);
 }
 
-/* A FIR longer than the tiled solver takes (RB_CUDA_TILED_TAPS) would go to
- * the blocked solver, whose float roundings lose ill-conditioned filters:
- * `auto` plans it on the CPU and says so; --backend cuda still takes it. */
+/* A FIR longer than the tiled solver takes (RB_CUDA_TILED_TAPS): `auto` plans
+ * it on the CPU and says so; --backend cuda refuses it with the reason (no
+ * GPU solver takes it since the blocked one was retired). */
 static void test_long_fir_auto_cpu(void **state)
 {
     (void)state;
@@ -324,18 +321,22 @@ static void test_long_fir_auto_cpu(void **state)
         rb_context *ctx = new_ctx(forced ? RB_BACKEND_CUDA : RB_BACKEND_AUTO);
         rb_filter *f;
         assert_int_equal(rb_filter_create(ctx, &ax, &ax, &f), RB_OK);
-        rb_plan *plan;
+        rb_plan *plan = NULL;
         rb_boundary b = {RB_BOUNDARY_CLAMP, 0.0f};
-        assert_int_equal(rb_plan_create(ctx, f, b, 40, 30, 1, &plan), RB_OK);
-        const char *name = rb_plan_backend_name(plan);
+        const rb_status st = rb_plan_create(ctx, f, b, 40, 30, 1, &plan);
         if (forced) {
-            assert_non_null(strstr(name, "cuda"));
+            assert_int_equal(st, RB_ERR_BACKEND);
+            if (!strstr(rb_context_error(ctx), "more than the GPU's tiled solver takes"))
+                fprintf(stderr, "test_gpu: forced cuda, 65-tap FIR: %s\n", rb_context_error(ctx));
+            assert_non_null(strstr(rb_context_error(ctx), "more than the GPU's tiled solver takes"));
         } else {
+            assert_int_equal(st, RB_OK);
+            const char *name = rb_plan_backend_name(plan);
             if (!strstr(name, "cpu")) fprintf(stderr, "test_gpu: 65-tap FIR planned on %s\n%s", name, logbuf);
             assert_non_null(strstr(name, "cpu"));
             assert_non_null(strstr(logbuf, "more than the GPU's tiled solver takes"));
+            rb_plan_destroy(plan);
         }
-        rb_plan_destroy(plan);
         rb_filter_destroy(f);
         rb_context_destroy(ctx);
     }
@@ -647,7 +648,7 @@ static void test_gpu_wide_gaussian(void **state)
  * mode x order x size x filter cases as test_gpu_matches_cpu_all_modes (same
  * random filters and data), plus wide Gaussians (padded route), against the
  * CPU back end and the float64 reference, same tolerances. */
-static void test_fused_solver_emulated(void **state)
+static void test_tiled_solver_emulated(void **state)
 {
     (void)state;
     uint64_t saved = tu_state;
@@ -749,6 +750,68 @@ static void test_fused_solver_emulated(void **state)
     tu_state = saved;
 }
 
+/* A FIR alone on both axes (order 0, which the tiled solver runs as order 1
+ * with a zero feedback; until the blocked solver was retired it took these),
+ * every mode: the emulated tiled solver, and the GPU where there is one,
+ * against the CPU back end and the float64 reference. */
+static void test_fir_only_axes(void **state)
+{
+    (void)state;
+    rb_context *ctx = backend_ctx(RB_BACKEND_CPU);
+    test_filter tf;
+    memset(&tf, 0, sizeof tf);
+    for (int a = 0; a < 2; ++a) {
+        rb_axis_filter *pf = &tf.ax[a];
+        pf->fir_lo = -2 + a;
+        pf->fir_hi = pf->fir_lo + 4;
+        for (int t = 0; t < 5; ++t) tf.taps[a][t] = 0.05 + tu_uniform();
+        pf->fir = tf.taps[a];
+    }
+    rb_filter *f;
+    assert_int_equal(rb_filter_create(ctx, &tf.ax[0], &tf.ax[1], &f), RB_OK);
+    int bad = 0;
+    for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode) {
+        const int w = 37, h = 29, ch = 3;
+        const size_t count = (size_t)w * h * ch;
+        rb_boundary b = {(rb_boundary_mode)mode, mode == RB_BOUNDARY_CONSTANT ? 0.3f : 0.0f};
+        float *in = malloc(count * sizeof(float)), *e = malloc(count * sizeof(float)), *fref = malloc(count * sizeof(float));
+        double *din = malloc(count * sizeof(double)), *dref = malloc(count * sizeof(double));
+        assert_true(in && e && fref && din && dref);
+        tu_fill_random(in, RB_F32, count);
+        rb_image im = image(w, h, ch, RB_F32, in);
+        float *c = run_backend(RB_BACKEND_CPU, f, b, &im, RB_F32, NULL, 0);
+        for (size_t i = 0; i < count; ++i) din[i] = in[i];
+        assert_int_equal(ref_filter_image(&tf.ax[0], &tf.ax[1], b, din, dref, w, h, ch), 0);
+        for (size_t i = 0; i < count; ++i) fref[i] = (float)dref[i];
+        rb_plan *plan;
+        assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
+        assert_int_equal(rb_gpu_emulate_2d(plan, in, e, b.value), 0);
+        rb_plan_destroy(plan);
+        double mx, rel = compare(e, c, RB_F32, count, &mx), rref = compare(e, fref, RB_F32, count, &mx);
+        double gref = 0;
+        if (gpu_present()) {
+            char name[160];
+            float *g = run_backend(RB_BACKEND_CUDA, f, b, &im, RB_F32, name, sizeof name);
+            gref = compare(g, fref, RB_F32, count, &mx);
+            free(g);
+        }
+        if (!(rel <= 1e-5) || !(rref <= 1e-5) || !(gref <= 1e-5)) {
+            bad++;
+            fprintf(stderr, "test_gpu: FIR only, %s: emulated rel RMS %.3g vs CPU, %.3g vs reference; GPU %.3g "
+                    "vs reference\n", rb_boundary_name(b.mode), rel, rref, gref);
+        }
+        free(in);
+        free(e);
+        free(fref);
+        free(din);
+        free(dref);
+        free(c);
+    }
+    rb_filter_destroy(f);
+    rb_context_destroy(ctx);
+    assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
     /* A fixed seed unless RB_TEST_SEED says otherwise: random seeds found two
@@ -770,7 +833,8 @@ int main(void)
         cmocka_unit_test(test_gpu_sat),
         cmocka_unit_test(test_gpu_recurrence_1d),
         cmocka_unit_test(test_gpu_wide_gaussian),
-        cmocka_unit_test(test_fused_solver_emulated),
+        cmocka_unit_test(test_tiled_solver_emulated),
+        cmocka_unit_test(test_fir_only_axes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
-/* GPU 1D recurrences (single-pass decoupled look-back, cuda/rb_cuda_scan.cu)
- * and summed-area tables (cuda/rb_cuda_sat.cu), against float64 references
+/* GPU 1D recurrences (single-pass decoupled look-back, cuda/scan/rb_cuda_scan.cu)
+ * and summed-area tables (cuda/sat/rb_cuda_sat.cu), against float64 references
  * written here or in tests/reference.c, and against the CPU back end. Every
  * test skips with a message when no CUDA device is usable (CI has none).
  *
@@ -275,7 +275,7 @@ static void test_1d_long(void **state)
 }
 
 /* The look-back under random publication delays (the test hook
- * "test:scan_delay_ns", cuda/rb_cuda_scan_kernel.cuh): tiles publish their aggregates and inclusive states
+ * "test:scan_delay_ns", cuda/scan/rb_cuda_scan_kernel.cuh): tiles publish their aggregates and inclusive states
  * late and out of order, so successors sum aggregates over deep look-backs. The
  * result must still match the float64 reference, and the undelayed run to the
  * rounding of the sums. Orders 1 (float states), 3, 6, 8 (double), both
@@ -524,7 +524,7 @@ static void fill(void *data, rb_format f, size_t count)
 }
 
 /* The GPU SAT paths: the default one-pass look-back kernel
- * (cuda/rb_cuda_scan_sat.cu) and the multi-pass one (RECBLUR_CUDA_SAT=multipass),
+ * (cuda/sat/rb_cuda_scan_sat.cu) and the multi-pass one (RECBLUR_CUDA_SAT=multipass),
  * set on the context g. */
 static const char *sat_path(rb_context *g, int onepass)
 {

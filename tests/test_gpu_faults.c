@@ -2,7 +2,7 @@
  *  - without CUDA compiled in, or without a usable GPU, `cuda` is a clear
  *    RB_ERR_BACKEND naming the reason and `auto` runs on the cpu and says so.
  * On a machine with a usable GPU (skipped with a message elsewhere), using
- * the test hooks of cuda/rb_cuda_alloc.h:
+ * the test hooks of cuda/host/rb_cuda_alloc.h:
  *  - RECBLUR_CUDA_ALLOC_LIMIT so that the 1st, 2nd or 3rd device allocation
  *    fails (out of memory part-way through planning),
  *  - the test hook "test:fail_launch" (every kernel launch check fails; set

@@ -30,7 +30,7 @@
 #define GPU_SUITE "test_gpu_host"
 #include "gpu_skip.h"
 
-/* cuda/rb_cuda_alloc.h (C++ linkage-free C functions in recblur_cuda) */
+/* cuda/host/rb_cuda_alloc.h (C++ linkage-free C functions in recblur_cuda) */
 size_t rb_cuda_host_bytes_in_use(void);
 
 #define POISON 0xA5

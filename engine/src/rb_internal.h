@@ -45,10 +45,10 @@ void rb_log(rb_context *ctx, const char *fmt, ...)
 /* Number of worker threads to use for this context (>= 1). */
 int rb_context_thread_count(const rb_context *ctx);
 
-/* FIR taps per axis the CUDA tiled solver takes (cuda/: RB_FZ_TAPS); longer
- * FIRs would go to its blocked solver, which loses digits on ill-conditioned
- * filters (docs/RELIABILITY.md), so the CUDA back end's can_run tells `auto`
- * to avoid them (cuda/rb_cuda_backend.cu). Here for the tests. */
+/* FIR taps per axis the CUDA tiled solver takes (cuda/tiled/: RB_TILED_TAPS);
+ * no GPU solver takes longer FIRs, so the CUDA back end's can_run answers no
+ * for them (cuda/plan/rb_cuda_backend.cu): `auto` runs them on the CPU. Here
+ * for the tests. */
 #define RB_CUDA_TILED_TAPS 64
 
 /* ---------------------------------------------------------- filter (1 axis) */
@@ -202,7 +202,7 @@ extern const rb_backend_ops rb_backend_cpu;
 /* NULL when the CUDA back end is not compiled in. */
 const rb_backend_ops *rb_backend_cuda(void);
 /* Device bytes the CUDA back end holds now (0 without CUDA): tests check that
- * nothing leaks after an error (cuda/rb_cuda_alloc.h). */
+ * nothing leaks after an error (cuda/host/rb_cuda_alloc.h). */
 size_t rb_cuda_device_bytes_in_use(void);
 
 /* ----------------------------------------------------------------- helpers */

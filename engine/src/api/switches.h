@@ -21,7 +21,6 @@ extern "C" {
 /* Word-valued switches hold the index of their word in switches.c's table; 0
  * is always the default. */
 enum { RB_LANES_DOUBLE = 0, RB_LANES_AUTO = 1, RB_LANES_FLOAT = 2 };
-enum { RB_CUDA_SOLVER_TILED = 0, RB_CUDA_SOLVER_LANES = 1, RB_CUDA_SOLVER_BLOCKED = 2 };
 enum { RB_FORCE_AUTO = 0, RB_FORCE_OFF = 1, RB_FORCE_ON = 2 };      /* RECBLUR_CUDA_FUSE */
 enum { RB_CARRY_AUTO = 0, RB_CARRY_FLOAT = 1, RB_CARRY_DOUBLE = 2 }; /* RECBLUR_CUDA_CARRY */
 
@@ -31,7 +30,6 @@ typedef struct rb_switches {
     int cpu_lanes;               /* RECBLUR_CPU_LANES: RB_LANES_* */
     int cpu_times;               /* RECBLUR_CPU_TIMES (any value): per-phase seconds on stderr */
     /* CUDA routes, for comparisons */
-    int cuda_solver;             /* RECBLUR_CUDA_SOLVER: RB_CUDA_SOLVER_* */
     int cuda_sat_multipass;      /* RECBLUR_CUDA_SAT=multipass */
     int cuda_fuse;               /* RECBLUR_CUDA_FUSE: RB_FORCE_* */
     int cuda_carry;              /* RECBLUR_CUDA_CARRY: RB_CARRY_* */
@@ -39,14 +37,14 @@ typedef struct rb_switches {
     int cuda_s1_recursion;       /* RECBLUR_CUDA_S1=rec */
     int cuda_chain_seq;          /* RECBLUR_CUDA_CHAIN=seq */
     int cuda_profile;            /* RECBLUR_CUDA_PROFILE=1 */
-    /* CUDA staging of host images (cuda/rb_cuda_staging.h), for tuning */
+    /* CUDA staging of host images (cuda/host/rb_cuda_staging.h), for tuning */
     int cuda_staging_off;        /* RECBLUR_CUDA_STAGING=off (or 0) */
     int cuda_staging_memcpy;     /* RECBLUR_CUDA_STAGING_COPY=memcpy */
     size_t cuda_staging_slot;    /* RECBLUR_CUDA_STAGING_SLOT bytes; 0: automatic */
     int cuda_staging_threads;    /* RECBLUR_CUDA_STAGING_THREADS; 0: automatic */
     int cuda_staging_strips;     /* RECBLUR_CUDA_STAGING_STRIPS; 0: automatic */
     int cuda_staging_bands;      /* RECBLUR_CUDA_STAGING_BANDS; 0: automatic */
-    /* a GPU with less memory than this one (cuda/rb_cuda_alloc.h) */
+    /* a GPU with less memory than this one (cuda/host/rb_cuda_alloc.h) */
     size_t cuda_alloc_limit;     /* RECBLUR_CUDA_ALLOC_LIMIT bytes; SIZE_MAX: none */
     size_t cuda_pinned_limit;    /* RECBLUR_CUDA_PINNED_LIMIT bytes; SIZE_MAX: none */
     /* test hooks (rb_switch_set only) */

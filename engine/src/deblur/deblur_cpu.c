@@ -1,7 +1,7 @@
 /* The quadrant deblur filter on the CPU: plan (margin, float coefficients,
  * back-end choice by route.c) and a wavefront-parallel execute. When the
  * route is the CUDA back end, execute hands the loaded image to its deblur
- * entry (rb_backend_ops.deblur, cuda/rb_cuda_deblur.cu); under auto a device
+ * entry (rb_backend_ops.deblur, cuda/deblur/rb_cuda_deblur.cu); under auto a device
  * error falls back to the CPU below, with a log line.
  *
  * Each (channel, quadrant) is run in the canonical orientation (scan from

@@ -49,7 +49,7 @@ static inline int rb_deblur_sj(int q) { return (q & 1) ? -1 : 1; }
  * the total. *outer gets the outer-half ratio. Returns 1 when stable. */
 int rb_deblur_decay_check(const double *b, int m, int *radius, double *outer);
 
-/* The CUDA back end's deblur entry (cuda/rb_cuda_deblur.cu; its
+/* The CUDA back end's deblur entry (cuda/deblur/rb_cuda_deblur.cu; its
  * rb_backend_ops.deblur): work = the loaded input (interleaved floats, the plan's size),
  * cval = the constant boundary's working value per channel, acc = the sum of
  * the four quadrants (interleaved floats). RB_ERR_DEVICE with a message on

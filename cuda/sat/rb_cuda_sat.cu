@@ -6,6 +6,7 @@
  * (one thread per column lane, coalesced), a row scan (one warp per row and
  * channel, shuffle scans in 32-pixel chunks), and one rounding to the output
  * format (F64, or F32 rounded once). */
+#include "rb_cuda_check.h"
 #include "rb_cuda.h"
 #include "rb_cuda_alloc.h"
 #include "rb_cuda_scan.cuh"
@@ -75,14 +76,7 @@ __global__ void rb_sat_store(const double *D, int w, int h, int ch, int fmt, uns
     else ((float *)row)[k] = (float)D[i];
 }
 
-#define RB_SAT_CU(call, what)                                                            \
-    do {                                                                                 \
-        cudaError_t e_ = (call);                                                         \
-        if (e_ != cudaSuccess) {                                                         \
-            st = rb_error(ctx, RB_ERR_DEVICE, "cuda sat: %s: %s", what, cudaGetErrorString(e_)); \
-            goto done;                                                                   \
-        }                                                                                \
-    } while (0)
+#define RB_SAT_CU(call, what) RB_CU_CHECK(done, "cuda sat", call, what)
 
 static rb_status rb_cuda_sat_multipass(rb_context *ctx, const rb_image *in, rb_image *out);
 

@@ -8,6 +8,7 @@
  * grid size and the order in which the hardware starts blocks, the lowest
  * unfinished strip can always advance, and nothing deadlocks. Geometry and
  * the skewed step are described in rb_cuda_deblur.cuh. */
+#include "rb_cuda_check.h"
 #include "rb_cuda_deblur.cuh"
 #include "rb_cuda_alloc.h"
 extern "C" {
@@ -290,15 +291,7 @@ cudaError_t rb_cuda_deblur_combine(const rb_dq_args *a, const float *Y, size_t p
 }
 
 /* ------------------------------------------------------ engine entry point */
-#define RB_DQ_CU(call, what)                                                                  \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            st = rb_error(ctx, RB_ERR_DEVICE, "deblur (cuda): %s: %s", what,                  \
-                          cudaGetErrorString(e_));                                            \
-            goto done;                                                                        \
-        }                                                                                     \
-    } while (0)
+#define RB_DQ_CU(call, what) RB_CU_CHECK(done, "deblur (cuda)", call, what)
 
 extern "C" rb_status rb_cuda_deblur_run(rb_deblur_plan *p, const float *work, const float *cval,
                                         float *acc)

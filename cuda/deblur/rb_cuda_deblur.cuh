@@ -22,6 +22,7 @@
 extern "C" {
 #include "deblur_internal.h"
 }
+#include "rb_cuda_extend.cuh"
 
 /* Lanes: 4 quadrants x up to 4 channels. */
 #define RB_DQ_MAX_LANES 16
@@ -72,28 +73,13 @@ cudaError_t rb_cuda_deblur_combine(const rb_dq_args *a, const float *Y, size_t p
                                    int off, float *out, cudaStream_t s);
 
 /* ----------------------------------------------------- device helpers */
-/* Index of the boundary extension of k in [0, n); -1 for "the constant". */
-__device__ __forceinline__ int rb_dq_ext(int k, int n, int mode)
-{
-    if (k >= 0 && k < n) return k;
-    switch (mode) {
-    case RB_BOUNDARY_CLAMP: return k < 0 ? 0 : n - 1;
-    case RB_BOUNDARY_PERIODIC: k %= n; return k < 0 ? k + n : k;
-    case RB_BOUNDARY_MIRROR:
-        k %= 2 * n;
-        if (k < 0) k += 2 * n;
-        return k < n ? k : 2 * n - 1 - k;
-    default: return -1;
-    }
-}
-
 /* Extended input of lane (q, cc) at canonical (i, j), 0 <= i < Hp, 0 <= j < Wp. */
 __device__ __forceinline__ float rb_dq_x(const rb_dq_args &A, const float *img, int q, int cc,
                                          int i, int j)
 {
     int ci = i - A.P, cj = j - A.P;
-    int r = rb_dq_ext((q & 2) ? A.H - 1 - ci : ci, A.H, A.mode);
-    int c = rb_dq_ext((q & 1) ? A.W - 1 - cj : cj, A.W, A.mode);
+    int r = rb_ext_index<int>((q & 2) ? A.H - 1 - ci : ci, A.H, A.mode);
+    int c = rb_ext_index<int>((q & 1) ? A.W - 1 - cj : cj, A.W, A.mode);
     if (r < 0 || c < 0) return A.cval[cc];
     return img[((size_t)r * A.W + c) * A.ch + cc];
 }

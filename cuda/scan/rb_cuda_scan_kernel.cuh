@@ -6,6 +6,7 @@
 #define RB_CUDA_SCAN_KERNEL_CUH
 
 #include "rb_cuda_scan.cuh"
+#include "rb_cuda_extend.cuh"
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_store.cuh>
 #include <type_traits>
@@ -61,38 +62,18 @@ typedef struct {
     unsigned delay_ns, delay_seed;
     double d[RB_MAX_ORDER];
 } rb_sc_args;
-static __device__ __forceinline__ float rb_sc_xext(const float *x, long long j, int n, int mode,
-                                                   float cval)
-{
-    if (j >= 0 && j < n) return x[j];
-    switch (mode) {
-    case RB_BOUNDARY_CONSTANT: return cval;
-    case RB_BOUNDARY_CLAMP: return x[j < 0 ? 0 : n - 1];
-    case RB_BOUNDARY_PERIODIC: {
-        long long k = j % n;
-        return x[k < 0 ? k + n : k];
-    }
-    case RB_BOUNDARY_MIRROR: {
-        long long p = 2LL * n, k = j % p;
-        if (k < 0) k += p;
-        return x[k >= n ? p - 1 - k : k];
-    }
-    default: return 0.0f; /* zero, none */
-    }
-}
-
 static __device__ __forceinline__ float rb_sc_fetch(const rb_sc_args &a, long long p)
 {
     if (a.src == RB_SC_SRC_BUF) return a.buf[p];
     if (a.src == RB_SC_SRC_ZERO) return 0.0f;
     long long j = a.s0 + p;
-    if (a.ntaps == 0) return rb_sc_xext(a.x, j, a.n, a.mode, a.cval);
+    if (a.ntaps == 0) return rb_ext_sample(a.x, 1, j, a.n, a.mode, a.cval);
     float acc = 0.0f;
     long long b = j + a.fir_lo;
     if (b >= 0 && b + a.ntaps <= a.n)
         for (int t = 0; t < a.ntaps; ++t) acc += a.fir[t] * a.x[b + t];
     else
-        for (int t = 0; t < a.ntaps; ++t) acc += a.fir[t] * rb_sc_xext(a.x, b + t, a.n, a.mode, a.cval);
+        for (int t = 0; t < a.ntaps; ++t) acc += a.fir[t] * rb_ext_sample(a.x, 1, b + t, a.n, a.mode, a.cval);
     return acc;
 }
 

@@ -22,6 +22,7 @@
  * Precision: every sum is a double; U8/U16 sums (< 2^53) are exact and the
  * output is the exact table, rounded once for F32 (as the CPU's sat.c). F32
  * input: double accumulation throughout, rounded once. */
+#include "rb_cuda_check.h"
 #include "rb_cuda.h"
 #include "rb_cuda_alloc.h"
 #include "rb_cuda_scan.cuh"
@@ -330,14 +331,7 @@ extern "C" cudaError_t rb_cuda_sat_run(const void *in, size_t in_pitch, rb_forma
     return rb_cuda_launch_check();
 }
 
-#define RB_SAT_CU(call, what)                                                            \
-    do {                                                                                 \
-        cudaError_t e_ = (call);                                                         \
-        if (e_ != cudaSuccess) {                                                         \
-            st = rb_error(ctx, RB_ERR_DEVICE, "cuda sat: %s: %s", what, cudaGetErrorString(e_)); \
-            goto done;                                                                   \
-        }                                                                                \
-    } while (0)
+#define RB_SAT_CU(call, what) RB_CU_CHECK(done, "cuda sat", call, what)
 
 extern "C" rb_status rb_cuda_sat_onepass(rb_context *ctx, const rb_image *in, rb_image *out)
 {

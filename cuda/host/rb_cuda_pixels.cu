@@ -1,6 +1,5 @@
 /* Pixel plumbing on the device: stored samples <-> packed float32 working
- * images, and the tiled transpose that lets the row pass reuse the column
- * solver with coalesced accesses. */
+ * images. */
 #include "rb_cuda.h"
 
 /* Same functions as the CPU's pixel_convert.c (odd-symmetric for negatives). */
@@ -90,33 +89,6 @@ __global__ void rb_store_kernel(const rb_cuda_pixels p, const float *src, unsign
     for (int k = 0; k < c; ++k) rb_write_sample(row, p.format, xx * c + k, v[k]);
 }
 
-/* 32 x 32 pixel tiles through shared memory (padded against bank conflicts). */
-#define RB_TILE 32
-__global__ void rb_transpose_kernel(const float *src, float *dst, int w, int h, int c)
-{
-    __shared__ float tile[RB_TILE][RB_TILE * 4 + 1];
-    int bx = blockIdx.x * RB_TILE, by = blockIdx.y * RB_TILE;
-    /* read: rows by .. by+31 of src, each row's 32*c floats */
-    for (int ty = threadIdx.y; ty < RB_TILE; ty += blockDim.y) {
-        int yy = by + ty;
-        if (yy >= h) break;
-        for (int t = threadIdx.x; t < RB_TILE * c; t += blockDim.x) {
-            int xx = bx + t / c;
-            if (xx < w) tile[ty][t] = src[((size_t)yy * w + bx) * c + t];
-        }
-    }
-    __syncthreads();
-    /* write: rows bx .. bx+31 of dst (w rows of h pixels) */
-    for (int tx = threadIdx.y; tx < RB_TILE; tx += blockDim.y) {
-        int xx = bx + tx;
-        if (xx >= w) break;
-        for (int t = threadIdx.x; t < RB_TILE * c; t += blockDim.x) {
-            int yy = by + t / c, k = t % c;
-            if (yy < h) dst[((size_t)xx * h + by) * c + t] = tile[t / c][tx * c + k];
-        }
-    }
-}
-
 static unsigned rb_blocks(size_t n, int bs) { return (unsigned)((n + bs - 1) / bs); }
 
 extern "C" cudaError_t rb_cuda_load(const rb_cuda_pixels *p, const void *raw, float *dst,
@@ -132,15 +104,5 @@ extern "C" cudaError_t rb_cuda_store(const rb_cuda_pixels *p, const float *src, 
 {
     size_t n = (size_t)p->width * p->height;
     rb_store_kernel<<<rb_blocks(n, 256), 256, 0, s>>>(*p, src, (unsigned char *)raw);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t rb_cuda_transpose(const float *src, float *dst, int w, int h, int c,
-                                         cudaStream_t s)
-{
-    dim3 grid((unsigned)((w + RB_TILE - 1) / RB_TILE), (unsigned)((h + RB_TILE - 1) / RB_TILE));
-    dim3 block(32, 8);
-    if (grid.y > 65535) return cudaErrorInvalidValue;
-    rb_transpose_kernel<<<grid, block, 0, s>>>(src, dst, w, h, c);
     return cudaGetLastError();
 }

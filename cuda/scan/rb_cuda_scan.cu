@@ -188,7 +188,7 @@ extern "C" cudaError_t rb_cuda_rec1d_create(const rb_axis_plan *ap, float cval, 
         p->da[k] = ax->da[k];
     }
     const int mode = ap->mode;
-    /* the domain the passes run over, as rb_cuda_line.cu */
+    /* the domain the passes run over, as the tiled solver's rb_cuda_axis_from_plan */
     if (ap->padded) {
         p->m = (long long)n + 2LL * ap->pad;
         p->s0 = -ap->pad;
@@ -373,6 +373,21 @@ extern "C" cudaError_t rb_cuda_rec1d_run(const rb_cuda_rec1d *p, const float *in
         ++region;                                                              \
     } while (0)
     rb_sc_bc b = p->bc;
+    /* periodic: the true initial state of pass c by (49)/(51), in one thread,
+     * then its homogeneous response superposed over the L samples it reaches */
+    auto periodic_correction = [&](rb_sc_args c, decltype(b.kind) kind, long long L, int init) {
+        b.kind = kind;
+        rb_sc_bc_kernel<<<1, 1, 0, s>>>(b, x, w.small);
+        cudaError_t ce = rb_cuda_launch_check();
+        if (ce != cudaSuccess) return ce;
+        c.src = RB_SC_SRC_ZERO;
+        c.L = L;
+        c.add = 1;
+        c.init = w.small + init;
+        c.fin = NULL;
+        RB_SC_REGION(c);
+        return rb_sc_launch(p, c, s);
+    };
     if (p->const_like && p->mode != RB_BOUNDARY_ZERO) {
         /* otherwise c0 = c1 = 0 and a zero initial state: the memset wrote them */
         b.kind = RB_SC_BC_START;
@@ -400,19 +415,8 @@ extern "C" cudaError_t rb_cuda_rec1d_run(const rb_cuda_rec1d *p, const float *in
         memcpy(c.d, p->dc, sizeof c.d);
         RB_SC_REGION(c);
         if ((e = rb_sc_launch(p, c, s)) != cudaSuccess) return e;
-        if (p->periodic_like) {
-            b.kind = RB_SC_BC_PERIODIC_C;
-            rb_sc_bc_kernel<<<1, 1, 0, s>>>(b, x, w.small);
-            if ((e = rb_cuda_launch_check()) != cudaSuccess) return e;
-            /* superpose the homogeneous response of p(Y) over the samples it reaches */
-            c.src = RB_SC_SRC_ZERO;
-            c.L = p->Kc;
-            c.add = 1;
-            c.init = w.small + RB_SC_INIT_C;
-            c.fin = NULL;
-            RB_SC_REGION(c);
-            if ((e = rb_sc_launch(p, c, s)) != cudaSuccess) return e;
-        }
+        if (p->periodic_like && (e = periodic_correction(c, RB_SC_BC_PERIODIC_C, p->Kc, RB_SC_INIT_C)) != cudaSuccess)
+            return e;
     }
     if (p->has_a) {
         if (p->const_like) {
@@ -438,18 +442,9 @@ extern "C" cudaError_t rb_cuda_rec1d_run(const rb_cuda_rec1d *p, const float *in
         RB_SC_REGION(c);
         if ((e = rb_sc_launch(p, c, s)) != cudaSuccess) return e;
         /* the anticausal correction reaches positions m-Ka .. m-1: only when they hit the output */
-        if (p->periodic_like && p->m - p->Ka + p->s0 < p->n) {
-            b.kind = RB_SC_BC_PERIODIC_A;
-            rb_sc_bc_kernel<<<1, 1, 0, s>>>(b, x, w.small);
-            if ((e = rb_cuda_launch_check()) != cudaSuccess) return e;
-            c.src = RB_SC_SRC_ZERO;
-            c.L = p->Ka;
-            c.add = 1;
-            c.init = w.small + RB_SC_INIT_A;
-            c.fin = NULL;
-            RB_SC_REGION(c);
-            if ((e = rb_sc_launch(p, c, s)) != cudaSuccess) return e;
-        }
+        if (p->periodic_like && p->m - p->Ka + p->s0 < p->n &&
+            (e = periodic_correction(c, RB_SC_BC_PERIODIC_A, p->Ka, RB_SC_INIT_A)) != cudaSuccess)
+            return e;
     }
 #undef RB_SC_REGION
     return cudaSuccess;

@@ -1,24 +1,10 @@
-/* Helpers shared by every CUDA solver and by the host emulation
- * (tests/gpu_emu.cu): the host/device function attributes, and the
- * double-double matrix-vector product of the epilogue (44). */
+/* The double-double matrix-vector product of the epilogue (44), for the
+ * tiled solver and the host emulation (tests/gpu_emu.cu). */
 #ifndef RB_CUDA_DD_CUH
 #define RB_CUDA_DD_CUH
 
+#include "rb_cuda_hd.cuh"
 #include <math.h>
-
-#ifdef __CUDACC__
-#define RB_HD __host__ __device__ __forceinline__
-#else
-#define RB_HD static inline
-#endif
-/* unrolling only in device code (the host pass of these functions would warn) */
-#ifdef __CUDA_ARCH__
-#define RB_UNROLL _Pragma("unroll")
-#define RB_NO_UNROLL _Pragma("unroll 1")
-#else
-#define RB_UNROLL
-#define RB_NO_UNROLL
-#endif
 
 /* o = M v + w c (M: r x r, row-major) with each row summed in double-double
  * (products split exactly by fma, error-free sums) and rounded once: the

@@ -3,19 +3,12 @@
  * pass over the signal per direction; orders >= 3 recur and carry in double,
  * which keeps them within 1e-5 of the float64 reference as the CPU back end).
  * Host signals are staged through the plan's buffers. */
+#include "rb_cuda_check.h"
 #include "rb_cuda.h"
 #include "rb_cuda_alloc.h"
 #include "rb_cuda_scan.cuh"
 
-#define RB_CU(call, what)                                                               \
-    do {                                                                                \
-        cudaError_t e_ = (call);                                                        \
-        if (e_ != cudaSuccess) {                                                        \
-            st = rb_error(ctx, RB_ERR_DEVICE, "cuda 1D recurrence: %s: %s", what,       \
-                          cudaGetErrorString(e_));                                      \
-            goto fail;                                                                  \
-        }                                                                               \
-    } while (0)
+#define RB_CU(call, what) RB_CU_CHECK(fail, "cuda 1D recurrence", call, what)
 
 rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size_t n,
                                 rb_memory mem)

@@ -1,0 +1,59 @@
+/* CUDA back end, internal: the per-plan state and what the stages (the tiled
+ * 2D solver, the 1D scan, summed-area tables, pixel plumbing) offer the
+ * back end's plan and execute (cuda/plan/). */
+#ifndef RB_CUDA_H
+#define RB_CUDA_H
+
+#include "rb_internal.h"
+#include "rb_tiled.h"
+#include <cuda_runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The back end's per-plan state (rb_cuda_backend.cu makes it at plan time). */
+typedef struct {
+    int device;
+    cudaStream_t stream;
+    float *A, *B;              /* two full float images */
+    float *carry;              /* the tiled solver's carries (both axes' at once on the fused route) */
+    size_t floats;             /* w * h * channels */
+    rb_cuda_tiled *col_axis, *row_axis; /* the tiled solver's per-axis parameters (host memory) */
+    cudaEvent_t ev[10];        /* RECBLUR_CUDA_PROFILE=1: per-step times in the log */
+    int nev;
+    struct rb_cuda_staging *stage;  /* pinned staging of host images (rb_cuda_staging.h);
+                                       NULL: plain copies from pageable memory */
+    int stage_tried;           /* the staging's memory is made at the first execute with a
+                                  host image: plans for device pointers and 1D signals pin nothing */
+} rb_cuda_state;
+
+/* Where the row carries start in s->carry on the fused route (rb_cuda_backend.cu). */
+size_t rb_cuda_fuse_off(const rb_plan *plan);
+/* rb_backend_ops.execute of a 2D plan (rb_cuda_execute.cu). */
+rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out);
+
+/* rb_backend_ops.recurrence_1d (rb_cuda_recurrence.cu). */
+rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size_t n, rb_memory mem);
+
+/* rb_sat on the device (rb_cuda_sat.cu). */
+rb_status rb_cuda_sat(rb_context *ctx, const rb_image *in, rb_image *out);
+
+/* Pixel plumbing (rb_cuda_pixels.cu). */
+typedef struct {
+    int width, height, channels;
+    rb_format format;
+    size_t pitch;        /* bytes between rows */
+    int alpha;           /* rb_alpha */
+    int linear;          /* decode/encode sRGB on colour channels */
+} rb_cuda_pixels;
+
+/* raw samples -> packed float (premultiplied / linearised as asked) */
+cudaError_t rb_cuda_load(const rb_cuda_pixels *p, const void *raw, float *dst, cudaStream_t s);
+/* packed float -> raw samples (rounded and clamped for U8/U16) */
+cudaError_t rb_cuda_store(const rb_cuda_pixels *p, const float *src, void *raw, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,120 @@
+/* The tiled 2D solver of the CUDA back end, its types and entry points. One
+ * axis in three launches (rb_tiled_launch.cu): stage 1 reads the input once
+ * for the block carries, the chain walks the small carry arrays once per line
+ * (the 2016 paper's boundary feedbacks start it), the final stage reads the
+ * input again and writes the output once. Both axes run on the row-major
+ * image (rows through 32-row shared-memory tiles, columns directly,
+ * coalesced): no transposes, no deinterleaving of channels. Lane l, sample i
+ * of an axis: columns lane = x*c + k, sample = row; rows lane = y*c + k,
+ * sample = x. */
+#ifndef RB_TILED_H
+#define RB_TILED_H
+
+#include "rb_internal.h"
+#include <cuda_runtime.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* samples per block (one warp's worth) */
+#define RB_TILED_B 32
+/* FIR taps per axis the solver takes; longer FIRs run on the CPU back end */
+#define RB_TILED_TAPS RB_CUDA_TILED_TAPS
+/* every order the engine takes (RB_MAX_ORDER); order 0 (a FIR alone) runs as
+ * order 1 with a zero feedback */
+#define RB_TILED_MAX_ORDER 8
+
+/* One axis as the device solver needs it (passed to kernels by value). */
+typedef struct {
+    int n;              /* line length */
+    int s0, m;          /* the passes run over extended samples s0 .. s0+m-1 */
+    int mode;           /* rb_boundary_mode */
+    int via_periodic;   /* mirror on a non-symmetric axis: m = 2n periodic route
+                           (the per-line baseline; the tiled solver pads mirror) */
+    int padded;         /* zero states `-s0` samples beyond each end (mirror, or the
+                           plan's padded route) */
+    int shift;          /* filter x - mean(x), add gain * mean back (as line_solver.c): the
+                           states then carry no huge DC response of poles near 1 */
+    double gain;        /* the axis' DC gain sum(fir) / ((1 + sum dc)(1 + sum da)) */
+    int r;              /* common order of both passes */
+    int fir_lo, ntaps;  /* ntaps == 0: identity FIR */
+    int channels;       /* lane l carries channel l % channels */
+    float cval[4];      /* constant mode: the working value outside, per channel */
+    int has_c;          /* causal pass present */
+    double anticausal_dc;
+    float dc[RB_MAX_ORDER], da[RB_MAX_ORDER];     /* float recursion's coefficients */
+    double dcd[RB_MAX_ORDER], dad[RB_MAX_ORDER];  /* the same in double */
+    double prologue_dc;
+    double M44[RB_MAX_ORDER * RB_MAX_ORDER], v44[RB_MAX_ORDER];
+} rb_cuda_axis;
+
+/* Fill a device axis from the engine's plan, unpadded (m, s0 as the plan's
+ * closed forms need them); the tiled solver's blocks add its padding. */
+void rb_cuda_axis_from_plan(const rb_axis_plan *ap, int channels, const float *cval, rb_cuda_axis *out);
+
+/* The axis cut into blocks of RB_TILED_B samples, with the block transfer
+ * matrices of the chain. States: causal [y_{i-1} .. y_{i-r}], anticausal
+ * [z_{i+1} .. z_{i+r}]. */
+typedef struct {
+    rb_cuda_axis ax;
+    int nb, last_len;         /* blocks per line, samples in the last block */
+    int periodic_like;        /* periodic (mirror always goes by padding here) */
+    double Mc[RB_MAX_ORDER * RB_MAX_ORDER], Mc_last[RB_MAX_ORDER * RB_MAX_ORDER];
+    double Ma[RB_MAX_ORDER * RB_MAX_ORDER], Ma_last[RB_MAX_ORDER * RB_MAX_ORDER];
+    double Qc[RB_MAX_ORDER * RB_MAX_ORDER], Qa[RB_MAX_ORDER * RB_MAX_ORDER];
+} rb_cuda_blocks;
+
+/* One axis of the tiled solver (host memory; kernels take it by value). */
+typedef struct {
+    rb_cuda_blocks b;         /* axis, blocks, A^len powers, periodic (I - A^m)^-1 */
+    double G[RB_MAX_ORDER * RB_MAX_ORDER], G_last[RB_MAX_ORDER * RB_MAX_ORDER];
+    double T1[RB_MAX_ORDER], T1_last[RB_MAX_ORDER], H1[RB_MAX_ORDER], H1_last[RB_MAX_ORDER];
+    double fird[RB_TILED_TAPS];  /* FIR taps in double */
+    double sumfird;           /* their sum (1 without a FIR) */
+    int rows;                 /* 0: lanes are columns; 1: lanes are rows */
+    int c;                    /* channels */
+    int dbl;                  /* carries in double: the states are much larger than the output
+                                 (poles near 1, e.g. wide Gaussians), float would lose it all */
+    int fin;                  /* recursion inside blocks in float (else double) */
+    int seq_chain;            /* RECBLUR_CUDA_CHAIN=seq: the one-thread-per-lane chain for
+                                 float carries too (comparisons; double carries always take it) */
+    long long ld, ld_out;     /* floats between image rows, input and output */
+    int wdot;                 /* float carries: stage 1 of whole in-line blocks as
+                                 2R dot products with Wt/Wh (rb_tiled_stage1_dot), no recursion */
+    float Wt[RB_TILED_MAX_ORDER * RB_TILED_B];  /* Tbar_k = sum_j Wt[k B + j] u_j of a whole block */
+    float Wh[RB_TILED_MAX_ORDER * RB_TILED_B];  /* Hbar_k = sum_j Wh[k B + j] u_j */
+} rb_cuda_tiled;
+
+/* Whether the tiled solver takes this axis: 0, or -2 (a FIR of more than
+ * RB_TILED_TAPS taps) with the reason in why. */
+int rb_cuda_tiled_covers(const rb_axis_plan *ap, char *why, size_t why_len);
+/* 0 on success, -2 not covered (rb_cuda_tiled_covers); sw: the context's
+ * switches (carry precision, in-block recursion, stage 1, chain). */
+int rb_cuda_tiled_init(const rb_axis_plan *ap, int channels, int rows, const rb_switches *sw,
+                       rb_cuda_tiled *out);
+/* Carry floats per lane. */
+size_t rb_cuda_tiled_carry(const rb_axis_plan *ap, const rb_switches *sw);
+/* One axis: in -> out (distinct), lanes = w*c (columns) or h*c (rows);
+ * ev: NULL or 3 events recorded after stage 1, the chain and the final stage. */
+cudaError_t rb_cuda_tiled_axis(const rb_cuda_tiled *f, const float *in, float *out, float *carry,
+                               size_t lanes, cudaStream_t s, cudaEvent_t *ev);
+
+/* Both axes with the column final stage also making the row carries (the
+ * tiled columns' output tile is what the row stage 1 reads), where it covers
+ * the pair (rb_cuda_tiled_can_fuse) and pays (rb_cuda_tiled_fuse_wanted):
+ * columns in -> mid with the row carries into rcarry, then the rows mid -> out
+ * from those carries. */
+int rb_cuda_tiled_can_fuse(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr);
+/* force: RECBLUR_CUDA_FUSE (RB_FORCE_*), read at each execute (the benchmark times both) */
+int rb_cuda_tiled_fuse_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force);
+cudaError_t rb_cuda_tiled_cols_making_row_carries(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr,
+                                                  const float *in, float *mid, float *ccarry, float *rcarry,
+                                                  size_t lanes, size_t rlanes, cudaStream_t s, cudaEvent_t *ev);
+cudaError_t rb_cuda_tiled_rows_from_carries(const rb_cuda_tiled *fr, const float *mid, float *out,
+                                            float *rcarry, size_t rlanes, cudaStream_t s, cudaEvent_t *ev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

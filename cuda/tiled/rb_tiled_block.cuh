@@ -1,0 +1,255 @@
+/* The per-lane arithmetic of the tiled solver (rb_tiled_launch.cu), written as
+ * __host__ __device__ functions so that the host emulation test
+ * (tests/test_gpu_emu.cu) runs exactly this code on the CPU, without a GPU.
+ *
+ * One axis, one lane (one line of one channel), blocks of RB_TILED_B samples of
+ * the feedback domain [s0, s0 + m). Per block, stage 1 (one read of the
+ * input) gives the zero-initialised causal tail Tbar and the zero-initialised
+ * anticausal head Hbar over that causal output, plus the block's sum of input
+ * samples; the chain (small arrays only) turns them into the true states
+ * entering every block, by linearity:
+ *   causal state entering block b+1:  P_{b+1} = A_F^len P_b + Tbar_b - mu T1
+ *   anticausal head of block b:       H_b = Hbar_b - mu H1 + G P_b
+ *   anticausal state entering b-1:    E_{b-1} = A_R^len E_b + H_b
+ * (mu: the FIR of the line's mean, taken off as line_solver.c does; T1, H1:
+ * the same tail/head for a block of ones; G: the anticausal head of the
+ * homogeneous causal response to a unit state). The boundary feedbacks of the
+ * 2016 paper start the chains: (35)/(44) for the constant modes, (49)/(51) for
+ * periodic; mirror goes by explicit padding, as does the plan's padded route.
+ * The final stage (second read) recomputes each block from its true states
+ * and writes the output once. Recursion in double; carries stored as CT:
+ * float, or double where the states dwarf the output (rb_cuda_tiled.dbl). */
+#ifndef RB_TILED_BLOCK_CUH
+#define RB_TILED_BLOCK_CUH
+
+#include "rb_tiled.h"
+#include "rb_cuda_dd.cuh"
+#include "rb_cuda_extend.cuh"
+#include <math.h>
+#include <string.h>
+
+
+/* Coefficient k of a pass in the recursion's type: float recursion takes the
+ * axis' float copy (exactly (float) of the double one, as rb_cuda_axis_from_plan
+ * makes it), an operand the kernels read from the parameter bank as it is,
+ * instead of a double to convert at every step. */
+#define RB_TILED_COEF(IT, cf, cd, k) (sizeof(IT) == sizeof(float) ? (IT)(cf)[k] : (IT)(cd)[k])
+
+/* The samples of one block where the per-block functions below take them:
+ * an array of IT (registers), or, for float recursion in the row kernels,
+ * the thread's row of the shared-memory tile (sample j at p[j * c]): the
+ * recursion then runs in place there and needs no 32 registers for u, so
+ * more thread blocks fit on an SM. Same arithmetic either way. */
+struct rb_tiled_smu {
+    float *p;
+    int c;
+#ifdef __CUDACC__
+    __host__ __device__ __forceinline__
+#endif
+    float &operator[](int j) const { return p[j * c]; }
+};
+
+/* u_j = sum_t fir[t] x_ext(j + fir_lo + t), in double with double taps: the
+ * constant-mode closed forms assume u is exactly sumfir * c beyond the line,
+ * and float taps broke that by 1e-7 relative, which filters with poles near -1
+ * amplify by orders of magnitude (the 1x1 clamp failure). */
+RB_HD double rb_tiled_u(const rb_cuda_tiled &f, const float *x, long long S, long long j, float cv)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    if (a.ntaps == 0) return (double)rb_ext_sample(x, S, j, a.n, a.mode, cv);
+    double acc = 0.0;
+    long long b = j + a.fir_lo;
+    if (b >= 0 && b + a.ntaps <= a.n) {
+        for (int t = 0; t < a.ntaps; ++t) acc += f.fird[t] * (double)x[(b + t) * S];
+    } else {
+        for (int t = 0; t < a.ntaps; ++t)
+            acc += f.fird[t] * (double)rb_ext_sample(x, S, b + t, a.n, a.mode, cv);
+    }
+    return acc;
+}
+
+/* Where lane `lane`'s line starts and the distance between its samples. */
+RB_HD void rb_tiled_lane(const rb_cuda_tiled &f, long long lane, long long *base, long long *S)
+{
+    if (f.rows) {
+        *base = (lane / f.c) * f.ld + lane % f.c;
+        *S = f.c;
+    } else {
+        *base = lane;
+        *S = f.ld;
+    }
+}
+
+/* u over one block (generic path: extension and FIR), and the block's sum of
+ * the line's own samples. Not unrolled (it runs on edge blocks and FIR axes
+ * only): a local array takes the values, copied to u with fixed indices so u
+ * itself stays in registers. */
+template <int R, typename IT, typename U = IT *>
+RB_HD void rb_tiled_load_generic(const rb_cuda_tiled &f, const float *x, long long S, int blk, int len,
+                              float cv, U u, double *bsum)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    long long j0 = (long long)a.s0 + (long long)blk * RB_TILED_B;
+    double s = 0.0, tmp[RB_TILED_B];
+RB_NO_UNROLL
+    for (int j = 0; j < len; ++j) {
+        long long jj = j0 + j;
+        tmp[j] = rb_tiled_u(f, x, S, jj, cv);
+        if (jj >= 0 && jj < a.n) s += (double)x[jj * S];
+    }
+RB_UNROLL
+    for (int j = 0; j < RB_TILED_B; ++j)
+        if (j < len) u[j] = (IT)tmp[j];
+    *bsum = s;
+}
+
+/* One step of a pass of order R: v -= sum_k d_k p_k, then the state
+ * [p_0 .. p_{R-1}] (newest first) shifts v in; the pass's coefficients in
+ * the recursion's type (CAUSAL: dc, else da). Returns v. */
+template <int R, typename IT, bool CAUSAL>
+RB_HD IT rb_tiled_step(const rb_cuda_axis &a, IT *p, IT v)
+{
+RB_UNROLL
+    for (int k = 0; k < R; ++k)
+        v -= (CAUSAL ? RB_TILED_COEF(IT, a.dc, a.dcd, k) : RB_TILED_COEF(IT, a.da, a.dad, k)) * p[k];
+RB_UNROLL
+    for (int k = R - 1; k > 0; --k) p[k] = p[k - 1];
+    p[0] = v;
+    return v;
+}
+
+/* stage 1 on one block: Tbar = [y_{len-1} .. y_{len-R}] of the zero-initialised
+ * causal pass, Hbar = [z_0 .. z_{R-1}] of the zero-initialised anticausal pass
+ * over it (both zero-padded when len < R). u is overwritten. */
+template <int R, typename IT, typename U = IT *>
+RB_HD void rb_tiled_stage1(const rb_cuda_tiled &f, U u, int len, double *T, double *H)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    IT p[R];
+RB_UNROLL
+    for (int k = 0; k < R; ++k) p[k] = (IT)0;
+RB_UNROLL
+    for (int j = 0; j < RB_TILED_B; ++j) {
+        if (j < len) u[j] = rb_tiled_step<R, IT, true>(a, p, u[j]);
+    }
+RB_UNROLL
+    for (int k = 0; k < R; ++k) T[k] = (double)p[k];
+RB_UNROLL
+    for (int k = 0; k < R; ++k) p[k] = (IT)0;
+RB_UNROLL
+    for (int j = RB_TILED_B - 1; j >= 0; --j) {
+        if (j < len) rb_tiled_step<R, IT, false>(a, p, u[j]);
+    }
+RB_UNROLL
+    for (int k = 0; k < R; ++k) H[k] = (double)p[k];
+}
+
+/* Stage 1 of a whole block (len = B) as 2R dot products: Tbar and Hbar are
+ * linear in the block's samples with zero initial states, so
+ * Tbar_k = sum_j Wt[k][j] u_j and Hbar_k = sum_j Wh[k][j] u_j, with the weights
+ * the two recursions give for unit impulses (rb_cuda_tiled_init, in double). No
+ * chain of 2B dependent steps: the sums take the samples as their loads land,
+ * which keeps the column stage 1 a plain streaming read. Float sums, as the
+ * float recursion it replaces (rb_cuda_tiled.wdot only goes with float carries). */
+template <int R, typename U>
+RB_HD void rb_tiled_stage1_dot(const rb_cuda_tiled &f, const U &u, double *T, double *H)
+{
+    float t[R], h[R];
+RB_UNROLL
+    for (int k = 0; k < R; ++k) t[k] = h[k] = 0.0f;
+RB_UNROLL
+    for (int j = 0; j < RB_TILED_B; ++j) {
+        const float v = (float)u[j];
+RB_UNROLL
+        for (int k = 0; k < R; ++k) {
+            t[k] = fmaf(f.Wt[k * RB_TILED_B + j], v, t[k]);
+            h[k] = fmaf(f.Wh[k * RB_TILED_B + j], v, h[k]);
+        }
+    }
+RB_UNROLL
+    for (int k = 0; k < R; ++k) {
+        T[k] = (double)t[k];
+        H[k] = (double)h[k];
+    }
+}
+
+/* final stage on one block: from the true causal state P (entering from the
+ * left, [y_{-1} .. y_{-R}]) and anticausal state E (entering from the right,
+ * [z_len .. z_{len+R-1}]), u - mu -> z in place */
+template <int R, typename IT, typename U = IT *>
+RB_HD void rb_tiled_final(const rb_cuda_tiled &f, U u, int len, double mu, const double *P,
+                       const double *E)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    IT p[R];
+RB_UNROLL
+    for (int k = 0; k < R; ++k) p[k] = (IT)P[k];
+RB_UNROLL
+    for (int j = 0; j < RB_TILED_B; ++j) {
+        if (j < len) u[j] = rb_tiled_step<R, IT, true>(a, p, u[j] - (IT)mu);
+    }
+RB_UNROLL
+    for (int k = 0; k < R; ++k) p[k] = (IT)E[k];
+RB_UNROLL
+    for (int j = RB_TILED_B - 1; j >= 0; --j) {
+        if (j < len) u[j] = rb_tiled_step<R, IT, false>(a, p, u[j]);
+    }
+}
+
+template <int R>
+RB_HD void rb_tiled_mv(const double *M, const double *v, double *o)
+{
+RB_UNROLL
+    for (int i = 0; i < R; ++i) {
+        double s = 0.0;
+RB_UNROLL
+        for (int j = 0; j < R; ++j) s += M[i * R + j] * v[j];
+        o[i] = s;
+    }
+}
+
+/* The homogeneous responses the chain needs, step by step (the recursion's own
+ * arithmetic) instead of through A^len and G: for poles near 1 the entries of
+ * A^32 grow like 32^(R-1) and cancel against states that are all nearly equal,
+ * which loses 1e-4 of the output of a wide Gaussian even in double. Used with
+ * double carries (rb_cuda_tiled.dbl), where such filters go. Causal: state P
+ * through len samples of zero input -> Pout; head: the zero-initialised
+ * anticausal head over that response. Anticausal: E through len samples. */
+template <int R>
+RB_HD void rb_tiled_step_c(const rb_cuda_axis &a, const double *P, int len, double *Pout, double *head)
+{
+    double p[R], y[RB_TILED_B];
+RB_UNROLL
+    for (int k = 0; k < R; ++k) p[k] = P[k];
+RB_UNROLL
+    for (int j = 0; j < RB_TILED_B; ++j) {
+        if (j < len) y[j] = rb_tiled_step<R, double, true>(a, p, 0.0);
+    }
+RB_UNROLL
+    for (int k = 0; k < R; ++k) Pout[k] = p[k];
+    if (!head) return;
+RB_UNROLL
+    for (int k = 0; k < R; ++k) p[k] = 0.0;
+RB_UNROLL
+    for (int j = RB_TILED_B - 1; j >= 0; --j) {
+        if (j < len) rb_tiled_step<R, double, false>(a, p, y[j]);
+    }
+RB_UNROLL
+    for (int k = 0; k < R; ++k) head[k] = p[k];
+}
+
+template <int R>
+RB_HD void rb_tiled_step_a(const rb_cuda_axis &a, const double *E, int len, double *Eout)
+{
+    double p[R];
+RB_UNROLL
+    for (int k = 0; k < R; ++k) p[k] = E[k];
+RB_UNROLL
+    for (int j = 0; j < RB_TILED_B; ++j) {
+        if (j < len) rb_tiled_step<R, double, false>(a, p, 0.0);
+    }
+RB_UNROLL
+    for (int k = 0; k < R; ++k) Eout[k] = p[k];
+}
+
+#endif

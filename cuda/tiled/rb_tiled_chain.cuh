@@ -1,0 +1,459 @@
+/* The chain of the tiled solver (rb_tiled_block.cuh gives the per-block
+ * arithmetic): per lane, the carries of stage 1 become the true states
+ * entering every block, sequentially (one thread per lane, double carries)
+ * or in RB_TILED_NG groups per lane (float carries). __host__ __device__, so
+ * the host emulation (tests/gpu_emu.cu) runs this very code. */
+#ifndef RB_TILED_CHAIN_CUH
+#define RB_TILED_CHAIN_CUH
+
+#include "rb_tiled_block.cuh"
+
+/* carry layout: [blk][k][lane] (coalesced over lanes in every stage) */
+#define RB_TILED_CAR(buf, blk, k) (buf)[((size_t)(blk) * R + (k)) * lanes + lane]
+#define RB_TILED_SUM(buf, blk) (buf)[(size_t)(blk) * lanes + lane]
+
+/* The homogeneous responses step by step (rb_tiled_step_c/_a) rather than
+ * through the block matrices: double carries only (rb_cuda_tiled.dbl), so
+ * the float-carry kernels (the parallel chain) compile without that path. */
+#define RB_TILED_STEPPED(CT, f) (sizeof(CT) == sizeof(double) && (f).dbl)
+
+/* u far before (c0) and after (c1) lane `lane`'s line, minus the mean's FIR
+ * mu; 1 where the boundary is constant-like (zero, constant, clamp without
+ * padding): the closed forms (35)/(44) then start the chains */
+RB_HD int rb_tiled_edges(const rb_cuda_tiled &f, const float *in, size_t lane, double mu, double *c0,
+                         double *c1)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    long long base, S;
+    rb_tiled_lane(f, (long long)lane, &base, &S);
+    const float *x = in + base;
+    *c0 = *c1 = 0.0;
+    if (a.mode == RB_BOUNDARY_CONSTANT) *c0 = *c1 = (double)a.cval[lane % a.channels] * f.sumfird;
+    else if (a.mode == RB_BOUNDARY_CLAMP) {
+        *c0 = (double)x[0] * f.sumfird;
+        *c1 = (double)x[(long long)(a.n - 1) * S] * f.sumfird;
+    }
+    *c0 -= mu;
+    *c1 -= mu;
+    return !a.padded && (a.mode == RB_BOUNDARY_ZERO || a.mode == RB_BOUNDARY_CONSTANT ||
+                         a.mode == RB_BOUNDARY_CLAMP);
+}
+
+/* The causal state entering the line: (35) for constant-like boundaries, the
+ * DC response of c0 in every slot, else zero; *c1 for the epilogue. Returns
+ * whether the boundary is constant-like (rb_tiled_edges). */
+template <int R>
+RB_HD int rb_tiled_chain_start(const rb_cuda_tiled &f, const float *in, size_t lane, double mu, double *St,
+                               double *c1)
+{
+    double c0;
+    const int const_like = rb_tiled_edges(f, in, lane, mu, &c0, c1);
+RB_UNROLL
+    for (int k = 0; k < R; ++k) St[k] = const_like ? f.b.ax.prologue_dc * c0 : 0.0; /* (35) */
+    return const_like;
+}
+
+/* The epilogue e(Z) = [z_m .. z_{m+R-1}] from the causal state leaving the
+ * line St = e_{-1}(Y) = [y_{m-1} .. y_{m-R}]: (44) for constant-like
+ * boundaries (the anticausal DC response alone without a causal pass), zero
+ * otherwise (periodic closes the anticausal chain itself). */
+template <int R>
+RB_HD void rb_tiled_epilogue(const rb_cuda_axis &a, int const_like, const double *St, double c1, double *E)
+{
+    double ev[R];
+RB_UNROLL
+    for (int k = 0; k < R; ++k) ev[k] = St[R - 1 - k];
+    if (const_like && a.has_c) {
+        rb_mv_dd(R, a.M44, ev, a.v44, c1, E); /* (44) */
+    } else {
+RB_UNROLL
+        for (int k = 0; k < R; ++k) E[k] = const_like ? a.anticausal_dc * c1 : 0.0;
+    }
+}
+
+/* The causal chain over blocks b0 .. b1-1 from the true state St entering b0:
+ * writes P_b (car1) and the heads H_b = Hbar_b - mu H1 + G P_b (car2); St
+ * leaves as the state after b1-1. The carries of D blocks are loaded together
+ * before they are used: one thread walks them, and would otherwise wait out
+ * one memory latency per block. */
+template <int R, typename CT>
+RB_HD void rb_tiled_chain_c(const rb_cuda_tiled &f, int b0, int b1, double *St, double mu, CT *car1, CT *car2,
+                            size_t lanes, size_t lane)
+{
+    const rb_cuda_blocks &b = f.b;
+    double t[R], h[R];
+    constexpr int D = R <= 2 ? 8 : 4;
+    for (int c0 = b0; c0 < b1; c0 += D) {
+        CT tl[D][R], hd[D][R];
+RB_UNROLL
+        for (int d = 0; d < D; ++d)
+            if (c0 + d < b1) {
+RB_UNROLL
+                for (int k = 0; k < R; ++k) {
+                    tl[d][k] = RB_TILED_CAR(car1, c0 + d, k);
+                    hd[d][k] = RB_TILED_CAR(car2, c0 + d, k);
+                }
+            }
+RB_UNROLL
+        for (int d = 0; d < D; ++d) {
+            const int blk = c0 + d;
+            if (blk >= b1) break;
+            const int last = blk == b.nb - 1;
+            const double *T1 = last ? f.T1_last : f.T1, *H1 = last ? f.H1_last : f.H1;
+            if (RB_TILED_STEPPED(CT, f)) {
+                rb_tiled_step_c<R>(b.ax, St, last ? b.last_len : RB_TILED_B, t, h);
+            } else {
+                rb_tiled_mv<R>(last ? f.G_last : f.G, St, h);
+                rb_tiled_mv<R>(last ? b.Mc_last : b.Mc, St, t);
+            }
+RB_UNROLL
+            for (int k = 0; k < R; ++k) {
+                double tail = (double)tl[d][k] - mu * T1[k];
+                double head = (double)hd[d][k] - mu * H1[k] + h[k];
+                RB_TILED_CAR(car1, blk, k) = (CT)St[k];
+                RB_TILED_CAR(car2, blk, k) = (CT)head;
+                St[k] = t[k] + tail;
+            }
+        }
+    }
+}
+
+/* The anticausal chain over blocks b1-1 down to b0 from the true state E
+ * entering b1-1 from the right: writes E_b (car2, which held the heads H_b)
+ * unless WRITE is false; E leaves as the state entering b0-1. */
+template <int R, typename CT, bool WRITE = true>
+RB_HD void rb_tiled_chain_a(const rb_cuda_tiled &f, int b0, int b1, double *E, CT *car2, size_t lanes,
+                            size_t lane)
+{
+    const rb_cuda_blocks &b = f.b;
+    double t[R];
+    constexpr int D = R <= 2 ? 8 : 4;
+    for (int c1 = b1 - 1; c1 >= b0; c1 -= D) {
+        CT hd[D][R];
+RB_UNROLL
+        for (int d = 0; d < D; ++d)
+            if (c1 - d >= b0) {
+RB_UNROLL
+                for (int k = 0; k < R; ++k) hd[d][k] = RB_TILED_CAR(car2, c1 - d, k);
+            }
+RB_UNROLL
+        for (int d = 0; d < D; ++d) {
+            const int blk = c1 - d;
+            if (blk < b0) break;
+            if (RB_TILED_STEPPED(CT, f)) rb_tiled_step_a<R>(b.ax, E, blk == b.nb - 1 ? b.last_len : RB_TILED_B, t);
+            else rb_tiled_mv<R>(blk == b.nb - 1 ? b.Ma_last : b.Ma, E, t);
+RB_UNROLL
+            for (int k = 0; k < R; ++k) {
+                if (WRITE) RB_TILED_CAR(car2, blk, k) = (CT)E[k];
+                E[k] = t[k] + (double)hd[d][k];
+            }
+        }
+    }
+}
+
+/* The final stage of block blk of lane `lane` (second read of the input):
+ * its true states from the chain's carries, u minus the mean's FIR -> z in
+ * place. Returns what each output sample gets back: gain * mean. */
+template <int R, typename CT, typename IT, typename U>
+RB_HD double rb_tiled_final_from_carries(const rb_cuda_tiled &f, U u, int len, int blk, const CT *car1,
+                                         const CT *car2, const float *mean, size_t lanes, size_t lane)
+{
+    double P[R], E[R];
+RB_UNROLL
+    for (int k = 0; k < R; ++k) {
+        P[k] = (double)RB_TILED_CAR(car1, blk, k);
+        E[k] = (double)RB_TILED_CAR(car2, blk, k);
+    }
+    const double m = f.b.ax.shift ? (double)mean[lane] : 0.0;
+    rb_tiled_final<R, IT>(f, u, len, m * f.sumfird, P, E);
+    return f.b.ax.gain * m;
+}
+
+/* The chain of one lane (see the top of rb_tiled_block.cuh). car1: Tbar in, true
+ * causal states P out; car2: Hbar in, true anticausal states E out; sums:
+ * block sums in; mean: the mean the final stage must take off. */
+template <int R, typename CT>
+RB_HD void rb_tiled_chain(const rb_cuda_tiled &f, const float *in, CT *car1, CT *car2,
+                          const float *sums, float *mean, size_t lanes, size_t lane)
+{
+    const rb_cuda_blocks &b = f.b;
+    const rb_cuda_axis &a = b.ax;
+    const int nb = b.nb;
+    double mu = 0.0;
+    float mf = 0.0f;
+    if (a.shift) {
+        double s = 0.0;
+#ifdef __CUDA_ARCH__
+#pragma unroll 8
+#endif
+        for (int blk = 0; blk < nb; ++blk) s += (double)RB_TILED_SUM(sums, blk);
+        mf = (float)(s / a.n);
+        mu = (double)mf * f.sumfird;
+    }
+    mean[lane] = mf;
+    double c1, St[R], t[R];
+    const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, St, &c1);
+    if (b.periodic_like) {
+        /* zero-initialised chain: e_{-1}(Yhat); (49) gives the true p(Y) */
+        for (int blk = 0; blk < nb; ++blk) {
+            const int last = blk == nb - 1;
+            if (f.dbl) rb_tiled_step_c<R>(a, St, last ? b.last_len : RB_TILED_B, t, (double *)0);
+            else rb_tiled_mv<R>(last ? b.Mc_last : b.Mc, St, t);
+            const double *T1 = last ? f.T1_last : f.T1;
+RB_UNROLL
+            for (int k = 0; k < R; ++k) St[k] = t[k] + (double)RB_TILED_CAR(car1, blk, k) - mu * T1[k];
+        }
+        rb_tiled_mv<R>(b.Qc, St, t);
+RB_UNROLL
+        for (int k = 0; k < R; ++k) St[k] = t[k];
+    }
+    rb_tiled_chain_c<R, CT>(f, 0, nb, St, mu, car1, car2, lanes, lane);
+    double E[R];
+    rb_tiled_epilogue<R>(a, const_like, St, c1, E);
+    if (b.periodic_like) {
+RB_UNROLL
+        for (int k = 0; k < R; ++k) E[k] = 0.0;
+        for (int blk = nb - 1; blk >= 0; --blk) {
+            if (f.dbl) rb_tiled_step_a<R>(a, E, blk == nb - 1 ? b.last_len : RB_TILED_B, t);
+            else rb_tiled_mv<R>(blk == nb - 1 ? b.Ma_last : b.Ma, E, t);
+RB_UNROLL
+            for (int k = 0; k < R; ++k) E[k] = t[k] + (double)RB_TILED_CAR(car2, blk, k);
+        }
+        rb_tiled_mv<R>(b.Qa, E, t); /* (51) */
+RB_UNROLL
+        for (int k = 0; k < R; ++k) E[k] = t[k];
+    }
+    rb_tiled_chain_a<R, CT>(f, 0, nb, E, car2, lanes, lane);
+}
+
+/* ---- the parallel chain (float carries) ----------------------------------
+ * The sequential chain above walks all nb blocks of a lane in one thread,
+ * which leaves the GPU with one thread per lane (4096 at 4096^2) waiting out
+ * one memory latency after another. Instead each lane's blocks are cut into
+ * RB_TILED_NG groups of nbg consecutive blocks, one thread per (lane, group):
+ *   1. every group runs the causal chain from a zero state over its blocks
+ *      (the recurrence P_{b+1} = Mc P_b + Tbar_b - mu T1 is affine, so the
+ *      true state leaving the group is Mg P_in plus this zero-state result);
+ *   2. one thread per lane combines the groups (RB_TILED_NG steps with the group
+ *      matrices Mg = Mc^nbg), starting from (35) or, for periodic, from (49)
+ *      applied to the zero-initialised pass over the groups; it also forms
+ *      the epilogue (44) from the state leaving the line;
+ *   3. every group reruns its blocks from its true entering state, writing P_b
+ *      and the heads H_b = Hbar_b - mu H1 + G P_b, and runs the anticausal
+ *      chain from a zero state over those heads (backwards);
+ *   4. the same combination for the anticausal states ((51) for periodic);
+ *   5. every group reruns backwards, writing the true states E_b.
+ * Same per-block arithmetic as rb_tiled_chain (same matrices, same float
+ * rounding of the stored heads); only the association across groups differs
+ * (in double). Double carries (ill-conditioned filters, stepped responses)
+ * keep the sequential chain. */
+#define RB_TILED_NG 16
+
+typedef struct {
+    int nbg;                  /* blocks per group (the last groups may be short or empty) */
+    int glast;                /* the group holding block nb - 1 */
+    double Mc[RB_MAX_ORDER * RB_MAX_ORDER], Mc_last[RB_MAX_ORDER * RB_MAX_ORDER];
+    double Ma[RB_MAX_ORDER * RB_MAX_ORDER], Ma_last[RB_MAX_ORDER * RB_MAX_ORDER];
+} rb_tiled_grp;
+
+/* host: o = a b (r x r) */
+static inline void rb_tiled_mm(const double *a, const double *b, int r, double *o)
+{
+    double t[RB_MAX_ORDER * RB_MAX_ORDER];
+    for (int i = 0; i < r; ++i)
+        for (int j = 0; j < r; ++j) {
+            double s = 0.0;
+            for (int k = 0; k < r; ++k) s += a[i * r + k] * b[k * r + j];
+            t[i * r + j] = s;
+        }
+    memcpy(o, t, sizeof(double) * r * r);
+}
+
+/* host: the group matrices. Causal through a group: Mc_end .. Mc_start, so the
+ * last group's is Mc_last Mc^(cnt-1); anticausal (backwards): Ma^(cnt-1) Ma_last. */
+static inline void rb_tiled_grp_init(const rb_cuda_tiled *f, rb_tiled_grp *g)
+{
+    const int r = f->b.ax.r, nb = f->b.nb;
+    memset(g, 0, sizeof *g);
+    g->nbg = (nb + RB_TILED_NG - 1) / RB_TILED_NG;
+    g->glast = (nb - 1) / g->nbg;
+    const int cnt = nb - g->glast * g->nbg;
+    double pc[RB_MAX_ORDER * RB_MAX_ORDER], pa[RB_MAX_ORDER * RB_MAX_ORDER];
+    for (int i = 0; i < r * r; ++i) pc[i] = pa[i] = (i / r == i % r) ? 1.0 : 0.0;
+    for (int k = 1; k <= g->nbg; ++k) {
+        rb_tiled_mm(f->b.Mc, pc, r, pc);
+        rb_tiled_mm(f->b.Ma, pa, r, pa);
+        if (k == cnt - 1) {
+            rb_tiled_mm(f->b.Mc_last, pc, r, g->Mc_last);
+            rb_tiled_mm(pa, f->b.Ma_last, r, g->Ma_last);
+        }
+    }
+    if (cnt == 1) {
+        memcpy(g->Mc_last, f->b.Mc_last, sizeof g->Mc_last);
+        memcpy(g->Ma_last, f->b.Ma_last, sizeof g->Ma_last);
+    }
+    memcpy(g->Mc, pc, sizeof g->Mc);
+    memcpy(g->Ma, pa, sizeof g->Ma);
+}
+
+/* group states in the combiner's array: sh[(g * R + k) * ls] */
+#define RB_TILED_SH(sh, g, k) (sh)[((size_t)(g) * R + (k)) * (size_t)ls]
+
+RB_HD void rb_tiled_grp_range(const rb_tiled_grp &gp, int nb, int g, int *b0, int *b1)
+{
+    int s = g * gp.nbg, e = s + gp.nbg;
+    *b0 = s < nb ? s : nb;
+    *b1 = e < nb ? e : nb;
+}
+
+/* phase 0: the group's share of the line's sum */
+RB_HD double rb_tiled_pc_sum(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, const float *sums,
+                          size_t lanes, size_t lane)
+{
+    int b0, b1;
+    rb_tiled_grp_range(gp, f.b.nb, g, &b0, &b1);
+    double s = 0.0;
+    for (int blk = b0; blk < b1; ++blk) s += (double)RB_TILED_SUM(sums, blk);
+    return s;
+}
+
+/* phase 1: causal chain over the group from a zero state */
+template <int R, typename CT>
+RB_HD void rb_tiled_pc_zero_c(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, const CT *car1, double mu,
+                           size_t lanes, size_t lane, double *Z)
+{
+    const rb_cuda_blocks &b = f.b;
+    int b0, b1;
+    rb_tiled_grp_range(gp, b.nb, g, &b0, &b1);
+    double St[R], t[R];
+RB_UNROLL
+    for (int k = 0; k < R; ++k) St[k] = 0.0;
+    constexpr int D = R <= 2 ? 8 : 4;
+    for (int c0 = b0; c0 < b1; c0 += D) {
+        CT tl[D][R];
+RB_UNROLL
+        for (int d = 0; d < D; ++d)
+            if (c0 + d < b1) {
+RB_UNROLL
+                for (int k = 0; k < R; ++k) tl[d][k] = RB_TILED_CAR(car1, c0 + d, k);
+            }
+RB_UNROLL
+        for (int d = 0; d < D; ++d) {
+            const int blk = c0 + d;
+            if (blk >= b1) break;
+            const int last = blk == b.nb - 1;
+            const double *T1 = last ? f.T1_last : f.T1;
+            rb_tiled_mv<R>(last ? b.Mc_last : b.Mc, St, t);
+RB_UNROLL
+            for (int k = 0; k < R; ++k) St[k] = t[k] + ((double)tl[d][k] - mu * T1[k]);
+        }
+    }
+RB_UNROLL
+    for (int k = 0; k < R; ++k) Z[k] = St[k];
+}
+
+/* phase 2 (one thread per lane): the true causal state entering every group,
+ * in place of the zero-state results in sh; Eend: the anticausal state
+ * entering the line's last block from the right (unused for periodic) */
+template <int R>
+RB_HD void rb_tiled_pc_combine_c(const rb_cuda_tiled &f, const rb_tiled_grp &gp, const float *in, size_t lane, double mu,
+                              double *sh, int ls, double *Eend, int els)
+{
+    const rb_cuda_blocks &b = f.b;
+    const rb_cuda_axis &a = b.ax;
+    double c1, St[R], t[R];
+    const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, St, &c1);
+    if (b.periodic_like) {
+        /* the zero-initialised pass over the whole line; (49) gives the true p(Y) */
+        for (int g = 0; g <= gp.glast; ++g) {
+            rb_tiled_mv<R>(g == gp.glast ? gp.Mc_last : gp.Mc, St, t);
+RB_UNROLL
+            for (int k = 0; k < R; ++k) St[k] = t[k] + RB_TILED_SH(sh, g, k);
+        }
+        rb_tiled_mv<R>(b.Qc, St, t);
+RB_UNROLL
+        for (int k = 0; k < R; ++k) St[k] = t[k];
+    }
+    for (int g = 0; g <= gp.glast; ++g) {
+        rb_tiled_mv<R>(g == gp.glast ? gp.Mc_last : gp.Mc, St, t);
+RB_UNROLL
+        for (int k = 0; k < R; ++k) {
+            double z = RB_TILED_SH(sh, g, k);
+            RB_TILED_SH(sh, g, k) = St[k];
+            St[k] = t[k] + z;
+        }
+    }
+    double E[R];
+    rb_tiled_epilogue<R>(a, const_like, St, c1, E);
+RB_UNROLL
+    for (int k = 0; k < R; ++k) Eend[(size_t)k * els] = E[k];
+}
+
+/* phase 3: the group's true causal states P_b and heads H_b, then the
+ * anticausal chain over the group (backwards) from a zero state -> Y */
+template <int R, typename CT>
+RB_HD void rb_tiled_pc_run_c(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, CT *car1, CT *car2, double mu,
+                          size_t lanes, size_t lane, const double *S0, double *Y)
+{
+    const rb_cuda_blocks &b = f.b;
+    int b0, b1;
+    rb_tiled_grp_range(gp, b.nb, g, &b0, &b1);
+    double St[R];
+RB_UNROLL
+    for (int k = 0; k < R; ++k) St[k] = S0[k];
+    rb_tiled_chain_c<R, CT>(f, b0, b1, St, mu, car1, car2, lanes, lane);
+    /* anticausal from zero over the heads just stored (as CT, as the sequential chain reads them) */
+RB_UNROLL
+    for (int k = 0; k < R; ++k) St[k] = 0.0;
+    rb_tiled_chain_a<R, CT, false>(f, b0, b1, St, car2, lanes, lane);
+RB_UNROLL
+    for (int k = 0; k < R; ++k) Y[k] = St[k];
+}
+
+/* phase 4 (one thread per lane): the true anticausal state entering every
+ * group from the right, in place of the zero-state results in sh */
+template <int R>
+RB_HD void rb_tiled_pc_combine_a(const rb_cuda_tiled &f, const rb_tiled_grp &gp, double *sh, int ls, const double *Eend,
+                              int els)
+{
+    const rb_cuda_blocks &b = f.b;
+    double E[R], t[R];
+RB_UNROLL
+    for (int k = 0; k < R; ++k) E[k] = b.periodic_like ? 0.0 : Eend[(size_t)k * els];
+    if (b.periodic_like) {
+        for (int g = gp.glast; g >= 0; --g) {
+            rb_tiled_mv<R>(g == gp.glast ? gp.Ma_last : gp.Ma, E, t);
+RB_UNROLL
+            for (int k = 0; k < R; ++k) E[k] = t[k] + RB_TILED_SH(sh, g, k);
+        }
+        rb_tiled_mv<R>(b.Qa, E, t); /* (51) */
+RB_UNROLL
+        for (int k = 0; k < R; ++k) E[k] = t[k];
+    }
+    for (int g = gp.glast; g >= 0; --g) {
+        rb_tiled_mv<R>(g == gp.glast ? gp.Ma_last : gp.Ma, E, t);
+RB_UNROLL
+        for (int k = 0; k < R; ++k) {
+            double y = RB_TILED_SH(sh, g, k);
+            RB_TILED_SH(sh, g, k) = E[k];
+            E[k] = t[k] + y;
+        }
+    }
+}
+
+/* phase 5: the group's true anticausal states E_b, backwards from E0 */
+template <int R, typename CT>
+RB_HD void rb_tiled_pc_run_a(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, CT *car2, size_t lanes, size_t lane,
+                          const double *E0)
+{
+    const rb_cuda_blocks &b = f.b;
+    int b0, b1;
+    rb_tiled_grp_range(gp, b.nb, g, &b0, &b1);
+    double E[R];
+RB_UNROLL
+    for (int k = 0; k < R; ++k) E[k] = E0[k];
+    rb_tiled_chain_a<R, CT>(f, b0, b1, E, car2, lanes, lane);
+}
+
+#endif
+

@@ -1,0 +1,144 @@
+/* The column kernels of the tiled solver: lanes are consecutive floats of a
+ * row (coalesced), samples run down the rows; stage 1 and the final stage. */
+#ifndef RB_TILED_COLS_CUH
+#define RB_TILED_COLS_CUH
+
+#include "rb_tiled_kernels.cuh"
+
+/* A column block of a mirror line without FIR within [-n, 2n) (the padding):
+ * each sample is read from its reflection directly, the floats that
+ * rb_tiled_load_generic would give (and the same in-line sum, in the same order)
+ * without its 64-bit remainders per sample. */
+template <typename U>
+static __device__ __forceinline__ int rb_tiled_load_mirror(const rb_cuda_tiled &f, const float *x, long long S,
+                                                        long long j0, int len, U u, double *bsum)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    const long long n = a.n;
+    if (a.ntaps != 0 || a.mode != RB_BOUNDARY_MIRROR || j0 < -n || j0 + len > 2 * n) return 0;
+    double s = 0.0;
+#pragma unroll 4
+    for (int j = 0; j < len; ++j) {
+        const long long jj = j0 + j, k = jj < 0 ? -1 - jj : jj >= n ? 2 * n - 1 - jj : jj;
+        const float v = __ldg(x + k * S);
+        u[j] = v;
+        if (jj >= 0 && jj < n) s += (double)v;
+    }
+    *bsum = s;
+    return 1;
+}
+
+template <int R, typename CT, typename IT>
+__global__ void __launch_bounds__(RB_TILED_COL_THREADS)
+rb_tiled_s1_cols(const rb_cuda_tiled f, const float *__restrict__ in, CT *__restrict__ car1,
+              CT *__restrict__ car2, float *__restrict__ sums, size_t lanes, unsigned nlc)
+{
+    const unsigned lc = blockIdx.x % nlc;
+    const int blk = (int)(blockIdx.x / nlc);
+    const size_t lane = (size_t)lc * RB_TILED_COL_THREADS + threadIdx.x;
+    if (lane >= lanes) return;
+    const rb_cuda_axis &a = f.b.ax;
+    const int len = min(B, a.m - blk * B);
+    const long long j0 = (long long)a.s0 + (long long)blk * B, S = f.ld;
+    const float *x = in + lane;
+    double bs = 0.0, T[R], H[R];
+    if constexpr (std::is_same<IT, float>::value) {
+        if (f.wdot && len == B && rb_tiled_plain(f, j0, len)) {
+            /* a whole block inside the line: 32 loads straight into registers, all
+             * in flight at once, and 2R dot products (rb_tiled_stage1_dot): no chain of
+             * 64 dependent steps, so the pass streams at the read rate (the
+             * recursion below reached 61 % of the DRAM peak, this 81 %: RESULTS.md) */
+            float v[B];
+#pragma unroll
+            for (int j = 0; j < B; ++j) v[j] = __ldg(x + (j0 + j) * S);
+            if (a.shift) {
+#pragma unroll
+                for (int j = 0; j < B; ++j) bs += (double)v[j];
+            }
+            rb_tiled_stage1_dot<R>(f, v, T, H);
+#pragma unroll
+            for (int k = 0; k < R; ++k) {
+                RB_TILED_CAR(car1, blk, k) = (CT)T[k];
+                RB_TILED_CAR(car2, blk, k) = (CT)H[k];
+            }
+            if (a.shift) RB_TILED_SUM(sums, blk) = (float)bs;
+            return;
+        }
+        /* float recursion: the thread's column of a shared-memory tile, loaded
+         * with cp.async and filtered in place (as the row kernels do): no 32
+         * registers for u, so more warps per SM keep more loads in flight.
+         * Each thread reads back only its own column: no barrier. */
+        __shared__ float sm[B * RB_TILED_XS];
+        const rb_tiled_smc<RB_TILED_XS> u = {sm + threadIdx.x, 0};
+        if (rb_tiled_plain(f, j0, len)) {
+#pragma unroll
+            for (int j = 0; j < B; ++j)
+                if (j < len) __pipeline_memcpy_async(sm + j * RB_TILED_XS + threadIdx.x, x + (j0 + j) * S, sizeof(float));
+            __pipeline_commit();
+            __pipeline_wait_prior(0);
+            if (a.shift) {
+                const volatile float *vu = sm + threadIdx.x;
+#pragma unroll
+                for (int j = 0; j < B; ++j)
+                    if (j < len) bs += (double)vu[j * RB_TILED_XS];
+            }
+        } else if (!rb_tiled_load_mirror(f, x, S, j0, len, u, &bs)) {
+            rb_tiled_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
+        }
+        rb_tiled_stage1<R, IT>(f, u, len, T, H);
+    } else {
+        IT u[B];
+        if (rb_tiled_plain(f, j0, len)) {
+#pragma unroll
+            for (int j = 0; j < B; ++j)
+                if (j < len) {
+                    u[j] = (IT)__ldg(x + (j0 + j) * S);
+                    bs += u[j];
+                }
+        } else {
+            rb_tiled_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
+        }
+        rb_tiled_stage1<R, IT>(f, u, len, T, H);
+    }
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+        RB_TILED_CAR(car1, blk, k) = (CT)T[k];
+        RB_TILED_CAR(car2, blk, k) = (CT)H[k];
+    }
+    if (a.shift) RB_TILED_SUM(sums, blk) = (float)bs;
+}
+
+template <int R, typename CT, typename IT>
+__global__ void __launch_bounds__(RB_TILED_COL_THREADS)
+rb_tiled_final_cols(const rb_cuda_tiled f, const float *__restrict__ in, float *__restrict__ out,
+                 const CT *__restrict__ car1, const CT *__restrict__ car2,
+                 const float *__restrict__ mean, size_t lanes, unsigned nlc)
+{
+    const unsigned lc = blockIdx.x % nlc;
+    const int blk = (int)(blockIdx.x / nlc);
+    const size_t lane = (size_t)lc * RB_TILED_COL_THREADS + threadIdx.x;
+    if (lane >= lanes) return;
+    const rb_cuda_axis &a = f.b.ax;
+    const int len = min(B, a.m - blk * B);
+    const long long j0 = (long long)a.s0 + (long long)blk * B, S = f.ld;
+    if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line */
+    const float *x = in + lane;
+    IT u[B];
+    double bs;
+    if (rb_tiled_plain(f, j0, len)) {
+#pragma unroll
+        for (int j = 0; j < B; ++j)
+            if (j < len) u[j] = (IT)__ldg(x + (j0 + j) * S);
+    } else {
+        rb_tiled_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
+    }
+    const double back = rb_tiled_final_from_carries<R, CT, IT>(f, u, len, blk, car1, car2, mean, lanes, lane);
+    float *z = out + lane;
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+        long long jj = j0 + j;
+        if (j < len && jj >= 0 && jj < a.n) z[jj * f.ld_out] = (float)((double)u[j] + back);
+    }
+}
+
+#endif

@@ -1,0 +1,110 @@
+#ifndef RB_TILED_COLS_ROWS_CUH
+#define RB_TILED_COLS_ROWS_CUH
+
+#include "rb_tiled_kernels.cuh"
+
+/* The column final stage fused with the row stage 1 (RECBLUR_CUDA_FUSE, on
+ * by default where it applies: see rb_cuda_tiled_can_fuse). The thread block's
+ * column output tile (32 image rows x 128 lanes) is exactly what the row
+ * stage 1 reads for 4 / c row blocks of those rows, when the row blocks start
+ * at pixel 0 (no padding, no FIR) and 128 lanes hold whole row blocks
+ * (c = 1, 2, 4): so the tile goes to shared memory as well as to the output,
+ * and the row carries (Tbar, Hbar, block sums) come from it, which saves the
+ * row stage 1's read of the whole image. Same floats, same per-block
+ * functions and order of sums as rb_tiled_s1_rows: the carries are bit-identical
+ * to the three-kernel route's. Float carries and float recursion only. */
+
+/* row blocks the fused kernel makes, from pixel 0: all of them on the bare
+ * line; with padding (mirror, the plan's padded route) those wholly inside the
+ * line (the rest read mirrored samples of other tiles: rb_tiled_s1_rows makes
+ * them, reading the column output) */
+static __host__ __device__ __forceinline__ int rb_tiled_fused_nb(const rb_cuda_tiled &fr)
+{
+    return fr.b.ax.padded ? fr.b.ax.n / B : fr.b.nb;
+}
+
+template <int R, int C>
+__global__ void __launch_bounds__(RB_TILED_COL_THREADS)
+rb_tiled_final_cols_s1(const rb_cuda_tiled f, const rb_cuda_tiled fr, const float *__restrict__ in,
+                    float *__restrict__ out, const float *__restrict__ car1, const float *__restrict__ car2,
+                    const float *__restrict__ mean, size_t lanes, unsigned nlc, float *__restrict__ rcar1,
+                    float *__restrict__ rcar2, float *__restrict__ rsums, size_t rlanes)
+{
+    __shared__ float sm[B * RB_TILED_XS];
+    const unsigned lc = blockIdx.x % nlc;
+    const int blk = (int)(blockIdx.x / nlc);
+    const size_t lane = (size_t)lc * RB_TILED_COL_THREADS + threadIdx.x;
+    const rb_cuda_axis &a = f.b.ax;
+    const int len = min(B, a.m - blk * B);
+    const long long j0 = (long long)a.s0 + (long long)blk * B, S = f.ld;
+    if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line: uniform */
+    if (lane < lanes) {
+        /* the column recursion in place in the thread's column of the tile (as
+         * rb_tiled_s1_cols): no 32 registers for u, twice the warps per SM to hide
+         * the latency of both recursions */
+        const float *x = in + lane;
+        const rb_tiled_smc<RB_TILED_XS> u = {sm + threadIdx.x, 0};
+        double bs;
+        const int plain = rb_tiled_plain(f, j0, len);
+        if (plain) {
+#pragma unroll
+            for (int j = 0; j < B; ++j)
+                if (j < len) __pipeline_memcpy_async(sm + j * RB_TILED_XS + threadIdx.x, x + (j0 + j) * S, sizeof(float));
+            __pipeline_commit();
+        } else if (!rb_tiled_load_mirror(f, x, S, j0, len, u, &bs)) {
+            rb_tiled_load_generic<R, float>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
+        }
+        double P[R], E[R];
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+            P[k] = (double)RB_TILED_CAR(car1, blk, k);
+            E[k] = (double)RB_TILED_CAR(car2, blk, k);
+        }
+        const double m = a.shift ? (double)mean[lane] : 0.0;
+        if (plain) __pipeline_wait_prior(0);
+        rb_tiled_final<R, float>(f, u, len, m * f.sumfird, P, E);
+        const double back = a.gain * m;
+        float *z = out + lane;
+#pragma unroll
+        for (int j = 0; j < B; ++j) {
+            long long jj = j0 + j;
+            if (j < len && jj >= 0 && jj < a.n) {
+                const float v = (float)((double)u[j] + back);
+                z[jj * f.ld_out] = v;
+                u[j] = v;
+            }
+        }
+    }
+    __syncthreads();
+    /* row stage 1: thread = (tile row r, row block q of the tile, channel k) */
+    const int c = C ? C : fr.c, t = threadIdx.x, r = t & (B - 1), rest = t / B;
+    const int q = rest / c, k = rest - q * c;
+    const long long y = j0 + r;
+    const rb_cuda_axis &ra = fr.b.ax;
+    /* row block q of the tile is block qg of the row's blocks, counted from
+     * pixel 0, so the padding's whole blocks come first */
+    const int ql = (int)lc * (RB_TILED_COL_THREADS / (B * c)) + q, qg = ql + (-ra.s0) / B;
+    if (r >= len || y < 0 || y >= a.n || ql >= rb_tiled_fused_nb(fr)) return;
+    const int rlen = min(B, ra.m - qg * B);
+    const size_t rlane = (size_t)y * c + k;
+    const rb_tiled_smc<C> u = {sm + r * RB_TILED_XS + q * B * c + k, c};
+    double bs = 0.0, T[R], H[R];
+    if (ra.shift) {
+        const volatile float *vu = sm + r * RB_TILED_XS + q * B * c + k;
+#pragma unroll
+        for (int j = 0; j < B; ++j)
+            if (j < rlen) bs += (double)vu[j * c];
+    }
+    /* the same floats as rb_tiled_s1_rows makes for this block (dot products for
+     * whole blocks where the axis allows): the carries stay bit-identical */
+    if (fr.wdot && rlen == B) rb_tiled_stage1_dot<R>(fr, u, T, H);
+    else rb_tiled_stage1<R, float>(fr, u, rlen, T, H);
+#pragma unroll
+    for (int p = 0; p < R; ++p) {
+        rcar1[((size_t)qg * R + p) * rlanes + rlane] = T[p];
+        rcar2[((size_t)qg * R + p) * rlanes + rlane] = H[p];
+    }
+    if (ra.shift) rsums[(size_t)qg * rlanes + rlane] = (float)bs;
+}
+
+#endif
