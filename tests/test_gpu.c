@@ -749,7 +749,7 @@ static void test_fused_solver_emulated(void **state)
     tu_state = saved;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     /* A fixed seed unless RB_TEST_SEED says otherwise: random seeds found two
      * cases where the tiled solver missed its tolerance (seed 3: periodic
@@ -760,8 +760,13 @@ int main(void)
     if (!getenv("RB_TEST_SEED"))
         setenv("RB_TEST_SEED", "1", 0);
     suite_seed = tu_seed("test_gpu");
-    const struct CMUnitTest tests[] = {
+    /* no device needed: the clear error without one, the tiled solver's
+     * arithmetic in the CPU emulation (ctest: test_gpu_no_device) */
+    const struct CMUnitTest host[] = {
         cmocka_unit_test(test_cuda_backend_request),
+        cmocka_unit_test(test_fused_solver_emulated),
+    };
+    const struct CMUnitTest device[] = {
         cmocka_unit_test(test_gpu_matches_cpu_all_modes),
         cmocka_unit_test(test_gpu_orders_6_8),
         cmocka_unit_test(test_long_fir_auto_cpu),
@@ -770,7 +775,6 @@ int main(void)
         cmocka_unit_test(test_gpu_sat),
         cmocka_unit_test(test_gpu_recurrence_1d),
         cmocka_unit_test(test_gpu_wide_gaussian),
-        cmocka_unit_test(test_fused_solver_emulated),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return RB_GPU_SUITE_MAIN(argc, argv, host, device, NULL, NULL);
 }
