@@ -186,35 +186,18 @@ def same(a_path, b_path):
 def main(argv):
     cmd, args = argv[1], argv[2:]
     ints = lambda xs: [int(v) for v in xs]  # noqa: E731
-    if cmd == "close8":
-        return close8(*args)
-    if cmd == "closef":
-        return closef(*args)
-    if cmd == "srgb2lin":
-        return srgb2lin(*args)
-    if cmd == "lin2close8":
-        return lin2close8(*args)
-    if cmd == "premul":
-        return premul(*args)
-    if cmd == "unpremul8":
-        return unpremul8(*args)
-    if cmd == "crop":
-        return crop(args[0], *ints(args[1:5]), args[5])
-    if cmd == "planes":
-        return planes(*args)
-    if cmd == "near8":
-        return near8(*args)
-    if cmd == "selection":
-        return selection(args[0], args[1], *ints(args[2:6]), args[6])
-    if cmd == "shift":
-        return shift(args[0], args[1], *ints(args[2:4]))
-    if cmd == "seam":
-        return seam(args[0], args[1], float(args[2]))
-    if cmd == "changed":
-        return changed(args[0], args[1], float(args[2]))
-    if cmd == "same":
-        return same(*args)
-    raise SystemExit(f"gimp_check.py: unknown command {cmd}")
+    commands = {
+        "close8": close8, "closef": closef, "srgb2lin": srgb2lin, "lin2close8": lin2close8,
+        "premul": premul, "unpremul8": unpremul8, "planes": planes, "near8": near8,
+        "changed": lambda a, b, m: changed(a, b, float(m)), "same": same,
+        "crop": lambda p, *r: crop(p, *ints(r[:4]), r[4]),
+        "selection": lambda g, i, *r: selection(g, i, *ints(r[:4]), r[4]),
+        "shift": lambda a, b, *r: shift(a, b, *ints(r)),
+        "seam": lambda p, k, lim: seam(p, k, float(lim)),
+    }
+    if cmd not in commands:
+        raise SystemExit(f"gimp_check.py: unknown command {cmd}")
+    return commands[cmd](*args)
 
 
 if __name__ == "__main__":

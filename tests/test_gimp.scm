@@ -26,15 +26,17 @@
     (gimp-image-delete img)))
 
 ; A case on a converted copy of src: (convert img), saved to in by save (rb-png
-; or rb-tif), then filtered (sigma sx x sy, op, boundary, constant, accurate,
-; linear) and saved to out.
-(define (rb-converted-case src convert save in out sx sy op boundary const accurate linear)
+; or rb-tif), then (filter img), saved to out.
+(define (rb-converted-case src convert save in out filter)
   (let ((img (rb-dup src)))
     (convert img)
     (save img in)
-    (rb-run img sx sy op boundary const accurate "" 0 0 linear "")
+    (filter img)
     (save img out)
     (gimp-image-delete img)))
+; plug-in-recblur's Gaussian: sigma sx x sy, op, boundary, constant, accurate, linear.
+(define (rb-blur sx sy op boundary const accurate linear)
+  (lambda (img) (rb-run img sx sy op boundary const accurate "" 0 0 linear "")))
 (define (rb-gray img) (gimp-image-convert-grayscale img))
 (define (rb-precision p) (lambda (img) (gimp-image-convert-precision img p)))
 
@@ -66,7 +68,7 @@
     (gimp-image-delete img))
   ; gray + alpha
   (rb-converted-case rgba rb-gray rb-png (out "in_graya.png") (out "out_graya.png")
-                     2.0 3.0 0 3 0.0 FALSE FALSE)
+                     (rb-blur 2.0 3.0 0 3 0.0 FALSE FALSE))
   ; a preset given through the PDB overrides sigma and boundary
   (let ((img (rb-dup rgb)))
     (rb-run img 9.0 9.0 0 0 0.0 FALSE "" 0 0 FALSE (out "t.preset"))
@@ -79,16 +81,16 @@
     (gimp-image-delete img))
   ; 16-bit gamma integer
   (rb-converted-case rgb (rb-precision PRECISION-U16-GAMMA) rb-png (out "in16.png") (out "out16.png")
-                     4.0 4.0 0 4 0.0 TRUE FALSE)
+                     (rb-blur 4.0 4.0 0 4 0.0 TRUE FALSE))
   ; 32-bit float, gamma: filtered as stored, like the CLI does with float TIFF
   (rb-converted-case rgb (rb-precision PRECISION-FLOAT-GAMMA) rb-tif (out "in_fg.tif") (out "out_fg.tif")
-                     5.0 3.0 0 3 0.0 FALSE FALSE)
+                     (rb-blur 5.0 3.0 0 3 0.0 FALSE FALSE))
   ; 32-bit float, linear, in linear light: again the stored values
   (rb-converted-case rgb (rb-precision PRECISION-FLOAT-LINEAR) rb-tif (out "in_fl.tif") (out "out_fl.tif")
-                     2.0 7.0 0 1 0.3 TRUE TRUE)
+                     (rb-blur 2.0 7.0 0 1 0.3 TRUE TRUE))
   ; gray
   (rb-converted-case rgb rb-gray rb-png (out "in_gray.png") (out "out_gray.png")
-                     3.0 3.0 0 2 0.0 FALSE FALSE)
+                     (rb-blur 3.0 3.0 0 2 0.0 FALSE FALSE))
   ; selection: only the box x 10..39, y 8..27 changes; its edges are the boundary
   (let ((img (rb-dup rgb)))
     (gimp-image-select-rectangle img CHANNEL-OP-REPLACE 10 8 30 20)
@@ -163,33 +165,17 @@
   ; 8-bit in linear light
   (rb-dcase rgb (out "d_lin8.png") 1.5 0.005 8 4 0.0 TRUE "")
   ; gray
-  (let ((img (rb-dup rgb)))
-    (gimp-image-convert-grayscale img)
-    (rb-png img (out "d_in_gray.png"))
-    (rb-deblur img 1.5 0.005 8 4 0.0 FALSE "")
-    (rb-png img (out "d_out_gray.png"))
-    (gimp-image-delete img))
+  (rb-converted-case rgb rb-gray rb-png (out "d_in_gray.png") (out "d_out_gray.png")
+                     (lambda (img) (rb-deblur img 1.5 0.005 8 4 0.0 FALSE "")))
   ; 16-bit gamma integer
-  (let ((img (rb-dup rgb)))
-    (gimp-image-convert-precision img PRECISION-U16-GAMMA)
-    (rb-png img (out "d_in16.png"))
-    (rb-deblur img 3.0 0.002 12 2 0.0 FALSE "")
-    (rb-png img (out "d_out16.png"))
-    (gimp-image-delete img))
+  (rb-converted-case rgb (rb-precision PRECISION-U16-GAMMA) rb-png (out "d_in16.png") (out "d_out16.png")
+                     (lambda (img) (rb-deblur img 3.0 0.002 12 2 0.0 FALSE "")))
   ; 32-bit float, gamma: the stored values, as the CLI with float TIFF
-  (let ((img (rb-dup rgb)))
-    (gimp-image-convert-precision img PRECISION-FLOAT-GAMMA)
-    (rb-tif img (out "d_in_fg.tif"))
-    (rb-deblur img 1.5 0.005 8 3 0.0 FALSE "")
-    (rb-tif img (out "d_out_fg.tif"))
-    (gimp-image-delete img))
+  (rb-converted-case rgb (rb-precision PRECISION-FLOAT-GAMMA) rb-tif (out "d_in_fg.tif") (out "d_out_fg.tif")
+                     (lambda (img) (rb-deblur img 1.5 0.005 8 3 0.0 FALSE "")))
   ; 32-bit float, linear, in linear light: again the stored values
-  (let ((img (rb-dup rgb)))
-    (gimp-image-convert-precision img PRECISION-FLOAT-LINEAR)
-    (rb-tif img (out "d_in_fl.tif"))
-    (rb-deblur img 1.0 0.003 4 1 0.3 TRUE "")
-    (rb-tif img (out "d_out_fl.tif"))
-    (gimp-image-delete img))
+  (rb-converted-case rgb (rb-precision PRECISION-FLOAT-LINEAR) rb-tif (out "d_in_fl.tif") (out "d_out_fl.tif")
+                     (lambda (img) (rb-deblur img 1.0 0.003 4 1 0.3 TRUE "")))
   ; selection: only the box x 10..39, y 8..27 changes; its edges are the boundary
   (let ((img (rb-dup rgb)))
     (gimp-image-select-rectangle img CHANNEL-OP-REPLACE 10 8 30 20)
