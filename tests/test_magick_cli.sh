@@ -76,7 +76,7 @@ for b in zero clamp periodic mirror; do
     same "bspline5_$b" rgb16.png "op=bspline5 boundary=$b" bspline --degree 5 --boundary "$b"
 done
 for b in zero constant=0.5 clamp periodic mirror none; do
-    same "filter_$b" rgb16.png "signature=\"0.3: 0.7\" boundary=$b" filter --signature "0.3: 0.7" --boundary "$b"
+    same "filter_$b" rgb16.png "signature=\"0.2: 0.7\" boundary=$b" filter --signature "0.2: 0.7" --boundary "$b"
 done
 same filter_order2 rgb16.png "op=filter signature=0.16:1.2,-0.36 boundary=mirror" filter --signature "0.16: 1.2, -0.36" --boundary mirror
 for b in zero constant=0.75 clamp periodic mirror; do
