@@ -120,7 +120,7 @@ declare -a rows
 caught=0 survived=0 broken=0
 for b in "${BUGS[@]}"; do
     id=$(field "$b" 1) file=$(field "$b" 2) subst=$(field "$b" 3) subset=$(field "$b" 4)
-    if [ ${#selected[@]} -gt 0 ] && ! printf '%s\n' "${selected[@]}" | grep -qx "$id"; then
+    if [ ${#selected[@]} -gt 0 ] && [[ " ${selected[*]} " != *" $id "* ]]; then
         continue
     fi
     target="$scratch/src/$file"
