@@ -20,3 +20,4 @@ endif()
 # reference; built always: without a usable GPU its GPU cases skip with a
 # message and it checks the dispatch rules (cuda = clear error, auto = CPU).
 rb_add_test(test_deblur_gpu ${CMAKE_CURRENT_LIST_DIR}/test_deblur_gpu.c)
+rb_gpu_suite(test_deblur_gpu HOST)

@@ -22,19 +22,23 @@ if(NOT RB_GIMP_CONSOLE OR NOT RB_PYTHON3 OR rb_no_numpy)
   return()
 endif()
 
-set(rb_gimp_env "RECBLUR_PRESET_PATH=${PROJECT_SOURCE_DIR}/presets" "PY=${RB_PYTHON3}")
+set(rb_gimp_env "RECBLUR_PRESET_PATH=${PROJECT_SOURCE_DIR}/presets" "PY=${RB_PYTHON3}"
+    "HREF=$<TARGET_FILE:rb_host_reference>")
+
+# rb_gimp_test(NAME SCRIPT TIMEOUT [ARGS...]): tests/SCRIPT PLUGIN CLI TESTS_DIR
+# WORK_DIR ARGS..., its work in <build>/tests/NAME.
+function(rb_gimp_test name script timeout)
+  add_test(NAME ${name}
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${script}
+                   $<TARGET_FILE:recblur_gimp> $<TARGET_FILE:recblur_cli>
+                   ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/${name} ${ARGN})
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${timeout} LABELS gimp ENVIRONMENT "${rb_gimp_env}")
+endfunction()
+
 if(RECBLUR_CLI_HAS_TIFF)
-  add_test(NAME gimp_batch
-           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_gimp_batch.sh
-                   $<TARGET_FILE:recblur_gimp> $<TARGET_FILE:recblur_cli>
-                   ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/gimp_batch)
-  set_tests_properties(gimp_batch PROPERTIES TIMEOUT 420 LABELS gimp ENVIRONMENT "${rb_gimp_env}")
+  rb_gimp_test(gimp_batch test_gimp_batch.sh 420)
   # plug-in-recblur-deblur against `recblur deblur`.
-  add_test(NAME gimp_deblur
-           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_gimp_deblur.sh
-                   $<TARGET_FILE:recblur_gimp> $<TARGET_FILE:recblur_cli>
-                   ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/gimp_deblur)
-  set_tests_properties(gimp_deblur PROPERTIES TIMEOUT 420 LABELS gimp ENVIRONMENT "${rb_gimp_env}")
+  rb_gimp_test(gimp_deblur test_gimp_deblur.sh 420)
 else()
   message(WARNING "recblur: the CLI has no TIFF support: tests gimp_batch and gimp_deblur (float TIFF checks) not registered")
 endif()
@@ -43,21 +47,11 @@ find_program(RB_XVFB_RUN xvfb-run)
 find_program(RB_XDOTOOL xdotool)
 find_program(RB_IMPORT import)
 if(RB_XVFB_RUN AND RB_XDOTOOL AND RB_IMPORT)
-  # Leaves the screenshot in <build>/tests/gimp_dialog/gimp-dialog.png.
-  add_test(NAME gimp_dialog
-           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_gimp_dialog.sh
-                   $<TARGET_FILE:recblur_gimp> $<TARGET_FILE:recblur_cli>
-                   ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/gimp_dialog
-                   ${PROJECT_SOURCE_DIR}/samples/texture.png)
-  set_tests_properties(gimp_dialog PROPERTIES TIMEOUT 300 LABELS gimp ENVIRONMENT "${rb_gimp_env}")
-  # The deblur dialog: design from a PSF, then a preset; leaves the screenshot
-  # in <build>/tests/gimp_deblur_dialog/gimp-deblur-dialog.png.
-  add_test(NAME gimp_deblur_dialog
-           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_gimp_deblur_dialog.sh
-                   $<TARGET_FILE:recblur_gimp> $<TARGET_FILE:recblur_cli>
-                   ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/gimp_deblur_dialog
-                   ${PROJECT_SOURCE_DIR}/samples/texture.png)
-  set_tests_properties(gimp_deblur_dialog PROPERTIES TIMEOUT 420 LABELS gimp ENVIRONMENT "${rb_gimp_env}")
+  # Leave their screenshots in <build>/tests/gimp_dialog/gimp-dialog.png and
+  # <build>/tests/gimp_deblur_dialog/gimp-deblur-dialog.png (the deblur dialog:
+  # design from a PSF, then a preset).
+  rb_gimp_test(gimp_dialog test_gimp_dialog.sh 300 ${PROJECT_SOURCE_DIR}/samples/texture.png)
+  rb_gimp_test(gimp_deblur_dialog test_gimp_deblur_dialog.sh 420 ${PROJECT_SOURCE_DIR}/samples/texture.png)
 else()
   message(WARNING "recblur: xvfb-run, xdotool or import (ImageMagick) missing: tests gimp_dialog and gimp_deblur_dialog not registered")
 endif()

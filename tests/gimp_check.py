@@ -12,6 +12,11 @@ numbers and exits 1 when the check fails.
   unpremul8 GIMP.png PREFIX             rebuild from PREFIXf{0..3}.pfm (filtered),
                                         divide, encode, compare where alpha >= 0.1
   crop IN.png X Y W H OUT.pfm           crop, as float v/255
+  planes IN.png PREFIX                  as float v/steps: PREFIX.pfm (colour, straight)
+                                        and, with alpha, PREFIX_a.pfm
+  near8 GIMP.png REF.pfm [REF_A.pfm ALPHA_MIN]   within 1 step of the float
+                                        reference (rb_host_reference), alpha
+                                        too, colour where alpha >= ALPHA_MIN
   selection GIMP.png IN.png X Y W H REF.pfm   inside the box within 1 step of REF,
                                         outside identical to IN
   shift A.png B.png DY DX               roll(A, (DY, DX)) within 1 step of B
@@ -66,7 +71,7 @@ def lin2close8(a_path, ref_path):
     a = read_png(a_path)
     ref = np.clip(np.rint(linear_to_srgb(read_pfm(ref_path)) * 255.0), 0, 255)
     d = np.abs(a.astype(np.int64) - ref.astype(np.int64))
-    return report(d.max() <= 1, f"{a_path}: linear light vs CLI on decoded input: max diff "
+    return report(d.max() <= 1, f"{a_path}: linear light vs the reference on decoded input: max diff "
                                 f"{d.max()} steps, mean {d.mean():.4f}")
 
 
@@ -90,7 +95,7 @@ def unpremul8(g_path, prefix):
     ref[..., 3] = np.clip(np.rint(alpha * 255.0), 0, 255)
     keep = ref[..., 3] >= 0.1 * 255
     d = np.abs(g.astype(np.int64) - ref.astype(np.int64))[keep]
-    return report(d.max() <= 1, f"{g_path}: linear light, premultiplied, vs CLI per plane: max diff "
+    return report(d.max() <= 1, f"{g_path}: linear light, premultiplied, vs the reference per plane: max diff "
                                 f"{d.max()} steps, mean {d.mean():.4f} ({keep.mean() * 100:.0f}% of "
                                 f"pixels have alpha >= 0.1)")
 
@@ -99,6 +104,31 @@ def crop(in_path, x, y, w, h, out_path):
     a = read_png(in_path)
     write_pfm(out_path, a[y:y + h, x:x + w] / steps(a))
     return 0
+
+
+def planes(in_path, prefix):
+    a = read_png(in_path)
+    colour = a[..., :3] if a.shape[2] >= 3 else a[..., :1]
+    write_pfm(f"{prefix}.pfm", colour / steps(a))
+    if a.shape[2] in (2, 4):
+        write_pfm(f"{prefix}_a.pfm", a[..., -1] / steps(a))
+    return 0
+
+
+def near8(g_path, ref_path, ref_alpha_path=None, alpha_min=None):
+    g = read_png(g_path)
+    top = steps(g)
+    ref = read_pfm(ref_path).astype(np.float64)
+    if ref_alpha_path is not None:
+        ref = np.concatenate([ref, read_pfm(ref_alpha_path).astype(np.float64)], axis=2)
+    ref = np.clip(np.rint(ref * top), 0, top)
+    if g.shape != ref.shape:
+        return report(False, f"{g_path} {g.shape} vs reference {ref.shape}")
+    d = np.abs(g.astype(np.int64) - ref.astype(np.int64))
+    if alpha_min is not None:
+        d = d[ref[..., -1] >= float(alpha_min) * top]
+    return report(d.max() <= 1, f"{g_path}: vs the float64 reference: max diff {d.max()} steps, "
+                                f"mean {d.mean():.4f}")
 
 
 def selection(g_path, in_path, x, y, w, h, ref_path):
@@ -123,13 +153,15 @@ def shift(a_path, b_path, dy, dx):
 def seam_ratio(img):
     t = np.tile(img.astype(np.float64), (2, 2, 1))
     h, w = img.shape[:2]
-    jx = np.abs(np.diff(t, axis=1)).max(axis=(0, 2))   # jump between column j and j+1
-    jy = np.abs(np.diff(t, axis=0)).max(axis=(1, 2))
-    near_x = np.zeros(jx.shape, bool)
-    near_x[w - 3:w + 2] = True                          # the seam is between w-1 and w
-    near_y = np.zeros(jy.shape, bool)
-    near_y[h - 3:h + 2] = True
-    return max(jx[near_x].max() / jx[~near_x].max(), jy[near_y].max() / jy[~near_y].max())
+
+    def ratio(axis, n):
+        # jump between sample j and j+1 along axis; the seam is between n-1 and n
+        jump = np.abs(np.diff(t, axis=axis)).max(axis=(1 - axis, 2))
+        near = np.zeros(jump.shape, bool)
+        near[n - 3:n + 2] = True
+        return jump[near].max() / jump[~near].max()
+
+    return max(ratio(1, w), ratio(0, h))
 
 
 def seam(path, kind, limit):
@@ -154,31 +186,18 @@ def same(a_path, b_path):
 def main(argv):
     cmd, args = argv[1], argv[2:]
     ints = lambda xs: [int(v) for v in xs]  # noqa: E731
-    if cmd == "close8":
-        return close8(*args)
-    if cmd == "closef":
-        return closef(*args)
-    if cmd == "srgb2lin":
-        return srgb2lin(*args)
-    if cmd == "lin2close8":
-        return lin2close8(*args)
-    if cmd == "premul":
-        return premul(*args)
-    if cmd == "unpremul8":
-        return unpremul8(*args)
-    if cmd == "crop":
-        return crop(args[0], *ints(args[1:5]), args[5])
-    if cmd == "selection":
-        return selection(args[0], args[1], *ints(args[2:6]), args[6])
-    if cmd == "shift":
-        return shift(args[0], args[1], *ints(args[2:4]))
-    if cmd == "seam":
-        return seam(args[0], args[1], float(args[2]))
-    if cmd == "changed":
-        return changed(args[0], args[1], float(args[2]))
-    if cmd == "same":
-        return same(*args)
-    raise SystemExit(f"gimp_check.py: unknown command {cmd}")
+    commands = {
+        "close8": close8, "closef": closef, "srgb2lin": srgb2lin, "lin2close8": lin2close8,
+        "premul": premul, "unpremul8": unpremul8, "planes": planes, "near8": near8,
+        "changed": lambda a, b, m: changed(a, b, float(m)), "same": same,
+        "crop": lambda p, *r: crop(p, *ints(r[:4]), r[4]),
+        "selection": lambda g, i, *r: selection(g, i, *ints(r[:4]), r[4]),
+        "shift": lambda a, b, *r: shift(a, b, *ints(r)),
+        "seam": lambda p, k, lim: seam(p, k, float(lim)),
+    }
+    if cmd not in commands:
+        raise SystemExit(f"gimp_check.py: unknown command {cmd}")
+    return commands[cmd](*args)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,9 @@
-/* GPU tests skip (cmocka skip, with a message naming why) where no CUDA device
- * is usable, so the suites run in CI without a GPU. Include after cmocka.h;
+/* GPU suites where no CUDA device is usable (CI builds CUDA without a GPU):
+ * a suite's device part exits RB_GPU_SKIP_CODE, which ctest reports as
+ * "Skipped" (SKIP_RETURN_CODE, set by rb_gpu_suite in tests/CMakeLists.txt),
+ * never "Passed" with no assertion run. A part that needs no device (the CPU
+ * emulation of the GPU plans, the no-device errors) is a separate ctest entry
+ * (`NAME --host`), so neither part hides the other. Include after cmocka.h;
  * define GPU_SUITE (the test's name, for the messages) first. */
 #ifndef RB_GPU_SKIP_H
 #define RB_GPU_SKIP_H
@@ -7,6 +11,7 @@
 #include "rb_internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* 1 when the CUDA back end is built and its probe finds a device (asked once). */
 static int gpu_present(void)
@@ -22,6 +27,34 @@ static int gpu_present(void)
     return cached;
 }
 
+/* Must match SKIP_RETURN_CODE in rb_gpu_suite (tests/CMakeLists.txt). */
+#define RB_GPU_SKIP_CODE 77
+
+static int gpu_skipped(void)
+{
+    fprintf(stderr, "%s: skipped: no usable CUDA device\n", GPU_SUITE);
+    return RB_GPU_SKIP_CODE;
+}
+
+/* main() of a GPU suite: `suite --host` runs the host group (no device
+ * needed); `suite` runs the device group, or exits RB_GPU_SKIP_CODE without a
+ * device. */
+#define RB_GPU_SUITE_MAIN(argc, argv, host, device, setup, teardown)                          \
+    ((argc) > 1 && strcmp((argv)[1], "--host") == 0                                           \
+         ? _cmocka_run_group_tests(GPU_SUITE " (host)", host, sizeof host / sizeof host[0],   \
+                                   setup, teardown)                                            \
+         : gpu_present() ? _cmocka_run_group_tests(GPU_SUITE " (device)", device,             \
+                                                   sizeof device / sizeof device[0], setup,    \
+                                                   teardown)                                   \
+                         : gpu_skipped())
+
+/* main() of a GPU suite without a host group. */
+#define RB_GPU_DEVICE_MAIN(device, setup, teardown)                                             \
+    (gpu_present() ? _cmocka_run_group_tests(GPU_SUITE, device, sizeof device / sizeof device[0], \
+                                             setup, teardown)                                   \
+                   : gpu_skipped())
+
+/* Inside a device-group test: a device the probe found must stay usable. */
 #define NEED_GPU()                                                                   \
     do {                                                                             \
         if (!gpu_present()) {                                                        \

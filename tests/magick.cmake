@@ -44,6 +44,14 @@ if(TARGET recblur_magick_mismatch)
 else()
   set(_rb_mismatch_dir "")
 endif()
+# Module vs the float64 reference (not the engine): sigma x/y, alpha, boundaries.
+if(TARGET rb_host_reference)
+  add_test(NAME test_magick_reference
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_magick_reference.sh ${RB_IM6_CONVERT}
+                   $<TARGET_FILE:rb_host_reference> ${CMAKE_CURRENT_BINARY_DIR}/magick_reference)
+  set_tests_properties(test_magick_reference PROPERTIES ENVIRONMENT "${RB_MAGICK_TEST_ENV}")
+endif()
+
 add_test(NAME test_magick_errors
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_magick_errors.sh ${RB_IM6_CONVERT}
                  $<TARGET_FILE:rb_magick_pixdiff> ${CMAKE_CURRENT_BINARY_DIR}/magick_errors

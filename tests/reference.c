@@ -117,6 +117,26 @@ int ref_filter_line(const rb_axis_filter *ax, rb_boundary_mode mode, double cval
     return filter_line_padded(ax, mode, cval, in, out, n, ref_padding(ax));
 }
 
+/* Filter every line of one direction of an interleaved image in place: line
+ * (o, k) for o < outer, k < ch starts at img[o * outer_step + k], its n
+ * samples sample_step apart. */
+static int filter_lines(const rb_axis_filter *ax, rb_boundary_mode mode, double c, double *img,
+                        double *line, int outer, size_t outer_step, int ch, long n,
+                        size_t sample_step, long pad)
+{
+    for (int o = 0; o < outer; o++)
+        for (int k = 0; k < ch; k++) {
+            double *base = img + (size_t)o * outer_step + (size_t)k;
+            for (long i = 0; i < n; i++)
+                line[i] = base[(size_t)i * sample_step];
+            if (filter_line_padded(ax, mode, c, line, line, n, pad))
+                return -1;
+            for (long i = 0; i < n; i++)
+                base[(size_t)i * sample_step] = line[i];
+        }
+    return 0;
+}
+
 int ref_filter_image(const rb_axis_filter *fx, const rb_axis_filter *fy, rb_boundary b,
                      const double *in, double *out, int w, int h, int ch)
 {
@@ -128,41 +148,15 @@ int ref_filter_image(const rb_axis_filter *fx, const rb_axis_filter *fy, rb_boun
         memmove(out, in, sizeof(double) * (size_t)w * h * ch);
     double c = b.value;
     long py = ref_padding(fy), px = ref_padding(fx); /* once per axis: it is simulated */
-    /* columns */
-    for (int x = 0; x < w; x++)
-        for (int k = 0; k < ch; k++) {
-            for (int y = 0; y < h; y++)
-                line[y] = out[((size_t)y * w + x) * ch + k];
-            if (filter_line_padded(fy, b.mode, c, line, line, h, py)) {
-                free(line);
-                return -1;
-            }
-            for (int y = 0; y < h; y++)
-                out[((size_t)y * w + x) * ch + k] = line[y];
-        }
     /* the row pass of a constant extension sees a column of constants, filtered */
     double crow = c;
-    if (b.mode == RB_BOUNDARY_CONSTANT && fy) {
-        double one = c;
-        if (filter_line_padded(fy, b.mode, c, &one, &one, 1, py)) {
-            free(line);
-            return -1;
-        }
-        crow = one;
-    }
-    for (int y = 0; y < h; y++)
-        for (int k = 0; k < ch; k++) {
-            for (int x = 0; x < w; x++)
-                line[x] = out[((size_t)y * w + x) * ch + k];
-            if (filter_line_padded(fx, b.mode, crow, line, line, w, px)) {
-                free(line);
-                return -1;
-            }
-            for (int x = 0; x < w; x++)
-                out[((size_t)y * w + x) * ch + k] = line[x];
-        }
+    int rc = filter_lines(fy, b.mode, c, out, line, w, (size_t)ch, ch, h, (size_t)w * ch, py);
+    if (rc == 0 && b.mode == RB_BOUNDARY_CONSTANT && fy)
+        rc = filter_line_padded(fy, b.mode, c, &crow, &crow, 1, py);
+    if (rc == 0)
+        rc = filter_lines(fx, b.mode, crow, out, line, h, (size_t)w * ch, ch, w, (size_t)ch, px);
     free(line);
-    return 0;
+    return rc;
 }
 
 double ref_rel_rms(const double *a, const double *b, size_t count)

@@ -8,6 +8,7 @@ set_tests_properties(test_hostile PROPERTIES SKIP_RETURN_CODE 77)
 rb_add_test(test_threads ${CMAKE_CURRENT_LIST_DIR}/test_threads.c)
 
 rb_add_test(test_gpu_faults ${CMAKE_CURRENT_LIST_DIR}/test_gpu_faults.c)
+rb_gpu_suite(test_gpu_faults HOST)
 if(RECBLUR_HAVE_CUDA)
   target_compile_definitions(test_gpu_faults PRIVATE RB_TEST_HAVE_CUDA=1)
 endif()

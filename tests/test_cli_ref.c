@@ -10,6 +10,7 @@
  * The generated samples lie in [-0.25, 1.25): outside [0,1] on purpose, so
  * any clamping or quantisation on the PFM path shows. */
 #include "recblur.h"
+#include "pfm_io.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -28,69 +29,12 @@ static float *make_image(int w, int h, int c, unsigned seed)
     return p;
 }
 
-static void put32(unsigned char *b, float v, int big)
-{
-    uint32_t u;
-    memcpy(&u, &v, 4);
-    for (int k = 0; k < 4; k++)
-        b[big ? 3 - k : k] = (unsigned char)(u >> (8 * k));
-}
-
-static float get32(const unsigned char *b, int big)
-{
-    uint32_t u = 0;
-    for (int k = 0; k < 4; k++)
-        u |= (uint32_t)b[big ? 3 - k : k] << (8 * k);
-    float v;
-    memcpy(&v, &u, 4);
-    return v;
-}
-
 static int gen(int w, int h, int c, unsigned seed, const char *path, int big)
 {
     float *p = make_image(w, h, c, seed);
-    FILE *f = fopen(path, "wb");
-    if (!f) { perror(path); return 1; }
-    fprintf(f, "%s\n%d %d\n%s\n", c == 3 ? "PF" : "Pf", w, h, big ? "1.0" : "-1.0");
-    unsigned char b[4];
-    for (int y = h - 1; y >= 0; y--)             /* PFM rows: bottom to top */
-        for (int i = 0; i < w * c; i++) {
-            put32(b, p[(size_t)y * w * c + i], big);
-            fwrite(b, 1, 4, f);
-        }
-    fclose(f);
+    int rc = pfm_write(path, p, w, h, c, big);
     free(p);
-    return 0;
-}
-
-static float *read_pfm(const char *path, int *w, int *h, int *c)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) { perror(path); return NULL; }
-    char magic[3] = {0};
-    double scale;
-    if (fscanf(f, "%2s %d %d %lf", magic, w, h, &scale) != 4 || fgetc(f) == EOF ||
-        (strcmp(magic, "PF") && strcmp(magic, "Pf"))) {
-        fprintf(stderr, "%s: bad PFM header\n", path);
-        fclose(f);
-        return NULL;
-    }
-    *c = magic[1] == 'F' ? 3 : 1;
-    size_t n = (size_t)*w * *h * *c;
-    float *p = malloc(n * sizeof *p);
-    unsigned char b[4];
-    for (int y = *h - 1; y >= 0; y--)
-        for (int i = 0; i < *w * *c; i++) {
-            if (fread(b, 1, 4, f) != 4) {
-                fprintf(stderr, "%s: short PFM\n", path);
-                fclose(f);
-                free(p);
-                return NULL;
-            }
-            p[(size_t)y * *w * *c + i] = get32(b, scale > 0);
-        }
-    fclose(f);
-    return p;
+    return rc;
 }
 
 static int fail_engine(rb_context *ctx)
@@ -134,7 +78,7 @@ static int check(int argc, char **argv)
     if (rb_plan_create(ctx, f, b, w, h, c, &plan) || rb_execute(plan, &iin, &iout))
         return fail_engine(ctx);
     int ow, oh, oc;
-    float *got = read_pfm(path, &ow, &oh, &oc);
+    float *got = pfm_read(path, &ow, &oh, &oc);
     if (!got)
         return 1;
     if (ow != w || oh != h || oc != c) {

@@ -358,15 +358,17 @@ static void test_dispatch(void **state)
     rb_context_destroy(ctx);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     tu_seed("test_deblur_gpu");
-    const struct CMUnitTest tests[] = {
+    const struct CMUnitTest host[] = {
         cmocka_unit_test(test_dispatch),
+    };
+    const struct CMUnitTest device[] = {
         cmocka_unit_test(test_gpu_against_reference),
         cmocka_unit_test(test_any_grid_size),
         cmocka_unit_test(test_integer_formats),
         cmocka_unit_test(test_device_errors),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return RB_GPU_SUITE_MAIN(argc, argv, host, device, NULL, NULL);
 }

@@ -137,6 +137,17 @@ static void test_meaning(void **state)
     }
 }
 
+/* A one-direction mapping of "1, 0.5: 0.25": two FIR taps on offsets lo..lo+1
+ * and the one feedback in the pass that runs. */
+static void expect_one_pass(const rb_axis_filter *ax, int lo, double f0, double f1, int causal)
+{
+    assert_int_equal(ax->fir_lo, lo);
+    assert_int_equal(ax->fir_hi, lo + 1);
+    assert_true(ax->fir[0] == f0 && ax->fir[1] == f1);
+    assert_int_equal(ax->causal_order, causal ? 1 : 0);
+    assert_int_equal(ax->anticausal_order, causal ? 0 : 1);
+}
+
 static void test_mapping(void **state)
 {
     (void)state;
@@ -163,20 +174,12 @@ static void test_mapping(void **state)
     assert_int_equal(rb_filter_get_axis(f, 0, &ax), RB_OK);
     assert_false(f->axis[0].active);
     assert_int_equal(rb_filter_get_axis(f, 1, &ax), RB_OK);
-    assert_int_equal(ax.fir_lo, -1);
-    assert_int_equal(ax.fir_hi, 0);
-    assert_true(ax.fir[0] == 0.5 && ax.fir[1] == 1.0);
-    assert_int_equal(ax.causal_order, 1);
-    assert_int_equal(ax.anticausal_order, 0);
+    expect_one_pass(&ax, -1, 0.5, 1.0, 1);
     rb_filter_destroy(f);
     /* anticausal only: offsets 0..nb-1 */
     assert_int_equal(rb_filter_parse(ctx, "1, 0.5: 0.25", RB_DIRECTION_ANTICAUSAL, RB_AXES_BOTH, &f), RB_OK);
     assert_int_equal(rb_filter_get_axis(f, 0, &ax), RB_OK);
-    assert_int_equal(ax.fir_lo, 0);
-    assert_int_equal(ax.fir_hi, 1);
-    assert_true(ax.fir[0] == 1.0 && ax.fir[1] == 0.5);
-    assert_int_equal(ax.causal_order, 0);
-    assert_int_equal(ax.anticausal_order, 1);
+    expect_one_pass(&ax, 0, 1.0, 0.5, 0);
     rb_filter_destroy(f);
     /* empty b: no FIR at all; trailing zero feedbacks dropped */
     assert_int_equal(rb_filter_parse(ctx, ": 0.5, 0, 0", RB_DIRECTION_BOTH, RB_AXES_BOTH, &f), RB_OK);

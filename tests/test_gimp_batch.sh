@@ -2,8 +2,12 @@
 # The GIMP plug-in in a real, headless GIMP 2.10: plug-in-recblur through the
 # PDB from Script-Fu (RUN-NONINTERACTIVE) on every boundary, operation,
 # precision (8/16/32-bit, gamma and linear), gray, RGBA, a selection and a
-# preset; results compared with the recblur CLI on the same input. Then the
-# tileable check and three PDB error cases that must leave the image unchanged.
+# preset; results compared with the recblur CLI on the same input, and the
+# Gaussian cases (boundaries, straight and premultiplied alpha, linear light,
+# x and y sigmas that differ on a non-square image) with the float64
+# reference (rb_host_reference, $HREF), which shares no code path with the
+# engine's execution. Then the tileable check and three PDB error cases that
+# must leave the image unchanged.
 # usage: test_gimp_batch.sh PLUGIN CLI TESTS_SRC_DIR WORK_DIR
 set -u
 PLUGIN=$1 CLI=$2 T=$3 W=$4
@@ -12,31 +16,32 @@ gimp_setup
 printf 'description = test preset\nop = blur\nsigma = 2.5\nboundary = mirror\n' >"$O/t.preset"
 
 # One GIMP start: the batch, three failing calls, then save what they left open.
-# (Definitions from a load do not outlive their batch command: load in each.)
-L="(load \"$T/test_gimp.scm\")"
-gimp_run -b "(begin $L (recblur-test-batch \"$D\" \"$O\"))" \
-         -b "(begin $L (recblur-test-error \"$D\" 3.0 3 \"1: 1.5\"))" \
-         -b "(begin $L (recblur-test-error \"$D\" 0.3 0 \"\"))" \
-         -b "(begin $L (recblur-test-error \"$D\" 3.0 3 \"0.5, x: 0.5\"))" \
-         -b "(begin $L (recblur-test-save-open \"$O\"))" \
-         -b '(gimp-quit 0)' >"$W/gimp.log" 2>&1
+gimp_batch "(recblur-test-batch \"$D\" \"$O\")" \
+           "(recblur-test-error \"$D\" 3.0 3 \"1: 1.5\")" \
+           "(recblur-test-error \"$D\" 0.3 0 \"\")" \
+           "(recblur-test-error \"$D\" 3.0 3 \"0.5, x: 0.5\")" \
+           "(recblur-test-save-open \"$O\")"
 gimp_verdict "ok err err err ok"
 grep -q "unstable" "$W/gimp.log" || fail "no 'unstable' message from the unstable signature"
 grep -q "0.3" "$W/gimp.log" || fail "the bad sigma message does not name 0.3"
 grep -q "0.5, x: 0.5" "$W/gimp.log" || fail "the garbled signature message does not quote it"
 
-# Every boundary, sigma 3 x 2 (x and y must not be swapped).
+# Every boundary, sigma 3 x 2 on 61x47 (x and y must not be swapped), against
+# the reference.
+run $CHECK planes "$D/rgb.png" "$O/rgb"
 for b in zero "constant=0.3" clamp periodic mirror; do
     n=${b%%=*}
-    cli blur --sigma-x 3 --sigma-y 2 --boundary "$b" "$D/rgb.png" "$O/ref_$n.png"
-    run $CHECK close8 "$O/b_$n.png" "$O/ref_$n.png"
+    run "$HREF" blur 3 2 "$b" "$O/rgb.pfm" "$O/ref_$n.pfm"
+    run $CHECK near8 "$O/b_$n.png" "$O/ref_$n.pfm"
 done
 cli bspline --degree 3 --boundary mirror "$D/rgb.png" "$O/ref_bspline3.png"
 run $CHECK close8 "$O/op_bspline3.png" "$O/ref_bspline3.png"
 cli filter --signature "0.4: 0.6" --direction causal --axes x --boundary clamp "$D/rgb.png" "$O/ref_signature.png"
 run $CHECK close8 "$O/op_signature.png" "$O/ref_signature.png"
-cli blur --sigma 2.5 --boundary clamp "$D/rgba.png" "$O/ref_rgba.png"
-run $CHECK close8 "$O/rgba_clamp.png" "$O/ref_rgba.png" 0.1
+# Straight alpha in the file: the reference premultiplies, filters, divides.
+run $CHECK planes "$D/rgba.png" "$O/rgba"
+run "$HREF" blur 2.5 2.5 clamp "$O/rgba.pfm" "$O/ref_rgba.pfm" "$O/rgba_a.pfm" "$O/ref_rgba_a.pfm"
+run $CHECK near8 "$O/rgba_clamp.png" "$O/ref_rgba.pfm" "$O/ref_rgba_a.pfm" 0.1
 cli blur --sigma-x 2 --sigma-y 3 --boundary periodic "$O/in_graya.png" "$O/ref_graya.png"
 run $CHECK close8 "$O/out_graya.png" "$O/ref_graya.png" 0.1
 cli blur --sigma 2.5 --boundary mirror "$D/rgb.png" "$O/ref_preset.png"
@@ -46,16 +51,17 @@ run $CHECK close8 "$O/out_gray.png" "$O/ref_gray.png"
 cli blur --sigma 4 --accurate --boundary mirror "$O/in16.png" "$O/ref16.png"
 run $CHECK close8 "$O/out16.png" "$O/ref16.png"
 
-# Linear light on 8-bit: the CLI filters the decoded input; we encode its result.
+# Linear light on 8-bit: the reference filters the decoded input; numpy
+# encodes its result.
 run $CHECK srgb2lin "$D/rgb.png" "$O/rgb_lin.pfm"
-cli blur --sigma-x 3 --sigma-y 2 --boundary clamp "$O/rgb_lin.pfm" "$O/ref_lin8.pfm"
+run "$HREF" blur 3 2 clamp "$O/rgb_lin.pfm" "$O/ref_lin8.pfm"
 run $CHECK lin2close8 "$O/lin8.png" "$O/ref_lin8.pfm"
 
-# RGBA in linear light: GIMP filters premultiplied linear values; the CLI
-# filters each premultiplied plane (PFM holds 1 or 3 channels), numpy divides.
+# RGBA in linear light, sigma 2.5 x 1.5 on 40x33: GIMP filters premultiplied
+# linear values; the reference filters each premultiplied plane, numpy divides.
 run $CHECK premul "$D/rgba.png" "$O/rgba_p"
 for c in 0 1 2 3; do
-    cli blur --sigma 2.5 --boundary mirror "$O/rgba_p$c.pfm" "$O/rgba_pf$c.pfm"
+    run "$HREF" blur 2.5 1.5 mirror "$O/rgba_p$c.pfm" "$O/rgba_pf$c.pfm"
 done
 run $CHECK unpremul8 "$O/rgba_lin.png" "$O/rgba_p"
 

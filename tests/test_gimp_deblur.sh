@@ -13,14 +13,12 @@ gimp_setup
 "$CLI" design-deblur --psf-sigma 1.2 --window 5 --noise 0.003 --boundary periodic \
     --out "$O/my.deblur" || fail "design-deblur failed"
 
-L="(load \"$T/test_gimp.scm\")"
-gimp_run -b "(begin $L (recblur-test-deblur \"$D\" \"$O\" \"$O/my.deblur\"))" \
-         -b "(begin $L (recblur-test-deblur-error \"$D\" 0.1 0.005 8 \"\"))" \
-         -b "(begin $L (recblur-test-deblur-error \"$D\" 1.5 0.005 99 \"\"))" \
-         -b "(begin $L (recblur-test-deblur-error \"$D\" 1.5 0.9 8 \"\"))" \
-         -b "(begin $L (recblur-test-deblur-error \"$D\" 1.5 0.005 8 \"nosuchdeblur\"))" \
-         -b "(begin $L (recblur-test-save-open \"$O\"))" \
-         -b '(gimp-quit 0)' >"$W/gimp.log" 2>&1
+gimp_batch "(recblur-test-deblur \"$D\" \"$O\" \"$O/my.deblur\")" \
+           "(recblur-test-deblur-error \"$D\" 0.1 0.005 8 \"\")" \
+           "(recblur-test-deblur-error \"$D\" 1.5 0.005 99 \"\")" \
+           "(recblur-test-deblur-error \"$D\" 1.5 0.9 8 \"\")" \
+           "(recblur-test-deblur-error \"$D\" 1.5 0.005 8 \"nosuchdeblur\")" \
+           "(recblur-test-save-open \"$O\")"
 gimp_verdict "ok err err err err ok"
 grep -q "PSF sigma 0.1 out of range" "$W/gimp.log" || fail "no message naming PSF sigma 0.1"
 grep -q "bad window '99': out of range (a whole number 2 to 64" "$W/gimp.log" || fail "no message naming window 99"

@@ -66,6 +66,17 @@ gimp_preset_position() {
     echo "$n"
 }
 
+# gimp_batch CALL...: one GIMP start runs each CALL (from test_gimp.scm) as a
+# batch command of its own (definitions from a load do not outlive their batch
+# command: each loads), then quits; its log in $W/gimp.log.
+gimp_batch() {
+    local args=() c
+    for c in "$@"; do
+        args+=(-b "(begin (load \"$T/test_gimp.scm\") $c)")
+    done
+    gimp_run "${args[@]}" -b '(gimp-quit 0)' >"$W/gimp.log" 2>&1
+}
+
 # gimp_start CALL: GIMP runs CALL (from test_gimp.scm) in the background,
 # GIMP_PID, its log in $W/gimp.log.
 gimp_start() {

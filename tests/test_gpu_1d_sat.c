@@ -696,5 +696,5 @@ int main(void)
         cmocka_unit_test(test_sat_inplace_precision),
         cmocka_unit_test(test_sat_errors),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return RB_GPU_DEVICE_MAIN(tests, NULL, NULL);
 }

@@ -28,6 +28,8 @@
 #define POISON 0x3C
 
 #include "log_capture.h"
+#define GPU_SUITE "test_gpu_faults"
+#include "gpu_skip.h"
 
 static void expect_msg(rb_context *ctx, rb_status got, rb_status want, const char *what, const char *needle)
 {
@@ -133,16 +135,6 @@ static void test_without_gpu(void **state)
 
 /* --------------------------------------------------------------- GPU part */
 
-static int gpu_or_skip(void)
-{
-    char why[256] = "";
-    if (!rb_cuda_available(why, sizeof why)) {
-        printf("  SKIPPED: no usable GPU (%s); the fault tests need one\n", why);
-        return 0;
-    }
-    return 1;
-}
-
 static void set_limit(size_t bytes)
 {
     char v[32];
@@ -155,8 +147,7 @@ static void set_limit(size_t bytes)
 static void test_gpu_healthy(void **state)
 {
     (void)state;
-    if (!gpu_or_skip())
-        skip();
+    NEED_GPU();
     unsetenv("RECBLUR_CUDA_ALLOC_LIMIT");
     size_t base = rb_cuda_device_bytes_in_use();
     rb_context *ctx = new_ctx(RB_BACKEND_AUTO);
@@ -184,8 +175,7 @@ static void test_gpu_healthy(void **state)
 static void test_out_of_memory_part_way(void **state)
 {
     (void)state;
-    if (!gpu_or_skip())
-        skip();
+    NEED_GPU();
     const size_t image = (size_t)W * H * CH * sizeof(float);
     const size_t limits[] = {0, image + image / 2, 2 * image + 1};
     static float out[W * H * CH];
@@ -246,8 +236,7 @@ static void test_out_of_memory_part_way(void **state)
 static void test_failing_launch(void **state)
 {
     (void)state;
-    if (!gpu_or_skip())
-        skip();
+    NEED_GPU();
     unsetenv("RECBLUR_CUDA_ALLOC_LIMIT");
     static float out[W * H * CH];
     size_t base = rb_cuda_device_bytes_in_use();
@@ -305,14 +294,16 @@ static void test_failing_launch(void **state)
         }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     tu_seed("test_gpu_faults");
-    const struct CMUnitTest tests[] = {
+    const struct CMUnitTest host[] = {
         cmocka_unit_test(test_without_gpu),
+    };
+    const struct CMUnitTest device[] = {
         cmocka_unit_test(test_gpu_healthy),
         cmocka_unit_test(test_out_of_memory_part_way),
         cmocka_unit_test(test_failing_launch),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return RB_GPU_SUITE_MAIN(argc, argv, host, device, setup, teardown);
 }

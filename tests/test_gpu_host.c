@@ -499,5 +499,5 @@ int main(void)
         cmocka_unit_test(test_pinned_out_of_memory),
         cmocka_unit_test(test_gpu_out_of_memory),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return RB_GPU_DEVICE_MAIN(tests, setup, teardown);
 }

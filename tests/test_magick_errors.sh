@@ -10,13 +10,8 @@ CONVERT=$1
 PIXDIFF=$2
 W=$3
 MISMATCH=${4:-}
-rm -rf "$W"
-mkdir -p "$W" || exit 1
-cd "$W" || exit 1
-
-fails=0
-checks=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/test_magick_lib.sh"
+magick_workdir "$W"
 
 "$CONVERT" rose: -resize '41x29!' -depth 16 in.png || exit 1
 "$CONVERT" -size 23x17 gradient:gray90-gray10 -colorspace gray -depth 16 in2.png || exit 1
@@ -140,5 +135,4 @@ if [ -n "$MISMATCH" ]; then
     fi
 fi
 
-echo "$checks checks, $fails failures"
-[ $fails = 0 ]
+magick_done

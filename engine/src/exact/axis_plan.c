@@ -5,6 +5,7 @@
 #include "rb_internal.h"
 #include "matrix.h"
 #include "line_solver.h"
+#include "axis_route.h"
 
 #include <stdint.h>
 
@@ -436,4 +437,24 @@ rb_status rb_axis_plan_init(rb_context *ctx, const rb_axis *ax, rb_boundary_mode
         }
     }
     return RB_OK;
+}
+
+rb_axis_route rb_axis_plan_route(const rb_axis_plan *ap)
+{
+    if (!ap->ax.active || ap->mode == RB_BOUNDARY_NONE)
+        return RB_AXIS_ROUTE_NONE;
+    if (ap->padded)
+        return RB_AXIS_ROUTE_PADDED;
+    return ap->mirror_via_periodic ? RB_AXIS_ROUTE_MIRROR_VIA_PERIODIC : RB_AXIS_ROUTE_CLOSED_FORM;
+}
+
+const char *rb_axis_route_name(rb_axis_route route)
+{
+    switch (route) {
+    case RB_AXIS_ROUTE_NONE: return "none";
+    case RB_AXIS_ROUTE_CLOSED_FORM: return "closed form";
+    case RB_AXIS_ROUTE_MIRROR_VIA_PERIODIC: return "mirror via periodic";
+    case RB_AXIS_ROUTE_PADDED: return "padded";
+    }
+    return "?";
 }
