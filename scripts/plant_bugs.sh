@@ -34,10 +34,9 @@ MAGICK='^(test_magick_reference)$'
 # A comment above each says what the bug breaks.
 BUGS=(
 # The constant boundary's value seen by the row pass must be the value times
-# the column pass' DC gain (the general CPU route).
-"const_row_value_no_column_gain @@ engine/src/cpu/backend_cpu.c @@ s/float g_col = cy->active \? \(float\)cy->dc_gain : 1\.0f;/float g_col = 1.0f;/ @@ $ENGINE"
-# The same on the CPU sweep route.
-"sweep_const_row_value_no_column_gain @@ engine/src/cpu/cpu_sweep.c @@ s/float g_col = \(float\)plan->cols\.ax\.dc_gain;/float g_col = 1.0f;/ @@ $ENGINE"
+# the column pass' DC gain; rb_plan_constants is its one home, for the general
+# CPU route, the sweep and both CUDA routes.
+"const_row_value_no_column_gain @@ engine/src/api/pixel_convert.c @@ s/const float g = plan->cols\.ax\.active \? \(float\)plan->cols\.ax\.dc_gain : 1\.0f;/const float g = 1.0f;/ @@ $ENGINE"
 # The sweep filters x - mean and adds the DC gain times the mean back: a gain
 # forced to 1 is wrong for every filter whose DC gain is not 1.
 "sweep_mean_shift_gain_forced_to_1 @@ engine/src/cpu/cpu_sweep.c @@ s/a->gain = fs \/ \(sc \* sa\);/a->gain = 1.0L;/ @@ $ENGINE"
@@ -64,17 +63,19 @@ BUGS=(
 # Line solver: the mean shift adds back the mean without the DC gain.
 "line_solver_mean_shift_gain_forced_to_1 @@ engine/src/cpu/line_solver.c @@ s/gain = fs \/ \(sc \* sa\);/gain = 1.0L;/ @@ $ENGINE"
 # Box filter: the window one sample wider on the right (off-by-one).
-"box_window_off_by_one @@ engine/src/cpu/box_filter.c @@ s/hi = s - 1 - s \/ 2;/hi = s - s \/ 2;/ @@ $SAT"
+"box_window_off_by_one @@ engine/src/cpu/box_filter.c @@ s/hi = J->sx - 1 - J->sx \/ 2;/hi = J->sx - J->sx \/ 2;/ @@ $SAT"
 # Summed-area table: the column sums not accumulated (each row's running sum
 # alone).
 "sat_rows_not_accumulated @@ engine/src/api/sat.c @@ s/col\[x \* ch \+ c\] \+= run;/col[x * ch + c] = run;/ @@ $SAT"
 # Pixel conversion: straight alpha filtered premultiplied and not divided by
 # the filtered alpha afterwards.
 "alpha_not_unpremultiplied @@ engine/src/api/pixel_convert.c @@ s/float inv = a > 0\.0f \? 1\.0f \/ a : 0\.0f;/float inv = 1.0f;/ @@ $ENGINE"
-# CLI front end: sigma x and sigma y swapped on the way to the designer.
-"cli_sigma_xy_swapped @@ cli/op_filter.c @@ s/rb_filter_gaussian\(ctx, s->sigma_x, s->sigma_y,/rb_filter_gaussian(ctx, s->sigma_y, s->sigma_x,/ @@ $CLI"
-# ImageMagick front end: sigma x and sigma y swapped.
-"magick_sigma_xy_swapped @@ plugin-magick/recblur_module.c @@ s/rb_filter_gaussian\(ctx, o->sigma_x, o->sigma_y,/rb_filter_gaussian(ctx, o->sigma_y, o->sigma_x,/ @@ $MAGICK"
+# Settings to filter (every front end goes through rb_settings_filter): sigma
+# x and sigma y swapped on the way to the designer.
+"settings_sigma_xy_swapped @@ engine/src/ops/settings_filter.c @@ s/double sx = rb_settings_number\(s, \x22sigma-x\x22\), sy = rb_settings_number\(s, \x22sigma-y\x22\);/double sy = rb_settings_number(s, \x22sigma-x\x22), sx = rb_settings_number(s, \x22sigma-y\x22);/ @@ $CLI"
+# ImageMagick front end: the image's alpha handed over as if it were not
+# alpha (colour bleeds in from transparent pixels).
+"magick_alpha_not_straight @@ plugin-magick/rb_magick_pixels.c @@ s/\? RB_ALPHA_STRAIGHT/? RB_ALPHA_NONE/ @@ $MAGICK"
 )
 
 field() { awk -F' @@ ' -v k="$2" '{print $k}' <<<"$1"; }
