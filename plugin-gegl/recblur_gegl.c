@@ -140,10 +140,22 @@ static gboolean shown_in_gegl(const rb_setting_desc *d)
     return !(d->flags & RB_SETTING_BOTH_AXES) && strcmp(d->key, "description") != 0;
 }
 
+/* The table entry behind property id (ids from PROP_SETTING0 on), or NULL
+ * with GObject's warning for an id the class never installed. */
+static const rb_setting_desc *property_setting(GObject *object, guint id, GParamSpec *pspec)
+{
+    const rb_op_desc *op = ((RecblurGeglClass *)G_OBJECT_GET_CLASS(object))->op;
+    int i = (int)id - PROP_SETTING0;
+    if (i < 0 || i >= op->n_settings) {
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+        return NULL;
+    }
+    return op->settings[i];
+}
+
 static void set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec)
 {
     RecblurGegl *self = (RecblurGegl *)object;
-    const rb_op_desc *op = ((RecblurGeglClass *)G_OBJECT_GET_CLASS(object))->op;
     if (id == PROP_CONSTANT) {
         self->constant = g_value_get_double(value);
         rb_boundary b = rb_settings_boundary(&self->settings);
@@ -153,12 +165,9 @@ static void set_property(GObject *object, guint id, const GValue *value, GParamS
         }
         return;
     }
-    int i = (int)id - PROP_SETTING0;
-    if (i < 0 || i >= op->n_settings) {
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    const rb_setting_desc *d = property_setting(object, id, pspec);
+    if (!d)
         return;
-    }
-    const rb_setting_desc *d = op->settings[i];
     /* GParamSpec validation has kept the value in range; the engine checks the rest */
     switch (d->type) {
     case RB_SETTING_NUMBER:
@@ -189,17 +198,13 @@ static void set_property(GObject *object, guint id, const GValue *value, GParamS
 static void get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
 {
     RecblurGegl *self = (RecblurGegl *)object;
-    const rb_op_desc *op = ((RecblurGeglClass *)G_OBJECT_GET_CLASS(object))->op;
     if (id == PROP_CONSTANT) {
         g_value_set_double(value, self->constant);
         return;
     }
-    int i = (int)id - PROP_SETTING0;
-    if (i < 0 || i >= op->n_settings) {
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    const rb_setting_desc *d = property_setting(object, id, pspec);
+    if (!d)
         return;
-    }
-    const rb_setting_desc *d = op->settings[i];
     switch (d->type) {
     case RB_SETTING_NUMBER:
         g_value_set_double(value, rb_settings_number(&self->settings, d->key));
