@@ -5,8 +5,8 @@
 # them), and runs the whole ctest suite:
 #   1. every test of our own code (engine, CLI, fuzz replays, the in-process
 #      ImageMagick module test, ...) with leak detection on;
-#   2. the tests that drive real hosts: `convert` (ImageMagick 6) loads our
-#      sanitized module, so the ASan runtime is preloaded into it (LD_PRELOAD;
+#   2. the tests that drive real hosts: `convert` (ImageMagick 6) and `gegl`
+#      load our sanitized modules, so the ASan runtime is preloaded into them (LD_PRELOAD;
 #      an instrumented .so cannot be dlopen'ed into an uninstrumented process
 #      otherwise); the GIMP plug-in is our own executable, sanitized itself,
 #      started by an uninstrumented GIMP. Leak checking is off in this pass only:
@@ -33,18 +33,19 @@ count() { ctest -N "$@" | grep -c 'Test *#' || true; }
 
 echo "sanitize: pass 1: our own code, ASan+UBSan, leak checking on"
 ASAN_OPTIONS="$asan_common:strict_string_checks=1:detect_leaks=1" \
-  ctest -j "$(nproc)" --output-on-failure -LE gimp -E '^test_magick_' "$@"
+  ctest -j "$(nproc)" --output-on-failure -LE gimp -E '^(test_magick_|test_gegl_cli$)' "$@"
 if [ "$(count -R '^test_magick_module$')" -gt 0 ]; then
   ASAN_OPTIONS="$asan_common:strict_string_checks=1:detect_leaks=1" \
     ctest --output-on-failure -R '^test_magick_module$' "$@"
 fi
 
-if [ "$(count -R '^test_magick_' -E '^test_magick_module$')" -gt 0 ]; then
+hosts='^(test_magick_|test_gegl_cli$)'
+if [ "$(count -R "$hosts" -E '^test_magick_module$')" -gt 0 ]; then
   libasan="$("$cc" -print-file-name=libasan.so)"
   [ -f "$libasan" ] || { echo "sanitize: no libasan.so for $cc" >&2; exit 1; }
-  echo "sanitize: pass 2: ImageMagick host tests, $libasan preloaded into convert, leak checking off"
+  echo "sanitize: pass 2: ImageMagick and GEGL host tests, $libasan preloaded into convert and gegl, leak checking off"
   LD_PRELOAD="$libasan" ASAN_OPTIONS="$asan_common:detect_leaks=0" \
-    ctest --output-on-failure -R '^test_magick_' -E '^test_magick_module$' "$@"
+    ctest --output-on-failure -R "$hosts" -E '^test_magick_module$' "$@"
 fi
 if [ "$(count -L gimp)" -gt 0 ]; then
   echo "sanitize: pass 3: GIMP host tests (the plug-in executable is sanitized), leak checking off"
