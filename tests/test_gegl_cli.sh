@@ -14,22 +14,12 @@ CLI=$2
 PIXDIFF=$3
 CONVERT=$4
 W=$5
-rm -rf "$W"
-mkdir -p "$W" || exit 1
-cd "$W" || exit 1
-
-fails=0
-checks=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/test_host_lib.sh"
+host_workdir "$W"
 
 # Inputs without colour chunks: GEGL would read gAMA/cHRM as another space,
 # the CLI reads the encoded values; both then mean the same numbers.
-plain="-define png:exclude-chunk=gAMA,cHRM,sRGB,bKGD,date,tIME"
-"$CONVERT" rose: -resize '61x43!' -depth 16 $plain rgb16.png || exit 1
-"$CONVERT" rose: -resize '61x43!' -colorspace gray -depth 16 $plain gray16.png || exit 1
-"$CONVERT" -size 43x61 gradient:gray95-gray15 -rotate 90 -colorspace gray -depth 16 alpha16.png || exit 1
-"$CONVERT" rgb16.png alpha16.png -alpha off -compose copy_opacity -composite -depth 16 $plain rgba16.png || exit 1
-"$CONVERT" rose: $plain rgb8.png || exit 1
+host_images "$CONVERT" -define png:exclude-chunk=gAMA,cHRM,sRGB,bKGD,date,tIME
 
 # same NAME INPUT "GEGL OP AND PROPERTIES" CLI-ARGS...: the operation's output equals the CLI's.
 same() {
@@ -41,19 +31,7 @@ same() {
         bad "$name: gegl -- $gargs failed: $(cat "gegl_$name.err")"
         return
     fi
-    if ! "$CLI" "$@" --depth 16 "$in" "cli_$name.png" 2>"cli_$name.err"; then
-        bad "$name: recblur $* failed: $(cat "cli_$name.err")"
-        return
-    fi
-    if ! out=$("$PIXDIFF" "gegl_$name.png" "cli_$name.png" 1); then
-        bad "$name: GEGL operation and CLI differ: $out"
-        return
-    fi
-    if ! "$PIXDIFF" "gegl_$name.png" "$in" 1 --differ >/dev/null; then
-        bad "$name: output equals the input (nothing was filtered)"
-        return
-    fi
-    echo "ok $name"
+    cli_agrees "$name" "$in" 1 "gegl_$name.png" "$@" --depth 16 && echo "ok $name"
 }
 
 for b in zero clamp periodic mirror none; do
@@ -91,5 +69,4 @@ else
     echo "ok refused signature leaves the image unchanged"
 fi
 
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+host_done

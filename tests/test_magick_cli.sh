@@ -12,8 +12,8 @@ CONVERT=$1
 CLI=$2
 PIXDIFF=$3
 W=$4
-. "$(dirname "$0")/test_magick_lib.sh"
-magick_workdir "$W"
+. "$(dirname "$0")/test_host_lib.sh"
+host_workdir "$W"
 
 # libltdl loads LIBDIR/recblur.so first: the build tree's .la must name its own
 # directory, or an installed (older) module would be tested instead of this one.
@@ -25,13 +25,7 @@ else
     bad "$la does not say libdir='${MAGICK_CODER_FILTER_PATH:-}'"
 fi
 
-# Inputs made by ImageMagick itself: odd sizes, 16-bit values that are not
-# multiples of 257 (resize in Q16), an alpha ramp that never reaches 0.
-"$CONVERT" rose: -resize '61x43!' -depth 16 rgb16.png || exit 1
-"$CONVERT" rose: -resize '61x43!' -colorspace gray -depth 16 gray16.png || exit 1
-"$CONVERT" -size 43x61 gradient:gray95-gray15 -rotate 90 -colorspace gray -depth 16 alpha16.png || exit 1
-"$CONVERT" rgb16.png alpha16.png -alpha off -compose copy_opacity -composite -depth 16 rgba16.png || exit 1
-"$CONVERT" rose: rgb8.png || exit 1
+host_images "$CONVERT"
 "$CONVERT" rose: -resize '37x29!' -depth 16 small16.png || exit 1
 
 # against_cli TOL NAME INPUT "MODULE ARGS" CLI-ARGS...: the module's output
@@ -44,19 +38,7 @@ against_cli() {
         bad "$name: convert -process 'recblur $margs' failed: $(cat "im_$name.err")"
         return
     fi
-    if ! "$CLI" "$@" "$in" "cli_$name.png" 2>"cli_$name.err"; then
-        bad "$name: recblur $* failed: $(cat "cli_$name.err")"
-        return
-    fi
-    if ! out=$("$PIXDIFF" "im_$name.png" "cli_$name.png" "$tol"); then
-        bad "$name: module and CLI differ: $out"
-        return
-    fi
-    if ! "$PIXDIFF" "im_$name.png" "$in" 1 --differ >/dev/null; then
-        bad "$name: output equals the input (nothing was filtered)"
-        return
-    fi
-    echo "ok $name ($out)"
+    cli_agrees "$name" "$in" "$tol" "im_$name.png" "$@" && echo "ok $name ($out)"
 }
 
 # same NAME INPUT "MODULE ARGS" CLI-ARGS...: within one 16-bit step of the CLI
@@ -231,4 +213,4 @@ if [ -n "${RECBLUR_PRESET_PATH:-}" ]; then
     done
 fi
 
-magick_done
+host_done

@@ -10,8 +10,8 @@ CONVERT=$1
 PIXDIFF=$2
 W=$3
 MISMATCH=${4:-}
-. "$(dirname "$0")/test_magick_lib.sh"
-magick_workdir "$W"
+. "$(dirname "$0")/test_host_lib.sh"
+host_workdir "$W"
 
 "$CONVERT" rose: -resize '41x29!' -depth 16 in.png || exit 1
 "$CONVERT" -size 23x17 gradient:gray90-gray10 -colorspace gray -depth 16 in2.png || exit 1
@@ -135,4 +135,4 @@ if [ -n "$MISMATCH" ]; then
     fi
 fi
 
-magick_done
+host_done

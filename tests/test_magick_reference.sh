@@ -11,8 +11,8 @@ set -u
 CONVERT=$1
 REF=$2
 W=$3
-. "$(dirname "$0")/test_magick_lib.sh"
-magick_workdir "$W"
+. "$(dirname "$0")/test_host_lib.sh"
+host_workdir "$W"
 TOL=3.1e-5
 
 # Inputs made by ImageMagick itself: 61x43, 16-bit values that are not
@@ -69,4 +69,4 @@ done
 against rgba_same_sigma rgba16.png 3 3 mirror "sigma=3 boundary=mirror"
 against rgba_tall_sigma rgba16.png 2.5 5 clamp "sigma-x=2.5 sigma-y=5 boundary=clamp"
 
-magick_done
+host_done
