@@ -95,6 +95,23 @@ gimp_verdict() {
     [ "$got" = "$1 " ] || fail "batch results were '$got', expected '$1 '"
 }
 
+# gimp_with_errors FIRST LAST [ERROR_CALL MESSAGE]...: one GIMP start runs the
+# CALL FIRST, each ERROR_CALL, then LAST; FIRST and LAST must succeed, each
+# ERROR_CALL must fail with its MESSAGE (a fixed string) in the log.
+gimp_with_errors() {
+    local calls=("$1") last=$2 expect="ok" msgs=() m
+    shift 2
+    while [ $# -ge 2 ]; do
+        calls+=("$1") msgs+=("$2") expect+=" err"
+        shift 2
+    done
+    gimp_batch "${calls[@]}" "$last"
+    gimp_verdict "$expect ok"
+    for m in "${msgs[@]}"; do
+        grep -qF -- "$m" "$W/gimp.log" || fail "a failed call's message does not say '$m'"
+    done
+}
+
 # The pixel checks: run CMD / cli ARGS (the recblur CLI) record a failure in
 # rc and go on, so one run reports every mismatch; gimp_done NAME exits with it.
 rc=0
