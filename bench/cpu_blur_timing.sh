@@ -4,12 +4,10 @@
 # Reports medians of the engine's own time (plan + execute, from --verbose)
 # and of the whole command (which adds PNG decode/encode of ~48 MB of noise).
 #   bash bench/cpu_blur_timing.sh [path/to/recblur]
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 R="${1:-$root/build/cli/recblur}"
 PY=/usr/bin/python3
-T="$(mktemp -d /tmp/recblur-bench.XXXXXX)"
-trap 'rm -rf "$T"' EXIT
+rb_scratch bench
 N=4096
 threads=$(nproc)
 

@@ -8,16 +8,14 @@
 # BORDER_REPLICATE). Max error: against a float64 reference (sampled Gaussian
 # truncated at 8 sigma and normalised, edge-padded, oaconvolve), in [0,1]
 # units; 8-bit output alone costs up to 0.5/255 = 0.00196.
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 B="${1:-$root/build}"
 N="${2:-4096}"
 SIGMAS="${3:-2,10,50}"
 ENG="$B/bench/cpu_engine_bench"
-[ -x "$ENG" ] || { echo "cpu_peers.sh: no $ENG (build the bench target cpu_engine_bench)" >&2; exit 1; }
-T="$(mktemp -d /tmp/recblur-peers.XXXXXX)"
-trap 'rm -rf "$T"' EXIT
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), load: $(cut -d' ' -f1-3 /proc/loadavg)"
+rb_need_exe "$ENG" "build the bench target cpu_engine_bench"
+rb_scratch peers
+rb_machine_line
 /usr/bin/python3 - "$T/in.ppm" "$N" <<'PYEOF'
 import sys, numpy as np
 path, n = sys.argv[1], int(sys.argv[2])

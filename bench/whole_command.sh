@@ -23,8 +23,7 @@
 # (Neumann boundary, Gaussian), ImageMagick 6 `convert -blur 0xS` (its separable
 # Gaussian; -gaussian-blur is a 2D kernel that takes minutes at sigma 10).
 # Peers that are not installed are listed and skipped.
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 R="${1:-$root/build/cli/recblur}"
 N="${2:-4096}"
 SIGMAS="${3:-10 50}"
@@ -36,12 +35,10 @@ PEERS="${PEERS:-vips gegl gmic magick}"
 SLOW_LIMIT="${SLOW_LIMIT:-120}"
 CONVERT="${CONVERT:-/usr/bin/convert}"   # the real ImageMagick 6, not a wrapper on PATH
 PY=/usr/bin/python3
-[ -x "$R" ] || { echo "whole_command.sh: no recblur at $R (build it first)" >&2; exit 1; }
-T="$(mktemp -d /tmp/recblur-whole.XXXXXX)"
-trap 'rm -rf "$T"' EXIT
+rb_need_exe "$R" "build recblur first"
+rb_scratch whole
 
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')," \
-     "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+rb_machine_line
 if [ -n "${IMAGES:-}" ] && [ -s "$IMAGES/in-$N.tif" ] && [ -s "$IMAGES/in-$N.png" ]; then
   cp "$IMAGES/in-$N.tif" "$T/in.tif"; cp "$IMAGES/in-$N.png" "$T/in.png"
 else

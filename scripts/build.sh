@@ -3,8 +3,7 @@
 # The CUDA back end is built when nvcc is found (/usr/local/cuda/bin is added
 # to PATH); extra CMake options can be passed as arguments.
 # RECBLUR_BUILD_TARGETS="t1 t2" builds only those targets (default: all).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 build="${RECBLUR_BUILD_DIR:-$root/build}"
 if [ -d /usr/local/cuda/bin ]; then export PATH="$PATH:/usr/local/cuda/bin"; fi
 cmake -S "$root" -B "$build" -DRECBLUR_CUDA="${RECBLUR_CUDA:-AUTO}" "$@"

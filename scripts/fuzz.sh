@@ -12,8 +12,7 @@
 # Exit status: 0 when no harness crashed; 1 otherwise, after printing each
 # reproducer (path, bytes, and the command that replays it). A crash input
 # belongs in tests/fuzz/regressions/NAME/ once fixed: ctest replays it there.
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 build="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
 work="${FUZZ_WORK_DIR:-$build/fuzz-work}"
 time_each="${FUZZ_TIME:-60}"

@@ -16,8 +16,8 @@
 # When code moves and a pattern no longer matches (or matches twice), the bug
 # is reported as PATTERN NOT FOUND and the run fails: re-aim the pattern at the
 # behaviour its comment names; never count it as caught or survived.
-set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+set +e # a failing build or test is a verdict here, not the end of the run
 scratch="${PLANT_DIR:-/tmp/recblur_plant}"
 build="$scratch/build"
 jobs="$(nproc)"

@@ -2,8 +2,7 @@
 # Install the dependencies, build, and blur the bundled tileable texture with
 # a periodic boundary: the result tiles as seamlessly as the input.
 #   in:  samples/texture.png       out: out/texture-blur20-periodic.png
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$root/scripts/deps.sh"
 recblur_install_deps
 RECBLUR_BUILD_TARGETS=recblur_cli bash "$root/scripts/build.sh"   # only the CLI is needed here

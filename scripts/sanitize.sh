@@ -13,8 +13,7 @@
 #      it would report the hosts' own allocations (ImageMagick, GLib/GTK) that
 #      they never free at exit, not ours.
 # Extra arguments go to ctest (e.g. -R engine).
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 build="${RECBLUR_ASAN_BUILD_DIR:-$root/build-asan}"
 cc="${CC:-gcc}"
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"

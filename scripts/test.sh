@@ -2,8 +2,7 @@
 # Install the dependencies, build, and run every test (ctest; cmocka unit
 # tests, the CLI round trips, the host tests). GPU tests skip with a message
 # when no GPU is present.
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$root/scripts/deps.sh"
 recblur_install_deps
 bash "$root/scripts/build.sh"
