@@ -25,80 +25,29 @@ usage: bench/deblur_quality.py [--recblur PATH] [--images DIR] [--windows 4,8,16
 """
 import argparse
 import os
-import struct
 import subprocess
 import sys
 import tempfile
 import time
-import zlib
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from pixel_files import read_pfm, read_png, write_pfm, write_png  # noqa: E402
 
 NOISE = 0.005
 SIGMAS = (1.5, 3.0)
 
 
 def read_png_gray8(path):
-    """8-bit gray or RGB PNG (non-interlaced) -> float [0,1] gray."""
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
-    pos, idat, hdr = 8, b"", None
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            hdr = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    w, h, depth, ctype, _, _, interlace = hdr
-    assert depth == 8 and ctype in (0, 2) and not interlace, f"{path}: unsupported PNG"
-    bpp = 1 if ctype == 0 else 3
-    raw = zlib.decompress(idat)
-    stride = w * bpp
-    out = np.zeros((h, stride), np.uint8)
-    prev = np.zeros(stride, np.int32)
-    for y in range(h):
-        f = raw[y * (stride + 1)]
-        row = np.frombuffer(raw, np.uint8, stride, y * (stride + 1) + 1).astype(np.int32)
-        cur = np.zeros(stride, np.int32)
-        for i in range(stride):
-            a = cur[i - bpp] if i >= bpp else 0
-            b = prev[i]
-            c = prev[i - bpp] if i >= bpp else 0
-            if f == 0:
-                p = 0
-            elif f == 1:
-                p = a
-            elif f == 2:
-                p = b
-            elif f == 3:
-                p = (a + b) // 2
-            else:
-                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-                p = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-            cur[i] = (row[i] + p) & 255
-        out[y] = cur
-        prev = cur
-    img = out.reshape(h, w, bpp).astype(np.float64) / 255.0
-    return img.mean(axis=2) if bpp == 3 else img[:, :, 0]
+    """8-bit gray or RGB PNG -> float [0,1] gray (the mean of R, G, B)."""
+    img = read_png(path)
+    assert img.dtype == np.uint8 and img.shape[2] in (1, 3), f"{path}: not 8-bit gray or RGB"
+    return img.astype(np.float64).mean(axis=2) / 255.0
 
 
-def write_pfm(path, img):
-    h, w = img.shape
-    with open(path, "wb") as f:
-        f.write(b"Pf\n%d %d\n-1.0\n" % (w, h))
-        f.write(np.ascontiguousarray(img[::-1], dtype="<f4").tobytes())
-
-
-def read_pfm(path):
-    with open(path, "rb") as f:
-        kind = f.readline().strip()
-        w, h = map(int, f.readline().split())
-        scale = float(f.readline())
-        ch = 3 if kind == b"PF" else 1
-        a = np.frombuffer(f.read(), "<f4" if scale < 0 else ">f4").reshape(h, w, ch)
-    return a[::-1, :, 0].astype(np.float64)
+def read_pfm_gray(path):
+    return read_pfm(path)[:, :, 0].astype(np.float64)
 
 
 def gauss_kernel(s):
@@ -152,16 +101,7 @@ def wiener(y, s, K):
 
 
 def write_png_gray8(path, img):
-    a = np.clip(np.round(img * 255), 0, 255).astype(np.uint8)
-    h, w = a.shape
-    raw = b"".join(b"\x00" + a[y].tobytes() for y in range(h))
-
-    def chunk(kind, body):
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
-
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+    write_png(path, np.clip(np.round(img * 255), 0, 255).astype(np.uint8))
 
 
 def picture(a, out):
@@ -233,14 +173,14 @@ def main():
                     run([a.recblur, "deblur", "--psf-sigma", str(s), "--noise", str(NOISE),
                          "--window", str(m), "--boundary", "mirror"] + extra + [fin, fout])
                     times.setdefault(f"{kind} m={m}", []).append(time.perf_counter() - t0)
-                    res[f"recblur {kind} m={m}"] = read_pfm(fout)
+                    res[f"recblur {kind} m={m}"] = read_pfm_gray(fout)
             if not a.no_unsharp:
                 bestu, bestp = None, -1e9
                 for us in (0.5, 1, 1.5, 2, 3, 4, 6):
                     for amt in (0.5, 1, 1.5, 2, 3, 4, 6):
                         fout = os.path.join(tmp, "u.pfm")
                         run(["/usr/bin/convert", fin, "-unsharp", f"0x{us}+{amt}+0", fout])
-                        z = read_pfm(fout)
+                        z = read_pfm_gray(fout)
                         if psnr(x, z) > bestp:
                             bestp, bestu = psnr(x, z), (z, us, amt)
                 res["unsharp best"] = bestu[0]

@@ -29,7 +29,7 @@ import sys
 
 import numpy as np
 
-from gimp_pixels import linear_to_srgb, read_pfm, read_png, srgb_to_linear, write_pfm
+from pixel_files import linear_to_srgb, read_pfm, read_png, srgb_to_linear, write_pfm
 
 
 def steps(img):

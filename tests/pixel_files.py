@@ -1,6 +1,7 @@
-"""Pixel file helpers for the GIMP plug-in tests: a small PNG reader/writer
-(8/16-bit gray, gray+alpha, RGB, RGBA; no palette, no interlace) and PFM
-read/write, in numpy only, so the checks do not depend on our own image IO."""
+"""Pixel file helpers for the GIMP plug-in tests and bench/deblur_quality.py: a
+small PNG reader/writer (8/16-bit gray, gray+alpha, RGB, RGBA; no palette, no
+interlace) and PFM read/write, in numpy only, so the checks do not depend on
+our own image IO (and need no imaging package)."""
 import struct
 import zlib
 

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-from gimp_pixels import write_png  # noqa: E402
+from pixel_files import write_png  # noqa: E402
 
 here = os.path.dirname(os.path.abspath(__file__))
 rng = np.random.default_rng(20261122)
