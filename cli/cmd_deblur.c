@@ -205,85 +205,106 @@ static rb_boundary pick_boundary(const rb_settings *s, rb_boundary preset_bd, in
     return rb_settings_given(s, "boundary") || !has_bd ? rb_settings_boundary(s) : preset_bd;
 }
 
+/* What both deblur commands work from: the parsed command line, its context,
+ * and the deblur filter with the boundary it runs with. */
+typedef struct {
+    cli_options a;
+    cli_settings s;
+    rb_context *ctx;
+    rb_deblur_filter *f;
+    rb_boundary bd;
+} deblur_job;
+
 /* The context of a deblur command: options parsed, the log and the back end
  * set. NULL when the command is done: --help printed (*rc 0) or an error
  * printed (*rc the exit status). */
-static rb_context *start(int argc, char **argv, int design, cli_options *a, cli_settings *s, int *rc)
+static rb_context *start(int argc, char **argv, int design, deblur_job *j, int *rc)
 {
-    rb_context *ctx;
-    if (rb_context_create(&ctx) != RB_OK) {
+    j->f = NULL;
+    j->ctx = NULL;
+    if (rb_context_create(&j->ctx) != RB_OK) {
         *rc = cli_fail(CLI_EXIT_FAIL, "out of memory");
         return NULL;
     }
-    *rc = parse_args(argc, argv, design, a, s, ctx);
-    if (!*rc && a->help) {
+    *rc = parse_args(argc, argv, design, &j->a, &j->s, j->ctx);
+    if (!*rc && j->a.help) {
         rb_cli_deblur_help();
     } else if (!*rc) {
-        if (a->verbose)
-            rb_context_set_log(ctx, on_log, NULL);
-        if (!cli_apply_context_settings(ctx, &s->op))
-            return ctx;
-        *rc = cli_fail(CLI_EXIT_USAGE, "%s", cli_engine_message(ctx));
+        if (j->a.verbose)
+            rb_context_set_log(j->ctx, on_log, NULL);
+        if (!cli_apply_context_settings(j->ctx, &j->s.op))
+            return j->ctx;
+        *rc = cli_fail(CLI_EXIT_USAGE, "%s", cli_engine_message(j->ctx));
     }
-    rb_context_destroy(ctx);
+    rb_context_destroy(j->ctx);
+    j->ctx = NULL;
     return NULL;
+}
+
+/* The job's filter (designed, or read from --preset) and its boundary
+ * (pick_boundary); with --verbose, what it is and how long it took. */
+static int job_filter(deblur_job *j)
+{
+    int has_bd = 0;
+    j->bd = (rb_boundary){RB_BOUNDARY_MIRROR, 0};
+    double t0 = cli_now_ms();
+    int rc = make_filter(j->ctx, &j->a, &j->s.op, &j->f, &j->bd, &has_bd);
+    if (rc)
+        return rc;
+    j->bd = pick_boundary(&j->s.op, j->bd, has_bd);
+    cli_info_if(j->a.verbose, "%s (%s in %.0f ms)", rb_deblur_filter_describe(j->f),
+                j->a.preset ? "read" : "designed", cli_now_ms() - t0);
+    return 0;
+}
+
+static void job_end(deblur_job *j)
+{
+    rb_deblur_filter_destroy(j->f);
+    rb_context_destroy(j->ctx);
 }
 
 int rb_cli_design_deblur(int argc, char **argv)
 {
-    cli_options a;
-    cli_settings s;
+    deblur_job j;
     int rc;
-    rb_context *ctx = start(argc, argv, 1, &a, &s, &rc);
-    if (!ctx)
+    if (!start(argc, argv, 1, &j, &rc))
         return rc;
-    rb_deblur_filter *f = NULL;
-    rb_boundary bd = {RB_BOUNDARY_MIRROR, 0};
-    int has_bd = 0;
-    double t0 = cli_now_ms();
-    rc = make_filter(ctx, &a, &s.op, &f, &bd, &has_bd);
+    rc = job_filter(&j);
     if (!rc) {
-        bd = pick_boundary(&s.op, bd, has_bd);
-        const char *description = rb_settings_text(&s.op, "description");
-        cli_info_if(a.verbose, "%s (designed in %.0f ms)", rb_deblur_filter_describe(f), cli_now_ms() - t0);
-        if (rb_deblur_preset_save(ctx, f, description[0] ? description : NULL,
-                                  rb_settings_given(&s.op, "boundary") ? &bd : NULL, a.out_preset) != RB_OK)
-            rc = cli_fail(CLI_EXIT_FAIL, "%s", cli_engine_message(ctx));
+        const char *description = rb_settings_text(&j.s.op, "description");
+        if (rb_deblur_preset_save(j.ctx, j.f, description[0] ? description : NULL,
+                                  rb_settings_given(&j.s.op, "boundary") ? &j.bd : NULL,
+                                  j.a.out_preset) != RB_OK)
+            rc = cli_fail(CLI_EXIT_FAIL, "%s", cli_engine_message(j.ctx));
     }
-    rb_deblur_filter_destroy(f);
-    rb_context_destroy(ctx);
+    job_end(&j);
     return rc;
 }
 
 int rb_cli_deblur(int argc, char **argv)
 {
-    cli_options a;
-    cli_settings s;
+    deblur_job j;
     int rc;
-    rb_context *ctx = start(argc, argv, 0, &a, &s, &rc);
-    if (!ctx)
+    if (!start(argc, argv, 0, &j, &rc))
         return rc;
-    cli_file_type otype = cli_file_type_from_name(a.out);
+    const cli_options *a = &j.a;
+    rb_context *ctx = j.ctx;
+    cli_file_type otype = cli_file_type_from_name(a->out);
     if (otype == CLI_FILE_UNKNOWN) {
-        rb_context_destroy(ctx);
+        job_end(&j);
         return cli_fail(CLI_EXIT_USAGE, "deblur: cannot tell the format of OUT \"%s\" from its "
-                                        "name (use .png, .tif, .tiff or .pfm)", a.out);
+                                        "name (use .png, .tif, .tiff or .pfm)", a->out);
     }
-    rb_deblur_filter *f = NULL;
     rb_deblur_plan *p = NULL;
     cli_image in = {0};
     rb_image out = {0};
     char err[CLI_ERR_LEN];
-    rb_boundary bd = {RB_BOUNDARY_MIRROR, 0};
-    int has_bd = 0;
-    double t0 = cli_now_ms();
-    rc = make_filter(ctx, &a, &s.op, &f, &bd, &has_bd);
+    rc = job_filter(&j);
     if (rc)
         goto done;
-    bd = pick_boundary(&s.op, bd, has_bd);
-    double t1 = cli_now_ms();
-    cli_info_if(a.verbose, "%s (%.0f ms)", rb_deblur_filter_describe(f), t1 - t0);
-    if (cli_image_read(a.in, &in, err, sizeof err)) {
+    const rb_deblur_filter *f = j.f;
+    const rb_boundary bd = j.bd;
+    if (cli_image_read(a->in, &in, err, sizeof err)) {
         rc = cli_fail(CLI_EXIT_FAIL, "%s", err);
         goto done;
     }
@@ -294,7 +315,7 @@ int rb_cli_deblur(int argc, char **argv)
         ofmt = RB_U16;
     const char *why = "";
     if (!cli_file_can_store(otype, ofmt, in.img.channels, &why)) {
-        rc = cli_fail(CLI_EXIT_FAIL, "cannot write %s: %s", a.out, why);
+        rc = cli_fail(CLI_EXIT_FAIL, "cannot write %s: %s", a->out, why);
         goto done;
     }
     if (rb_deblur_plan_create(ctx, f, bd, in.img.width, in.img.height, in.img.channels, &p) != RB_OK) {
@@ -313,21 +334,20 @@ int rb_cli_deblur(int argc, char **argv)
         rc = cli_fail(CLI_EXIT_FAIL, "%s", cli_engine_message(ctx));
         goto done;
     }
-    cli_info_if(a.verbose, "deblurred %dx%d x%d on %s, boundary %s (margin %d px) in %.1f ms", in.img.width,
+    cli_info_if(a->verbose, "deblurred %dx%d x%d on %s, boundary %s (margin %d px) in %.1f ms", in.img.width,
          in.img.height, in.img.channels, rb_deblur_plan_backend_name(p), rb_boundary_name(bd.mode),
          rb_deblur_plan_margin(p), cli_now_ms() - t2);
     /* the input's compression, kept as the other commands keep it */
     cli_output_request keep = {0};
     cli_codec codec;
-    if (cli_output_codec(&keep, &in, otype, a.out, &codec, err, sizeof err))
+    if (cli_output_codec(&keep, &in, otype, a->out, &codec, err, sizeof err))
         rc = cli_fail(CLI_EXIT_USAGE, "%s", err);
-    else if (cli_image_write(a.out, otype, &out, &codec, err, sizeof err))
+    else if (cli_image_write(a->out, otype, &out, &codec, err, sizeof err))
         rc = cli_fail(CLI_EXIT_FAIL, "%s", err);
 done:
     free(out.data);
     cli_image_free(&in);
     rb_deblur_plan_destroy(p);
-    rb_deblur_filter_destroy(f);
-    rb_context_destroy(ctx);
+    job_end(&j);
     return rc;
 }

@@ -19,6 +19,7 @@
  * tool; and from the `gegl` command line. */
 #include <gegl.h>
 #include <gegl-plugin.h>
+#include <math.h>
 #include <string.h>
 
 #include "recblur.h"
@@ -153,6 +154,32 @@ static const rb_setting_desc *property_setting(GObject *object, guint id, GParam
     return op->settings[i];
 }
 
+/* A numeric setting (number, integer, bool, choice) is one double in the
+ * settings and a double, int, boolean or enum GValue in its property: the two
+ * conversions, for set_property and get_property. */
+static double gvalue_number(const GValue *v)
+{
+    if (G_VALUE_HOLDS_DOUBLE(v))
+        return g_value_get_double(v);
+    if (G_VALUE_HOLDS_INT(v))
+        return g_value_get_int(v);
+    if (G_VALUE_HOLDS_BOOLEAN(v))
+        return g_value_get_boolean(v);
+    return g_value_get_enum(v);
+}
+
+static void gvalue_set_number(GValue *v, double x)
+{
+    if (G_VALUE_HOLDS_DOUBLE(v))
+        g_value_set_double(v, x);
+    else if (G_VALUE_HOLDS_INT(v))
+        g_value_set_int(v, (int)lround(x));
+    else if (G_VALUE_HOLDS_BOOLEAN(v))
+        g_value_set_boolean(v, x != 0);
+    else
+        g_value_set_enum(v, (int)lround(x));
+}
+
 static void set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec)
 {
     RecblurGegl *self = (RecblurGegl *)object;
@@ -170,18 +197,6 @@ static void set_property(GObject *object, guint id, const GValue *value, GParamS
         return;
     /* GParamSpec validation has kept the value in range; the engine checks the rest */
     switch (d->type) {
-    case RB_SETTING_NUMBER:
-        rb_settings_set_number(NULL, &self->settings, d->key, g_value_get_double(value));
-        break;
-    case RB_SETTING_INTEGER:
-        rb_settings_set_number(NULL, &self->settings, d->key, g_value_get_int(value));
-        break;
-    case RB_SETTING_BOOL:
-        rb_settings_set_number(NULL, &self->settings, d->key, g_value_get_boolean(value));
-        break;
-    case RB_SETTING_CHOICE:
-        rb_settings_set_number(NULL, &self->settings, d->key, g_value_get_enum(value));
-        break;
     case RB_SETTING_TEXT: {
         const char *t = g_value_get_string(value);
         rb_settings_set(NULL, &self->settings, d->key, t ? t : "");
@@ -192,6 +207,9 @@ static void set_property(GObject *object, guint id, const GValue *value, GParamS
         rb_settings_set_boundary(NULL, &self->settings, b);
         break;
     }
+    default:
+        rb_settings_set_number(NULL, &self->settings, d->key, gvalue_number(value));
+        break;
     }
 }
 
@@ -206,23 +224,14 @@ static void get_property(GObject *object, guint id, GValue *value, GParamSpec *p
     if (!d)
         return;
     switch (d->type) {
-    case RB_SETTING_NUMBER:
-        g_value_set_double(value, rb_settings_number(&self->settings, d->key));
-        break;
-    case RB_SETTING_INTEGER:
-        g_value_set_int(value, rb_settings_int(&self->settings, d->key));
-        break;
-    case RB_SETTING_BOOL:
-        g_value_set_boolean(value, rb_settings_int(&self->settings, d->key) != 0);
-        break;
-    case RB_SETTING_CHOICE:
-        g_value_set_enum(value, rb_settings_int(&self->settings, d->key));
-        break;
     case RB_SETTING_TEXT:
         g_value_set_string(value, rb_settings_text(&self->settings, d->key));
         break;
     case RB_SETTING_BOUNDARY:
         g_value_set_enum(value, (int)rb_settings_boundary(&self->settings).mode);
+        break;
+    default:
+        gvalue_set_number(value, rb_settings_number(&self->settings, d->key));
         break;
     }
 }
