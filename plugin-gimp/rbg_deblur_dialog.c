@@ -97,25 +97,21 @@ static void preset_changed(GtkComboBox *combo, RbgDeblurDialog *d)
 {
     if (d->updating)
         return;
-    gint index = gtk_combo_box_get_active(combo);
-    if (index <= 0) {
+    gchar *name = rbg_preset_menu_choice(combo);
+    if (!name) {
         d->vals->preset[0] = '\0';
         gtk_label_set_text(GTK_LABEL(d->status_label), "");
         invalidate(d);
         return;
     }
-    gchar *name = gtk_combo_box_text_get_active_text(GTK_COMBO_BOX_TEXT(combo));
     gchar *err = NULL;
     RbgDeblurVals v = *d->vals;
-    if (rbg_deblur_apply_preset(name, &v, &err)) {
+    gboolean ok = rbg_deblur_apply_preset(name, &v, &err);
+    if (ok) {
         *d->vals = v;
         set_widgets(d);
-        gtk_label_set_text(GTK_LABEL(d->status_label), "");
-        gimp_preview_invalidate(GIMP_PREVIEW(d->preview));
-    } else {
-        gtk_label_set_text(GTK_LABEL(d->status_label), err);
-        g_free(err);
     }
+    rbg_preset_menu_report(ok, err, d->status_label, d->preview);
     g_free(name);
 }
 
@@ -155,10 +151,7 @@ gboolean rbg_deblur_dialog(gint32 drawable_id, RbgDeblurVals *v)
                                              v->preview, &hbox, &d.preview);
     g_signal_connect(d.preview, "invalidated", G_CALLBACK(preview_invalidated), &d);
 
-    GtkWidget *table = gtk_table_new(10, 3, FALSE);
-    gtk_table_set_col_spacings(GTK_TABLE(table), 6);
-    gtk_table_set_row_spacings(GTK_TABLE(table), 4);
-    gtk_box_pack_start(GTK_BOX(hbox), table, FALSE, FALSE, 0);
+    GtkWidget *table = rbg_options_table_new(hbox, 10, 3);
     int row = 0;
 
     d.preset_combo = presets_menu_new(&d);
@@ -208,10 +201,7 @@ gboolean rbg_deblur_dialog(gint32 drawable_id, RbgDeblurVals *v)
     row = rbg_status_labels_attach(GTK_TABLE(table), row, 3, &d.backend_label, &d.status_label);
 
     set_widgets(&d);
-    gtk_widget_show_all(dialog);
-
-    gboolean ok = gimp_dialog_run(GIMP_DIALOG(dialog)) == GTK_RESPONSE_OK;
-    v->preview = gimp_preview_get_update(GIMP_PREVIEW(d.preview));
+    gboolean ok = rbg_dialog_run(dialog, d.preview, &v->preview);
     gtk_widget_destroy(dialog);
     return ok;
 }

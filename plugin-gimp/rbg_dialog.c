@@ -192,10 +192,7 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
     g_signal_connect(d.preview, "invalidated", G_CALLBACK(rbg_preview_invalidated), &d);
 
     /* Options ------------------------------------------------------------ */
-    GtkWidget *table = gtk_table_new(14, 4, FALSE);
-    gtk_table_set_col_spacings(GTK_TABLE(table), 6);
-    gtk_table_set_row_spacings(GTK_TABLE(table), 4);
-    gtk_box_pack_start(GTK_BOX(hbox), table, FALSE, FALSE, 0);
+    GtkWidget *table = rbg_options_table_new(hbox, 14, 4);
     int row = 0;
 
     d.preset_combo = rbg_presets_menu_new(&d);
@@ -241,10 +238,7 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
     GtkWidget *expander = gtk_expander_new_with_mnemonic("_Advanced");
     gtk_table_attach(GTK_TABLE(table), expander, 0, 4, row, row + 1, GTK_FILL, GTK_FILL, 0, 0);
     row++;
-    GtkWidget *adv = gtk_table_new(5, 4, FALSE);
-    gtk_table_set_col_spacings(GTK_TABLE(adv), 6);
-    gtk_table_set_row_spacings(GTK_TABLE(adv), 4);
-    gtk_container_add(GTK_CONTAINER(expander), adv);
+    GtkWidget *adv = rbg_options_table_new(expander, 5, 4);
     int arow = 0;
 
     d.accurate_toggle = table_toggle(&d, adv, arow++, setting(RB_OP_BLUR, "accurate"), &v->accurate);
@@ -271,10 +265,7 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
     row = rbg_status_labels_attach(GTK_TABLE(table), row, 4, &d.backend_label, &d.status_label);
 
     rbg_dialog_set_widgets(&d);
-    gtk_widget_show_all(dialog);
-
-    gboolean ok = gimp_dialog_run(GIMP_DIALOG(dialog)) == GTK_RESPONSE_OK;
-    v->preview = gimp_preview_get_update(GIMP_PREVIEW(d.preview));
+    gboolean ok = rbg_dialog_run(dialog, d.preview, &v->preview);
     v->lock_sigma = gimp_chain_button_get_active(GIMP_CHAIN_BUTTON(d.chain));
     gtk_widget_destroy(dialog);
     return ok;

@@ -67,6 +67,22 @@ GtkWidget *rbg_boundary_combo_new(gint *field, GCallback changed, gpointer data,
                                   const char *tooltip);
 GtkWidget *rbg_backend_combo_new(gint *field, GCallback changed, gpointer data);
 
+/* A table for a dialog's options (rows x columns, the dialogs' spacing), packed
+ * into box: beside the preview (a GtkBox) or inside an expander. */
+GtkWidget *rbg_options_table_new(GtkWidget *box, int rows, int columns);
+
+/* Both dialogs' preset menus: entry 0 is "no preset". The name chosen (g_free
+ * it), or NULL for entry 0. */
+gchar *rbg_preset_menu_choice(GtkComboBox *combo);
+/* After the chosen preset was tried on a copy of the values: ok clears the
+ * status line and redraws the preview; otherwise the status line shows err
+ * and the values stay as they were. Frees err. */
+void rbg_preset_menu_report(gboolean ok, gchar *err, GtkWidget *status_label, GtkWidget *preview);
+
+/* Show the dialog and wait for the user: TRUE for OK. *preview_update keeps the
+ * preview toggle for the next run; the caller destroys the dialog. */
+gboolean rbg_dialog_run(GtkWidget *dialog, GtkWidget *preview, gboolean *preview_update);
+
 /* "Back end in use" and the status line, columns wide, at rows row and row + 1
  * of table; returns the next free row. */
 int rbg_status_labels_attach(GtkTable *table, int row, int columns, GtkWidget **backend_label,

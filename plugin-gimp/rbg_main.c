@@ -84,14 +84,23 @@ static GimpParamDef *described(const GimpParamDef *args, gsize n)
     return out;
 }
 
-static void query(void)
+/* One PDB procedure: the plug-in's author, date, image types and error
+ * return, the arguments described from the operation table, and its menu entry. */
+static void install(const char *proc, const char *blurb, const char *help, const char *menu_label,
+                    const GimpParamDef *args, gsize n_args, const char *menu_path)
 {
     static const GimpParamDef rets[] = {
         { GIMP_PDB_STRING, "error", "The engine's message when the call failed" },
     };
-    gimp_install_procedure(
-        RBG_PROC,
-        "Exact, fast recursive (IIR) blur and filters with exact boundaries",
+    gimp_install_procedure(proc, blurb, help, "recblur authors", "recblur authors", "2026",
+                           menu_label, "RGB*, GRAY*", GIMP_PLUGIN, n_args, G_N_ELEMENTS(rets),
+                           described(args, n_args), rets);
+    gimp_plugin_menu_register(proc, menu_path);
+}
+
+static void query(void)
+{
+    install(RBG_PROC, "Exact, fast recursive (IIR) blur and filters with exact boundaries",
         "Gaussian blur of any sigma in time independent of sigma, B-spline "
         "interpolation prefilters, or any recursive filter given as a signature "
         "\"b0, b1, ...: a1, a2, ...\", with the boundary the picture needs: "
@@ -104,19 +113,8 @@ static void query(void)
         "'linear' is TRUE. Errors (bad sigma, garbled or unstable signature, "
         "unknown preset, no GPU) fail with GIMP_PDB_EXECUTION_ERROR and the engine's "
         "message; the image is left unchanged.",
-        "recblur authors",
-        "recblur authors",
-        "2026",
-        "_Recursive Blur...",
-        "RGB*, GRAY*",
-        GIMP_PLUGIN,
-        G_N_ELEMENTS(rbg_args), G_N_ELEMENTS(rets),
-        described(rbg_args, G_N_ELEMENTS(rbg_args)), rets);
-    gimp_plugin_menu_register(RBG_PROC, "<Image>/Filters/Blur");
-
-    gimp_install_procedure(
-        RBG_DEBLUR_PROC,
-        "Deblur with a non-separable 2D IIR filter (four quadrant filters)",
+        "_Recursive Blur...", rbg_args, G_N_ELEMENTS(rbg_args), "<Image>/Filters/Blur");
+    install(RBG_DEBLUR_PROC, "Deblur with a non-separable 2D IIR filter (four quadrant filters)",
         "Undo a Gaussian blur of known sigma: the engine designs a Wiener-type inverse "
         "of the point-spread function for the given noise level and runs it as the sum "
         "of four recursive quadrant filters, each scanning from one corner over an m x m "
@@ -127,15 +125,23 @@ static void query(void)
         "of 0..0.5, window out of 2..64, unknown or broken preset) fail with "
         "GIMP_PDB_EXECUTION_ERROR or GIMP_PDB_CALLING_ERROR and the engine's message; "
         "the image is left unchanged.",
-        "recblur authors",
-        "recblur authors",
-        "2026",
-        "_Deblur (2D IIR)...",
-        "RGB*, GRAY*",
-        GIMP_PLUGIN,
-        G_N_ELEMENTS(rbg_deblur_args), G_N_ELEMENTS(rets),
-        described(rbg_deblur_args, G_N_ELEMENTS(rbg_deblur_args)), rets);
-    gimp_plugin_menu_register(RBG_DEBLUR_PROC, "<Image>/Filters/Enhance");
+        "_Deblur (2D IIR)...", rbg_deblur_args, G_N_ELEMENTS(rbg_deblur_args),
+        "<Image>/Filters/Enhance");
+}
+
+/* Argument i as a preset name, or NULL when it is left out or empty. */
+static const char *preset_arg(gint nparams, const GimpParam *p, gint i)
+{
+    return nparams > i && p[i].data.d_string && p[i].data.d_string[0] ? p[i].data.d_string : NULL;
+}
+
+/* The verdict on arguments read into vals: bad is the check's message (taken). */
+static GimpPDBStatusType checked(gchar *bad, gchar **error)
+{
+    if (!bad)
+        return GIMP_PDB_SUCCESS;
+    *error = bad;
+    return GIMP_PDB_CALLING_ERROR;
 }
 
 /* Deblur arguments -> vals; trailing ones may be left out (defaults). */
@@ -154,37 +160,10 @@ static GimpPDBStatusType read_deblur_args(gint nparams, const GimpParam *p, RbgD
     if (nparams > 7)  v->constant = p[7].data.d_float;
     if (nparams > 8)  v->linear   = p[8].data.d_int32 != 0;
     if (nparams > 9)  v->backend  = p[9].data.d_int32;
-    if (nparams > 10 && p[10].data.d_string && p[10].data.d_string[0]) {
-        if (!rbg_deblur_apply_preset(p[10].data.d_string, v, error))
-            return GIMP_PDB_EXECUTION_ERROR;
-    }
-    gchar *bad = rbg_deblur_check(v);
-    if (bad) {
-        *error = bad;
-        return GIMP_PDB_CALLING_ERROR;
-    }
-    return GIMP_PDB_SUCCESS;
-}
-
-static GimpPDBStatusType get_deblur_vals(GimpRunMode run_mode, gint32 drawable_id, gint nparams,
-                                         const GimpParam *param, RbgDeblurVals *vals,
-                                         gchar **error)
-{
-    switch (run_mode) {
-    case GIMP_RUN_INTERACTIVE:
-        if (gimp_get_data_size(RBG_DEBLUR_PROC) == sizeof *vals)
-            gimp_get_data(RBG_DEBLUR_PROC, vals);
-        return rbg_deblur_dialog(drawable_id, vals) ? GIMP_PDB_SUCCESS : GIMP_PDB_CANCEL;
-    case GIMP_RUN_NONINTERACTIVE:
-        return read_deblur_args(nparams, param, vals, error);
-    case GIMP_RUN_WITH_LAST_VALS:
-        if (gimp_get_data_size(RBG_DEBLUR_PROC) == sizeof *vals)
-            gimp_get_data(RBG_DEBLUR_PROC, vals);
-        return GIMP_PDB_SUCCESS;
-    default:
-        *error = g_strdup("recblur: unknown run mode");
-        return GIMP_PDB_CALLING_ERROR;
-    }
+    const char *preset = preset_arg(nparams, p, 10);
+    if (preset && !rbg_deblur_apply_preset(preset, v, error))
+        return GIMP_PDB_EXECUTION_ERROR;
+    return checked(rbg_deblur_check(v), error);
 }
 
 /* Non-interactive arguments -> vals. Trailing arguments may be left out
@@ -216,33 +195,34 @@ static GimpPDBStatusType read_args(gint nparams, const GimpParam *p, RbgVals *v,
     if (nparams > 11) v->direction = p[11].data.d_int32;
     if (nparams > 12) v->axes      = p[12].data.d_int32;
     if (nparams > 13) v->linear    = p[13].data.d_int32 != 0;
-    if (nparams > 14 && p[14].data.d_string && p[14].data.d_string[0]) {
-        if (!rbg_apply_preset(p[14].data.d_string, v, error))
-            return GIMP_PDB_EXECUTION_ERROR;
-    }
-    gchar *bad = rbg_vals_check(v);
-    if (bad) {
-        *error = bad;
-        return GIMP_PDB_CALLING_ERROR;
-    }
-    return GIMP_PDB_SUCCESS;
+    const char *preset = preset_arg(nparams, p, 14);
+    if (preset && !rbg_apply_preset(preset, v, error))
+        return GIMP_PDB_EXECUTION_ERROR;
+    return checked(rbg_vals_check(v), error);
 }
 
-/* The options for this run: from the dialog, the arguments, or the last run. */
-static GimpPDBStatusType get_vals(GimpRunMode run_mode, gint32 drawable_id, gint nparams,
-                                  const GimpParam *param, RbgVals *vals, gchar **error)
+/* The options for this run of either procedure (deblur: dvals, else vals):
+ * from the dialog, the arguments, or the last run (GIMP keeps each
+ * procedure's under its name; data of another size is another version's). */
+static GimpPDBStatusType get_vals(GimpRunMode run_mode, gboolean deblur, gint32 drawable_id,
+                                  gint nparams, const GimpParam *param, RbgVals *vals,
+                                  RbgDeblurVals *dvals, gchar **error)
 {
+    const char *proc = deblur ? RBG_DEBLUR_PROC : RBG_PROC;
+    gpointer data = deblur ? (gpointer)dvals : (gpointer)vals;
+    gint size = deblur ? (gint)sizeof *dvals : (gint)sizeof *vals;
     switch (run_mode) {
     case GIMP_RUN_INTERACTIVE:
-        if (gimp_get_data_size(RBG_PROC) == sizeof *vals)
-            gimp_get_data(RBG_PROC, vals);   /* else: first run, or another version's data */
-        return rbg_dialog(drawable_id, vals) ? GIMP_PDB_SUCCESS : GIMP_PDB_CANCEL;
-    case GIMP_RUN_NONINTERACTIVE:
-        return read_args(nparams, param, vals, error);
     case GIMP_RUN_WITH_LAST_VALS:
-        if (gimp_get_data_size(RBG_PROC) == sizeof *vals)
-            gimp_get_data(RBG_PROC, vals);
-        return GIMP_PDB_SUCCESS;
+        if (gimp_get_data_size(proc) == size)
+            gimp_get_data(proc, data);
+        if (run_mode == GIMP_RUN_WITH_LAST_VALS)
+            return GIMP_PDB_SUCCESS;
+        return (deblur ? rbg_deblur_dialog(drawable_id, dvals) : rbg_dialog(drawable_id, vals))
+                   ? GIMP_PDB_SUCCESS : GIMP_PDB_CANCEL;
+    case GIMP_RUN_NONINTERACTIVE:
+        return deblur ? read_deblur_args(nparams, param, dvals, error)
+                      : read_args(nparams, param, vals, error);
     default:
         *error = g_strdup("recblur: unknown run mode");
         return GIMP_PDB_CALLING_ERROR;
@@ -279,8 +259,7 @@ static void run(const gchar *name, gint nparams, const GimpParam *param,
     }
 
     if (status == GIMP_PDB_SUCCESS)
-        status = deblur ? get_deblur_vals(run_mode, drawable_id, nparams, param, &dvals, &error)
-                        : get_vals(run_mode, drawable_id, nparams, param, &vals, &error);
+        status = get_vals(run_mode, deblur, drawable_id, nparams, param, &vals, &dvals, &error);
 
     if (status == GIMP_PDB_SUCCESS) {
         gboolean ok = deblur ? rbg_process_drawable(drawable_id, dvals.linear, "Deblur (2D IIR)",
@@ -289,12 +268,10 @@ static void run(const gchar *name, gint nparams, const GimpParam *param,
         if (ok) {
             if (run_mode != GIMP_RUN_NONINTERACTIVE)
                 gimp_displays_flush();
-            if (run_mode == GIMP_RUN_INTERACTIVE) {
-                if (deblur)
-                    gimp_set_data(RBG_DEBLUR_PROC, &dvals, sizeof dvals);
-                else
-                    gimp_set_data(RBG_PROC, &vals, sizeof vals);
-            }
+            if (run_mode == GIMP_RUN_INTERACTIVE)
+                gimp_set_data(deblur ? RBG_DEBLUR_PROC : RBG_PROC,
+                              deblur ? (gpointer)&dvals : (gpointer)&vals,
+                              deblur ? sizeof dvals : sizeof vals);
         } else {
             status = GIMP_PDB_EXECUTION_ERROR;
         }

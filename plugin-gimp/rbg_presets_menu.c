@@ -7,22 +7,17 @@
 
 static void preset_changed(GtkComboBox *combo, RbgDialog *d)
 {
-    gchar *err = NULL;
-    gint index = gtk_combo_box_get_active(combo);
-
-    if (d->updating || index <= 0)
+    gchar *name = d->updating ? NULL : rbg_preset_menu_choice(combo);
+    if (!name)
         return;
-    gchar *name = gtk_combo_box_text_get_active_text(GTK_COMBO_BOX_TEXT(combo));
+    gchar *err = NULL;
     RbgVals v = *d->vals;
-    if (rbg_apply_preset(name, &v, &err)) {
+    gboolean ok = rbg_apply_preset(name, &v, &err);
+    if (ok) {
         *d->vals = v;
         rbg_dialog_set_widgets(d);
-        gtk_label_set_text(GTK_LABEL(d->status_label), "");
-        gimp_preview_invalidate(GIMP_PREVIEW(d->preview));
-    } else {
-        gtk_label_set_text(GTK_LABEL(d->status_label), err);
-        g_free(err);
     }
+    rbg_preset_menu_report(ok, err, d->status_label, d->preview);
     g_free(name);
 }
 

@@ -111,3 +111,38 @@ int rbg_status_labels_attach(GtkTable *table, int row, int columns, GtkWidget **
                      GTK_FILL, GTK_FILL, 0, 0);
     return row + 1;
 }
+
+GtkWidget *rbg_options_table_new(GtkWidget *box, int rows, int columns)
+{
+    GtkWidget *table = gtk_table_new(rows, columns, FALSE);
+    gtk_table_set_col_spacings(GTK_TABLE(table), 6);
+    gtk_table_set_row_spacings(GTK_TABLE(table), 4);
+    if (GTK_IS_BOX(box))
+        gtk_box_pack_start(GTK_BOX(box), table, FALSE, FALSE, 0);
+    else
+        gtk_container_add(GTK_CONTAINER(box), table);
+    return table;
+}
+
+gchar *rbg_preset_menu_choice(GtkComboBox *combo)
+{
+    if (gtk_combo_box_get_active(combo) <= 0)
+        return NULL;
+    return gtk_combo_box_text_get_active_text(GTK_COMBO_BOX_TEXT(combo));
+}
+
+void rbg_preset_menu_report(gboolean ok, gchar *err, GtkWidget *status_label, GtkWidget *preview)
+{
+    gtk_label_set_text(GTK_LABEL(status_label), ok ? "" : err);
+    g_free(err);
+    if (ok)
+        gimp_preview_invalidate(GIMP_PREVIEW(preview));
+}
+
+gboolean rbg_dialog_run(GtkWidget *dialog, GtkWidget *preview, gboolean *preview_update)
+{
+    gtk_widget_show_all(dialog);
+    gboolean ok = gimp_dialog_run(GIMP_DIALOG(dialog)) == GTK_RESPONSE_OK;
+    *preview_update = gimp_preview_get_update(GIMP_PREVIEW(preview));
+    return ok;
+}
