@@ -25,7 +25,8 @@ rb_status rbg_make_filter(rb_context *ctx, const RbgVals *v, rb_filter **out,
                           rb_boundary *boundary);
 
 /* Load preset `name` (a name on the preset path or a file) into v. Presets of
- * op blur/filter/bspline apply; others (sat, box) are refused with a message. */
+ * op blur/filter/bspline apply; others (sat, box) are refused with a message,
+ * v left as it was. */
 gboolean rbg_apply_preset(const char *name, RbgVals *v, gchar **error);
 
 /* Pixel layout of a drawable: the float babl format (in the drawable's colour
@@ -115,7 +116,8 @@ gchar *rbg_deblur_check(const RbgDeblurVals *v);
 rb_status rbg_deblur_make_filter(rb_context *ctx, const RbgDeblurVals *v,
                                  rb_deblur_filter **out, rb_boundary *boundary,
                                  int *has_boundary);
-/* Load the preset into v (name, and its boundary if it has one). */
+/* Load the preset into v (name, and its boundary if it has one); on failure v
+ * is left as it was. */
 gboolean rbg_deblur_apply_preset(const char *name, RbgDeblurVals *v, gchar **error);
 /* RbgPixelsFn for RbgDeblurVals. */
 gboolean rbg_deblur_pixels(const void *vals, const RbgLayout *layout, float *pixels, int w,

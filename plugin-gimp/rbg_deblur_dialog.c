@@ -91,28 +91,27 @@ static void linear_toggled(GtkToggleButton *toggle, RbgDeblurDialog *d)
     invalidate(d);
 }
 
+static gboolean apply_preset(const char *name, gpointer vals, gchar **error)
+{
+    return rbg_deblur_apply_preset(name, vals, error);
+}
+
+static void show_vals(gpointer d)
+{
+    set_widgets(d);
+}
+
 /* Entry 0 designs from the PSF; the others load a preset (its window and
  * boundary show in the widgets). */
 static void preset_changed(GtkComboBox *combo, RbgDeblurDialog *d)
 {
-    if (d->updating)
+    if (d->updating || rbg_preset_menu_changed(combo, apply_preset, d->vals, show_vals, d,
+                                               d->status_label, d->preview))
         return;
-    gchar *name = rbg_preset_menu_choice(combo);
-    if (!name) {
-        d->vals->preset[0] = '\0';
-        gtk_label_set_text(GTK_LABEL(d->status_label), "");
-        invalidate(d);
-        return;
-    }
-    gchar *err = NULL;
-    RbgDeblurVals v = *d->vals;
-    gboolean ok = rbg_deblur_apply_preset(name, &v, &err);
-    if (ok) {
-        *d->vals = v;
-        set_widgets(d);
-    }
-    rbg_preset_menu_report(ok, err, d->status_label, d->preview);
-    g_free(name);
+    /* entry 0: design from the PSF widgets again */
+    d->vals->preset[0] = '\0';
+    gtk_label_set_text(GTK_LABEL(d->status_label), "");
+    invalidate(d);
 }
 
 static GtkWidget *presets_menu_new(RbgDeblurDialog *d)

@@ -71,13 +71,15 @@ GtkWidget *rbg_backend_combo_new(gint *field, GCallback changed, gpointer data);
  * into box: beside the preview (a GtkBox) or inside an expander. */
 GtkWidget *rbg_options_table_new(GtkWidget *box, int rows, int columns);
 
-/* Both dialogs' preset menus: entry 0 is "no preset". The name chosen (g_free
- * it), or NULL for entry 0. */
-gchar *rbg_preset_menu_choice(GtkComboBox *combo);
-/* After the chosen preset was tried on a copy of the values: ok clears the
- * status line and redraws the preview; otherwise the status line shows err
- * and the values stay as they were. Frees err. */
-void rbg_preset_menu_report(gboolean ok, gchar *err, GtkWidget *status_label, GtkWidget *preview);
+/* "changed" of either dialog's preset menu (entry 0 is "no preset"):
+ * apply(name, vals, &error) loads the chosen preset into vals (left as they
+ * were on failure); then refresh(dialog) shows the new values, the status line
+ * is cleared and the preview redrawn, or the status line says why not.
+ * FALSE, doing nothing, for entry 0. */
+typedef gboolean (*RbgPresetApply)(const char *name, gpointer vals, gchar **error);
+gboolean rbg_preset_menu_changed(GtkComboBox *combo, RbgPresetApply apply, gpointer vals,
+                                 void (*refresh)(gpointer dialog), gpointer dialog,
+                                 GtkWidget *status_label, GtkWidget *preview);
 
 /* Show the dialog and wait for the user: TRUE for OK. *preview_update keeps the
  * preview toggle for the next run; the caller destroys the dialog. */

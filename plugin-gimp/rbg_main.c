@@ -144,15 +144,19 @@ static GimpPDBStatusType checked(gchar *bad, gchar **error)
     return GIMP_PDB_CALLING_ERROR;
 }
 
+/* A call with fewer arguments than proc requires (named in required). */
+static GimpPDBStatusType too_few(const char *proc, const char *required, gint nparams, gchar **error)
+{
+    *error = g_strdup_printf("recblur: %s needs at least %s (got %d arguments)", proc, required, nparams);
+    return GIMP_PDB_CALLING_ERROR;
+}
+
 /* Deblur arguments -> vals; trailing ones may be left out (defaults). */
 static GimpPDBStatusType read_deblur_args(gint nparams, const GimpParam *p, RbgDeblurVals *v,
                                           gchar **error)
 {
-    if (nparams < 4) {
-        *error = g_strdup_printf("recblur: %s needs at least run-mode, image, drawable and "
-                                 "psf-sigma (got %d arguments)", RBG_DEBLUR_PROC, nparams);
-        return GIMP_PDB_CALLING_ERROR;
-    }
+    if (nparams < 4)
+        return too_few(RBG_DEBLUR_PROC, "run-mode, image, drawable and psf-sigma", nparams, error);
     v->psf_sigma = p[3].data.d_float;
     if (nparams > 4)  v->noise    = p[4].data.d_float;
     if (nparams > 5)  v->window   = p[5].data.d_int32;
@@ -171,11 +175,8 @@ static GimpPDBStatusType read_deblur_args(gint nparams, const GimpParam *p, RbgD
 static GimpPDBStatusType read_args(gint nparams, const GimpParam *p, RbgVals *v,
                                    gchar **error)
 {
-    if (nparams < 5) {
-        *error = g_strdup_printf("recblur: %s needs at least run-mode, image, drawable, "
-                                 "sigma-x and sigma-y (got %d arguments)", RBG_PROC, nparams);
-        return GIMP_PDB_CALLING_ERROR;
-    }
+    if (nparams < 5)
+        return too_few(RBG_PROC, "run-mode, image, drawable, sigma-x and sigma-y", nparams, error);
     v->sigma_x = p[3].data.d_float;
     v->sigma_y = p[4].data.d_float;
     if (nparams > 5)  v->operation = p[5].data.d_int32;

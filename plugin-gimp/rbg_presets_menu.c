@@ -5,20 +5,21 @@
 
 #define RBG_MAX_PRESETS 128
 
+static gboolean apply_preset(const char *name, gpointer vals, gchar **error)
+{
+    return rbg_apply_preset(name, vals, error);
+}
+
+static void show_vals(gpointer d)
+{
+    rbg_dialog_set_widgets(d);
+}
+
 static void preset_changed(GtkComboBox *combo, RbgDialog *d)
 {
-    gchar *name = d->updating ? NULL : rbg_preset_menu_choice(combo);
-    if (!name)
-        return;
-    gchar *err = NULL;
-    RbgVals v = *d->vals;
-    gboolean ok = rbg_apply_preset(name, &v, &err);
-    if (ok) {
-        *d->vals = v;
-        rbg_dialog_set_widgets(d);
-    }
-    rbg_preset_menu_report(ok, err, d->status_label, d->preview);
-    g_free(name);
+    if (!d->updating)
+        rbg_preset_menu_changed(combo, apply_preset, d->vals, show_vals, d, d->status_label,
+                                d->preview);
 }
 
 GtkWidget *rbg_presets_menu_new(RbgDialog *d)

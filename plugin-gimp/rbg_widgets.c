@@ -124,19 +124,23 @@ GtkWidget *rbg_options_table_new(GtkWidget *box, int rows, int columns)
     return table;
 }
 
-gchar *rbg_preset_menu_choice(GtkComboBox *combo)
+gboolean rbg_preset_menu_changed(GtkComboBox *combo, RbgPresetApply apply, gpointer vals,
+                                 void (*refresh)(gpointer dialog), gpointer dialog,
+                                 GtkWidget *status_label, GtkWidget *preview)
 {
     if (gtk_combo_box_get_active(combo) <= 0)
-        return NULL;
-    return gtk_combo_box_text_get_active_text(GTK_COMBO_BOX_TEXT(combo));
-}
-
-void rbg_preset_menu_report(gboolean ok, gchar *err, GtkWidget *status_label, GtkWidget *preview)
-{
+        return FALSE;
+    gchar *name = gtk_combo_box_text_get_active_text(GTK_COMBO_BOX_TEXT(combo));
+    gchar *err = NULL;
+    gboolean ok = apply(name, vals, &err);
+    if (ok)
+        refresh(dialog);
     gtk_label_set_text(GTK_LABEL(status_label), ok ? "" : err);
-    g_free(err);
     if (ok)
         gimp_preview_invalidate(GIMP_PREVIEW(preview));
+    g_free(err);
+    g_free(name);
+    return TRUE;
 }
 
 gboolean rbg_dialog_run(GtkWidget *dialog, GtkWidget *preview, gboolean *preview_update)
