@@ -117,12 +117,14 @@ static int differs(const uint16_t *a, const uint16_t *b, size_t n)
     return 0;
 }
 
-/* One good call: module on a fresh image vs the engine on the same samples. */
-static void check_good(int ch, int argc, const char **argv, const rb_filter *f, rb_boundary b,
-                       int linear, int box, void (*prepare)(Image *))
+/* The module on a fresh W x H image of ch channels (pattern seed), prepare()
+ * applied to it first: the call must succeed and change the image. The
+ * input's samples in *in, the result returned (free both). */
+static uint16_t *module_result(int ch, uint32_t seed, int argc, const char **argv,
+                               void (*prepare)(Image *), uint16_t **in)
 {
-    uint16_t *in = pattern(W, H, ch, 7u + (uint32_t)ch);
-    Image *img = make_image(in, W, H, ch);
+    *in = pattern(W, H, ch, seed);
+    Image *img = make_image(*in, W, H, ch);
     if (prepare)
         prepare(img);
     ExceptionInfo *ex = invoke(&img, argc, argv);
@@ -130,59 +132,28 @@ static void check_good(int ch, int argc, const char **argv, const rb_filter *f, 
         fail_msg("module failed: %s %s", ex->reason ? ex->reason : "",
                  ex->description ? ex->description : "");
     uint16_t *got = export_image(img, ch);
-    uint16_t *want = engine_result(in, W, H, ch, f, b, linear, box);
-    assert_true(differs(got, in, (size_t)W * H * ch));
-    assert_same(got, want, (size_t)W * H * ch, argv && argc ? argv[0] : "(defines)");
+    assert_true(differs(got, *in, (size_t)W * H * ch));
+    DestroyExceptionInfo(ex);
+    DestroyImage(img);
+    return got;
+}
+
+/* The module's result equals the engine's (what names the call); all three freed. */
+static void assert_same_and_free(uint16_t *in, uint16_t *got, uint16_t *want, int ch, const char *what)
+{
+    assert_same(got, want, (size_t)W * H * ch, what);
     free(in);
     free(got);
     free(want);
-    DestroyExceptionInfo(ex);
-    DestroyImage(img);
 }
 
-static void test_blur_rgba_periodic(void **state)
+/* One good call: module on a fresh image vs the engine on the same samples. */
+static void check_good(int ch, int argc, const char **argv, const rb_filter *f, rb_boundary b,
+                       int linear, int box, void (*prepare)(Image *))
 {
-    (void)state;
-    rb_filter *f = gaussian(3, 3);
-    const char *argv[] = { "sigma=3", "boundary=periodic" };
-    check_good(4, 2, argv, f, (rb_boundary){ RB_BOUNDARY_PERIODIC, 0 }, 0, 0, NULL);
-    rb_filter_destroy(f);
-}
-
-static void test_positional_rgb(void **state)
-{
-    (void)state;
-    rb_filter *f = gaussian(5, 5);
-    const char *argv[] = { "5", "mirror" };
-    check_good(3, 2, argv, f, (rb_boundary){ RB_BOUNDARY_MIRROR, 0 }, 0, 0, NULL);
-    rb_filter_destroy(f);
-}
-
-static void test_gray_and_gray_alpha(void **state)
-{
-    (void)state;
-    rb_filter *f = gaussian(2, 4);
-    const char *argv[] = { "sigma-x=2", "sigma-y=4", "boundary=constant=0.25" };
-    check_good(1, 3, argv, f, (rb_boundary){ RB_BOUNDARY_CONSTANT, 0.25f }, 0, 0, NULL);
-    check_good(2, 3, argv, f, (rb_boundary){ RB_BOUNDARY_CONSTANT, 0.25f }, 0, 0, NULL);
-    rb_filter_destroy(f);
-}
-
-static void test_linear_light(void **state)
-{
-    (void)state;
-    rb_filter *f = gaussian(4, 4);
-    const char *argv[] = { "sigma=4", "linear=yes", "boundary=clamp" };
-    check_good(4, 3, argv, f, (rb_boundary){ RB_BOUNDARY_CLAMP, 0 }, 1, 0, NULL);
-    /* and linear light really changes the result */
-    uint16_t *in = pattern(W, H, 3, 99);
-    uint16_t *lin = engine_result(in, W, H, 3, f, (rb_boundary){ RB_BOUNDARY_CLAMP, 0 }, 1, 0);
-    uint16_t *enc = engine_result(in, W, H, 3, f, (rb_boundary){ RB_BOUNDARY_CLAMP, 0 }, 0, 0);
-    assert_true(differs(lin, enc, (size_t)W * H * 3));
-    free(in);
-    free(lin);
-    free(enc);
-    rb_filter_destroy(f);
+    uint16_t *in, *got = module_result(ch, 7u + (uint32_t)ch, argc, argv, prepare, &in);
+    assert_same_and_free(in, got, engine_result(in, W, H, ch, f, b, linear, box), ch,
+                         argv && argc ? argv[0] : "(defines)");
 }
 
 static void set_defines(Image *img)
@@ -197,28 +168,73 @@ static void set_overridden_defines(Image *img)
     SetImageArtifact(img, "recblur:boundary", "periodic");
 }
 
-static void test_defines_and_override(void **state)
-{
-    (void)state;
-    rb_filter *f = gaussian(3, 3);
-    check_good(3, 0, NULL, f, (rb_boundary){ RB_BOUNDARY_ZERO, 0 }, 0, 0, set_defines);
-    const char *argv[] = { "3", "zero" };
-    check_good(3, 2, argv, f, (rb_boundary){ RB_BOUNDARY_ZERO, 0 }, 0, 0, set_overridden_defines);
-    rb_filter_destroy(f);
-}
-
 static void set_tile(Image *img)
 {
     SetImageVirtualPixelMethod(img, TileVirtualPixelMethod);
 }
 
-static void test_virtual_pixel_default(void **state)
+/* A good call and the engine call it must equal: sigma_x/sigma_y of the
+ * Gaussian (or box, the box size with no Gaussian), boundary, linear light,
+ * and what is set on the image first (defines, virtual-pixel method). */
+typedef struct {
+    const char *name;
+    int channels;
+    const char *args[4];
+    int argc;
+    double sigma_x, sigma_y;
+    int box;
+    rb_boundary boundary;
+    int linear;
+    void (*prepare)(Image *);
+} good_case;
+
+static const good_case good_cases[] = {
+    { "rgba periodic", 4, { "sigma=3", "boundary=periodic" }, 2, 3, 3, 0, { RB_BOUNDARY_PERIODIC, 0 }, 0, NULL },
+    { "positional rgb", 3, { "5", "mirror" }, 2, 5, 5, 0, { RB_BOUNDARY_MIRROR, 0 }, 0, NULL },
+    { "gray", 1, { "sigma-x=2", "sigma-y=4", "boundary=constant=0.25" }, 3, 2, 4, 0,
+      { RB_BOUNDARY_CONSTANT, 0.25f }, 0, NULL },
+    { "gray alpha", 2, { "sigma-x=2", "sigma-y=4", "boundary=constant=0.25" }, 3, 2, 4, 0,
+      { RB_BOUNDARY_CONSTANT, 0.25f }, 0, NULL },
+    { "linear light", 4, { "sigma=4", "linear=yes", "boundary=clamp" }, 3, 4, 4, 0,
+      { RB_BOUNDARY_CLAMP, 0 }, 1, NULL },
+    /* -define recblur:* alone, then overridden by -process words */
+    { "defines", 3, { NULL }, 0, 3, 3, 0, { RB_BOUNDARY_ZERO, 0 }, 0, set_defines },
+    { "words over defines", 3, { "3", "zero" }, 2, 3, 3, 0, { RB_BOUNDARY_ZERO, 0 }, 0,
+      set_overridden_defines },
+    /* no boundary given: the image's virtual-pixel method (tile), else clamp */
+    { "virtual pixel tile", 3, { "2.5" }, 1, 2.5, 2.5, 0, { RB_BOUNDARY_PERIODIC, 0 }, 0, set_tile },
+    { "virtual pixel default", 3, { "2.5" }, 1, 2.5, 2.5, 0, { RB_BOUNDARY_CLAMP, 0 }, 0, NULL },
+    { "box rgb", 3, { "op=sat-box", "size=5", "boundary=clamp" }, 3, 0, 0, 5, { RB_BOUNDARY_CLAMP, 0 }, 0, NULL },
+    { "box rgba", 4, { "op=sat-box", "size=5", "boundary=clamp" }, 3, 0, 0, 5, { RB_BOUNDARY_CLAMP, 0 }, 0, NULL },
+};
+
+static void test_good_calls(void **state)
 {
     (void)state;
-    rb_filter *f = gaussian(2.5, 2.5);
-    const char *argv[] = { "2.5" };
-    check_good(3, 1, argv, f, (rb_boundary){ RB_BOUNDARY_PERIODIC, 0 }, 0, 0, set_tile);
-    check_good(3, 1, argv, f, (rb_boundary){ RB_BOUNDARY_CLAMP, 0 }, 0, 0, NULL);
+    for (size_t i = 0; i < sizeof good_cases / sizeof good_cases[0]; i++) {
+        const good_case *c = &good_cases[i];
+        print_message("  %s\n", c->name);
+        const char *argv[4];   /* the module takes a non-const list */
+        memcpy(argv, c->args, sizeof argv);
+        rb_filter *f = c->box ? NULL : gaussian(c->sigma_x, c->sigma_y);
+        check_good(c->channels, c->argc, c->argc ? argv : NULL, f, c->boundary, c->linear, c->box,
+                   c->prepare);
+        rb_filter_destroy(f);
+    }
+}
+
+/* Linear light really changes the result (else the linear case above proves nothing). */
+static void test_linear_light_differs(void **state)
+{
+    (void)state;
+    rb_filter *f = gaussian(4, 4);
+    uint16_t *in = pattern(W, H, 3, 99);
+    uint16_t *lin = engine_result(in, W, H, 3, f, (rb_boundary){ RB_BOUNDARY_CLAMP, 0 }, 1, 0);
+    uint16_t *enc = engine_result(in, W, H, 3, f, (rb_boundary){ RB_BOUNDARY_CLAMP, 0 }, 0, 0);
+    assert_true(differs(lin, enc, (size_t)W * H * 3));
+    free(in);
+    free(lin);
+    free(enc);
     rb_filter_destroy(f);
 }
 
@@ -238,14 +254,6 @@ static void test_signature_split_by_magick(void **state)
     check_good(3, 2, argv5, f, (rb_boundary){ RB_BOUNDARY_PERIODIC, 0 }, 0, 0, NULL);
     rb_filter_destroy(f);
     rb_context_destroy(ctx);
-}
-
-static void test_box(void **state)
-{
-    (void)state;
-    const char *argv[] = { "op=sat-box", "size=5", "boundary=clamp" };
-    check_good(3, 3, argv, NULL, (rb_boundary){ RB_BOUNDARY_CLAMP, 0 }, 0, 5, NULL);
-    check_good(4, 3, argv, NULL, (rb_boundary){ RB_BOUNDARY_CLAMP, 0 }, 0, 5, NULL);
 }
 
 static void test_channel_red_only(void **state)
@@ -374,28 +382,28 @@ static MagickBooleanType stop_recblur(const char *tag, const MagickOffsetType of
     return (m->cancel && offset > 0) ? MagickFalse : MagickTrue;
 }
 
-/* The first image filters completely, the second is cancelled: neither may be
- * written (results go back only after the engine succeeded for every image). */
-static void test_cancel_leaves_images_unchanged(void **state)
+/* A two-image list whose second run (the module given word) the progress
+ * monitor cancels once it has started, the first having run to its end: the
+ * call fails with a cancel message and neither image changes (results go back
+ * only after the engine succeeded for every image). */
+static void check_cancelled_list(const char *word, int w, int h, uint32_t seed)
 {
-    (void)state;
-    int w = 301, h = 203;
     monitor_state first = { 0, 0 }, second = { 0, 1 };
-    uint16_t *in = pattern(w, h, 3, 17);
+    uint16_t *in = pattern(w, h, 3, seed);
     Image *list = make_image(in, w, h, 3);
     AppendImageToList(&list, make_image(in, w, h, 3));
     SetImageProgressMonitor(list, stop_recblur, &first);
     SetImageProgressMonitor(GetNextImageInList(list), stop_recblur, &second);
-    const char *argv[] = { "sigma=6" };
+    const char *argv[] = { word };
     ExceptionInfo *ex = invoke(&list, 1, argv);
-    assert_true(first.calls > 2);   /* the first image ran to its end */
+    assert_true(first.calls > 2);
     assert_true(second.calls > 1);
     if (ex->severity < ErrorException)
-        fail_msg("cancelling from the progress monitor raised no error");
+        fail_msg("%s: cancelling from the progress monitor raised no error", word);
     assert_non_null(strstr(ex->reason, "cancel"));
     for (Image *im = list; im; im = GetNextImageInList(im)) {
         uint16_t *got = export_image(im, 3);
-        assert_same(got, in, (size_t)w * h * 3, "image of a cancelled list");
+        assert_same(got, in, (size_t)w * h * 3, word);
         free(got);
     }
     free(in);
@@ -403,7 +411,12 @@ static void test_cancel_leaves_images_unchanged(void **state)
     DestroyImageList(list);
 }
 
-/* op=deblur: what rb_deblur_design + rb_deblur_execute give on the same samples. */
+static void test_cancel_leaves_images_unchanged(void **state)
+{
+    (void)state;
+    check_cancelled_list("sigma=6", 301, 203, 17);
+}
+
 static uint16_t *deblur_engine_result(const uint16_t *in, int w, int h, int ch, double sigma,
                                       double noise, int m, rb_boundary b)
 {
@@ -428,23 +441,9 @@ static uint16_t *deblur_engine_result(const uint16_t *in, int w, int h, int ch, 
 static void check_deblur(int ch, int argc, const char **argv, void (*prepare)(Image *),
                          double sigma, double noise, int m, rb_boundary_mode mode)
 {
-    uint16_t *in = pattern(W, H, ch, 31u + (uint32_t)ch);
-    Image *img = make_image(in, W, H, ch);
-    if (prepare)
-        prepare(img);
-    ExceptionInfo *ex = invoke(&img, argc, argv);
-    if (ex->severity != UndefinedException)
-        fail_msg("module failed: %s", ex->reason ? ex->reason : "");
-    uint16_t *got = export_image(img, ch);
+    uint16_t *in, *got = module_result(ch, 31u + (uint32_t)ch, argc, argv, prepare, &in);
     rb_boundary b = { mode, 0.0f };
-    uint16_t *want = deblur_engine_result(in, W, H, ch, sigma, noise, m, b);
-    assert_true(differs(got, in, (size_t)W * H * ch));
-    assert_same(got, want, (size_t)W * H * ch, argv[0]);
-    free(in);
-    free(got);
-    free(want);
-    DestroyExceptionInfo(ex);
-    DestroyImage(img);
+    assert_same_and_free(in, got, deblur_engine_result(in, W, H, ch, sigma, noise, m, b), ch, argv[0]);
 }
 
 /* op=deblur on every layout, its defaults (noise 0.005, window 8, mirror),
@@ -462,30 +461,10 @@ static void test_deblur_matches_engine(void **state)
     check_deblur(2, 4, a3, NULL, 1.0, 0.01, 3, RB_BOUNDARY_CLAMP);
 }
 
-/* A monitor cancelling the second image's deblur: no image of the list changes. */
 static void test_deblur_cancel_leaves_images_unchanged(void **state)
 {
     (void)state;
-    monitor_state first = { 0, 0 }, second = { 0, 1 };
-    uint16_t *in = pattern(W, H, 3, 19);
-    Image *list = make_image(in, W, H, 3);
-    AppendImageToList(&list, make_image(in, W, H, 3));
-    SetImageProgressMonitor(list, stop_recblur, &first);
-    SetImageProgressMonitor(GetNextImageInList(list), stop_recblur, &second);
-    const char *argv[] = { "psf-sigma=1.5" };
-    ExceptionInfo *ex = invoke(&list, 1, argv);
-    assert_true(first.calls > 2);
-    if (ex->severity < ErrorException)
-        fail_msg("cancelling the deblur from the progress monitor raised no error");
-    assert_non_null(strstr(ex->reason, "cancel"));
-    for (Image *im = list; im; im = GetNextImageInList(im)) {
-        uint16_t *got = export_image(im, 3);
-        assert_same(got, in, (size_t)W * H * 3, "image of a cancelled deblur list");
-        free(got);
-    }
-    free(in);
-    DestroyExceptionInfo(ex);
-    DestroyImageList(list);
+    check_cancelled_list("psf-sigma=1.5", W, H, 19);
 }
 
 static void test_severity_is_option_error(void **state)
@@ -512,14 +491,9 @@ int main(int argc, char **argv)
     }
     MagickCoreGenesis(argv[0], MagickFalse);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_blur_rgba_periodic),
-        cmocka_unit_test(test_positional_rgb),
-        cmocka_unit_test(test_gray_and_gray_alpha),
-        cmocka_unit_test(test_linear_light),
-        cmocka_unit_test(test_defines_and_override),
-        cmocka_unit_test(test_virtual_pixel_default),
+        cmocka_unit_test(test_good_calls),
+        cmocka_unit_test(test_linear_light_differs),
         cmocka_unit_test(test_signature_split_by_magick),
-        cmocka_unit_test(test_box),
         cmocka_unit_test(test_channel_red_only),
         cmocka_unit_test(test_list_of_two),
         cmocka_unit_test(test_bad_arguments_leave_image_unchanged),
