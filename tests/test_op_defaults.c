@@ -86,84 +86,98 @@ static void assert_same_settings(const rb_settings *got, const rb_settings *want
     }
 }
 
+/* One text front end told only an op and its required setting (key NULL:
+ * none): the settings it resolves, into out; a refusal fails the test. */
+typedef void (*front_end_settings)(rb_context *ctx, const rb_op_desc *op, const char *key,
+                                   const char *value, rb_settings *out);
+
+static void cli_settings_of(rb_context *ctx, const rb_op_desc *op, const char *key, const char *value,
+                            rb_settings *out)
+{
+    char option[64];
+    snprintf(option, sizeof option, "--%s", key ? key : "");
+    char *argv[] = {"recblur", (char *)op->name, option, (char *)value, "in.png", "out.png"};
+    int argc = 6;
+    if (!key) {
+        argv[2] = "in.png";
+        argv[3] = "out.png";
+        argc = 4;
+    }
+    cli_options o;
+    cli_settings s;
+    char err[512] = "";
+    if (cli_parse_options(op, argc, argv, 2, &o, err, sizeof err) ||
+        cli_resolve_settings(ctx, &o, &s, err, sizeof err))
+        fail_msg("CLI %s: %s", op->name, err);
+    *out = s.op;
+}
+
+static void preset_settings_of(rb_context *ctx, const rb_op_desc *op, const char *key,
+                               const char *value, rb_settings *out)
+{
+    char text[256];
+    if (key)
+        snprintf(text, sizeof text, "op = %s\n%s = %s\n", op->name, key, value);
+    else
+        snprintf(text, sizeof text, "op = %s\n", op->name);
+    rb_preset p;
+    if (rb_preset_parse_text(ctx, text, "defaults.preset", &p) != RB_OK)
+        fail_msg("preset %s: %s", op->name, rb_context_error(ctx));
+    *out = p.settings;
+}
+
+static void magick_settings_of(rb_context *ctx, const rb_op_desc *op, const char *key,
+                               const char *value, rb_settings *out)
+{
+    char op_word[64], required_word[128];
+    snprintf(op_word, sizeof op_word, "op=%s", op->name);
+    snprintf(required_word, sizeof required_word, "%s=%s", key ? key : "", value ? value : "");
+    const char *words[] = {op_word, required_word};
+    rb_magick_options o;
+    char err[4096] = "";
+    if (rb_magick_options_parse(ctx, NULL, 0, key ? 2 : 1, words, &o, err, sizeof err))
+        fail_msg("ImageMagick %s: %s", op->name, err);
+    assert_int_equal(o.channels, RB_MAGICK_CH_ALL);
+    *out = o.settings;
+}
+
+/* Each of the n ops through one front end resolves to the table's defaults. */
+static void check_front_end(const char *front, const rb_op_id *ops, size_t n,
+                            front_end_settings settings_of)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *key, *value;
+        required_of(ops[i], &key, &value);
+        rb_context *ctx;
+        assert_int_equal(rb_context_create(&ctx), RB_OK);
+        rb_settings got;
+        settings_of(ctx, rb_op_get(ops[i]), key, value, &got);
+        rb_settings want = reference(ops[i], 1);
+        assert_same_settings(&got, &want, front, 0);
+        rb_context_destroy(ctx);
+    }
+}
+
 static void test_cli_defaults(void **state)
 {
     (void)state;
-    rb_op_id ops[] = {RB_OP_BLUR, RB_OP_FILTER, RB_OP_BSPLINE, RB_OP_SAT, RB_OP_BOX, RB_OP_DEBLUR};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        const rb_op_desc *op = rb_op_get(ops[i]);
-        const char *key, *value;
-        required_of(ops[i], &key, &value);
-        char option[64];
-        snprintf(option, sizeof option, "--%s", key ? key : "");
-        char *argv[] = {"recblur", (char *)op->name, option, (char *)value, "in.png", "out.png"};
-        int argc = 6;
-        if (!key) {
-            argv[2] = "in.png";
-            argv[3] = "out.png";
-            argc = 4;
-        }
-        cli_options o;
-        cli_settings s;
-        char err[512] = "";
-        rb_context *ctx;
-        assert_int_equal(rb_context_create(&ctx), RB_OK);
-        if (cli_parse_options(op, argc, argv, 2, &o, err, sizeof err) ||
-            cli_resolve_settings(ctx, &o, &s, err, sizeof err))
-            fail_msg("CLI %s: %s", op->name, err);
-        rb_settings want = reference(ops[i], 1);
-        assert_same_settings(&s.op, &want, "CLI", 0);
-        rb_context_destroy(ctx);
-    }
+    static const rb_op_id ops[] = {RB_OP_BLUR, RB_OP_FILTER, RB_OP_BSPLINE, RB_OP_SAT, RB_OP_BOX,
+                                   RB_OP_DEBLUR};
+    check_front_end("CLI", ops, sizeof ops / sizeof ops[0], cli_settings_of);
 }
 
 static void test_preset_defaults(void **state)
 {
     (void)state;
-    rb_op_id ops[] = {RB_OP_BLUR, RB_OP_FILTER, RB_OP_BSPLINE, RB_OP_SAT, RB_OP_BOX};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        const rb_op_desc *op = rb_op_get(ops[i]);
-        const char *key, *value;
-        required_of(ops[i], &key, &value);
-        char text[256];
-        if (key)
-            snprintf(text, sizeof text, "op = %s\n%s = %s\n", op->name, key, value);
-        else
-            snprintf(text, sizeof text, "op = %s\n", op->name);
-        rb_context *ctx;
-        rb_preset p;
-        assert_int_equal(rb_context_create(&ctx), RB_OK);
-        if (rb_preset_parse_text(ctx, text, "defaults.preset", &p) != RB_OK)
-            fail_msg("preset %s: %s", op->name, rb_context_error(ctx));
-        rb_settings want = reference(ops[i], 1);
-        assert_same_settings(&p.settings, &want, "preset", 0);
-        rb_context_destroy(ctx);
-    }
+    static const rb_op_id ops[] = {RB_OP_BLUR, RB_OP_FILTER, RB_OP_BSPLINE, RB_OP_SAT, RB_OP_BOX};
+    check_front_end("preset", ops, sizeof ops / sizeof ops[0], preset_settings_of);
 }
 
 static void test_magick_defaults(void **state)
 {
     (void)state;
-    rb_op_id ops[] = {RB_OP_BLUR, RB_OP_FILTER, RB_OP_BSPLINE, RB_OP_BOX, RB_OP_DEBLUR};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        const rb_op_desc *op = rb_op_get(ops[i]);
-        const char *key, *value;
-        required_of(ops[i], &key, &value);
-        char op_word[64], required_word[128];
-        snprintf(op_word, sizeof op_word, "op=%s", op->name);
-        snprintf(required_word, sizeof required_word, "%s=%s", key ? key : "", value ? value : "");
-        const char *words[] = {op_word, required_word};
-        rb_context *ctx;
-        rb_magick_options o;
-        char err[4096] = "";
-        assert_int_equal(rb_context_create(&ctx), RB_OK);
-        if (rb_magick_options_parse(ctx, NULL, 0, key ? 2 : 1, words, &o, err, sizeof err))
-            fail_msg("ImageMagick %s: %s", op->name, err);
-        rb_settings want = reference(ops[i], 1);
-        assert_same_settings(&o.settings, &want, "ImageMagick", 0);
-        assert_int_equal(o.channels, RB_MAGICK_CH_ALL);
-        rb_context_destroy(ctx);
-    }
+    static const rb_op_id ops[] = {RB_OP_BLUR, RB_OP_FILTER, RB_OP_BSPLINE, RB_OP_BOX, RB_OP_DEBLUR};
+    check_front_end("ImageMagick", ops, sizeof ops / sizeof ops[0], magick_settings_of);
 }
 
 static void test_gimp_defaults(void **state)
