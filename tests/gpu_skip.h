@@ -14,7 +14,7 @@
 #include <string.h>
 
 /* 1 when the CUDA back end is built and its probe finds a device (asked once). */
-static int gpu_present(void)
+static inline int gpu_present(void)
 {
     static int cached = -1;
     if (cached < 0) {
@@ -30,7 +30,7 @@ static int gpu_present(void)
 /* Must match SKIP_RETURN_CODE in rb_gpu_suite (tests/CMakeLists.txt). */
 #define RB_GPU_SKIP_CODE 77
 
-static int gpu_skipped(void)
+static inline int gpu_skipped(void)
 {
     fprintf(stderr, "%s: skipped: no usable CUDA device\n", GPU_SUITE);
     return RB_GPU_SKIP_CODE;
@@ -61,6 +61,28 @@ static int gpu_skipped(void)
             fprintf(stderr, "%s: skipped: no usable CUDA device\n", GPU_SUITE);      \
             skip();                                                                  \
         }                                                                            \
+    } while (0)
+
+/* The context of a device test, on back end be; the test is skipped without a
+ * usable GPU. */
+static inline rb_context *gpu_test_context(rb_backend be)
+{
+    NEED_GPU();
+    rb_context *ctx = NULL;
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    assert_int_equal(rb_context_set_backend(ctx, be), RB_OK);
+    return ctx;
+}
+
+/* A test of what happens without a GPU (the CPU fallback, the no-device
+ * errors), named by checks: skipped where a GPU is usable; otherwise the
+ * char array why holds the reason there is none. */
+#define SKIP_WHERE_A_GPU_RUNS(why, checks)                                              \
+    do {                                                                                \
+        if (rb_cuda_available(why, sizeof why)) {                                       \
+            printf("  a GPU is usable here (%s): " checks " do not apply\n", why);     \
+            skip();                                                                     \
+        }                                                                               \
     } while (0)
 
 #endif

@@ -423,17 +423,6 @@ static void test_sizes(void **state)
         }
 }
 
-static int cancel_after;
-static int calls;
-static double last_fraction;
-static int progress(double fraction, void *user)
-{
-    (void)user;
-    assert_true(fraction >= last_fraction && fraction <= 1.0);
-    last_fraction = fraction;
-    return ++calls >= cancel_after;
-}
-
 static void test_progress_cancel(void **state)
 {
     (void)state;
@@ -445,21 +434,20 @@ static void test_progress_cancel(void **state)
     rb_plan *p;
     rb_boundary b = {RB_BOUNDARY_ZERO, 0};
     assert_int_equal(rb_plan_create(ctx, blur, b, w, h, 1, &p), RB_OK);
-    rb_context_set_progress(ctx, progress, NULL);
-    cancel_after = 3;
-    calls = 0;
-    last_fraction = 0;
+    tu_progress probe;
+    rb_context_set_progress(ctx, tu_progress_report, &probe);
+    tu_progress_start(&probe, 3);
     rb_image i = {w, h, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in};
     rb_image o = i;
     o.data = out;
     expect_error(rb_execute(p, &i, &o), RB_ERR_CANCELLED, "cancelled by progress");
     assert_true(all_poisoned((unsigned char *)out, sizeof(float) * w * h));
-    cancel_after = 1 << 30;
-    calls = 0;
-    last_fraction = 0;
+    assert_false(probe.out_of_order);
+    tu_progress_start(&probe, 1 << 30);
     assert_int_equal(rb_execute(p, &i, &o), RB_OK);
-    assert_true(calls >= 2);
-    assert_true(last_fraction == 1.0);
+    assert_true(probe.calls >= 2);
+    assert_true(probe.last == 1.0);
+    assert_false(probe.out_of_order);
     rb_context_set_progress(ctx, NULL, NULL);
     rb_plan_destroy(p);
     free(in);

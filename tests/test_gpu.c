@@ -81,15 +81,7 @@ static rb_filter *make_filter(rb_context *ctx, int order, int kind, double pmax,
 
 static rb_image image(int w, int h, int c, rb_format fmt, void *data)
 {
-    rb_image im;
-    memset(&im, 0, sizeof im);
-    im.width = w;
-    im.height = h;
-    im.channels = c;
-    im.format = fmt;
-    im.memory = RB_MEMORY_HOST;
-    im.data = data;
-    return im;
+    return tu_image(w, h, c, fmt, 0, data, RB_MEMORY_HOST);
 }
 
 /* A fresh context on back end be. */
@@ -348,9 +340,7 @@ static void test_long_fir_auto_cpu(void **state)
 static void test_gpu_formats_alpha(void **state)
 {
     (void)state;
-    NEED_GPU();
-    rb_context *ctx;
-    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    rb_context *ctx = gpu_test_context(RB_BACKEND_AUTO);
     test_filter tf;
     rb_filter *f = make_filter(ctx, 3, 1, 0.8, &tf);
     rb_format fmts[2] = {RB_U8, RB_U16};
@@ -411,8 +401,7 @@ static void test_gpu_formats_alpha(void **state)
 static void test_gpu_device_memory_and_inplace(void **state)
 {
     (void)state;
-    NEED_GPU();
-    rb_context *ctx = backend_ctx(RB_BACKEND_CUDA);
+    rb_context *ctx = gpu_test_context(RB_BACKEND_CUDA);
     rb_context *cctx = backend_ctx(RB_BACKEND_CPU);
     test_filter tf;
     rb_filter *f = make_filter(ctx, 3, 2, 0.9, &tf);
@@ -493,8 +482,7 @@ static void test_gpu_device_memory_and_inplace(void **state)
 static void test_gpu_sat(void **state)
 {
     (void)state;
-    NEED_GPU();
-    rb_context *g = backend_ctx(RB_BACKEND_CUDA);
+    rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
     rb_context *c = backend_ctx(RB_BACKEND_CPU);
     rb_format fins[3] = {RB_U8, RB_U16, RB_F32};
     for (int fi = 0; fi < 3; ++fi)
@@ -556,8 +544,7 @@ static void test_gpu_sat(void **state)
 static void test_gpu_recurrence_1d(void **state)
 {
     (void)state;
-    NEED_GPU();
-    rb_context *g = backend_ctx(RB_BACKEND_CUDA);
+    rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
     const size_t lens[3] = {1, 77, 100003};
     int bad = 0;
     for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode)
@@ -610,9 +597,7 @@ static void test_gpu_recurrence_1d(void **state)
 static void test_gpu_wide_gaussian(void **state)
 {
     (void)state;
-    NEED_GPU();
-    rb_context *ctx;
-    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    rb_context *ctx = gpu_test_context(RB_BACKEND_AUTO);
     const int w = 301, h = 203, ch = 2;
     const double sigmas[2] = {40.0, 200.0};
     int bad = 0;

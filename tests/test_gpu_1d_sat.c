@@ -146,8 +146,7 @@ static double axis_growth(const rb_axis_filter *af);
 static void test_1d_all_modes_orders(void **state)
 {
     (void)state;
-    NEED_GPU();
-    rb_context *g = context(RB_BACKEND_CUDA), *c = context(RB_BACKEND_CPU);
+    rb_context *g = gpu_test_context(RB_BACKEND_CUDA), *c = context(RB_BACKEND_CPU);
     static const size_t sizes[] = {1, 2, 7, 33, 4095, 4096, 4097, 12289, 65536 + 77, 300001};
     int cases = 0, bad = 0, above = 0;
     double worst = 0.0, worst_cpu = 0.0;
@@ -227,8 +226,7 @@ static double axis_growth(const rb_axis_filter *af)
 static void test_1d_long(void **state)
 {
     (void)state;
-    NEED_GPU();
-    rb_context *g = context(RB_BACKEND_CUDA), *c = context(RB_BACKEND_CPU);
+    rb_context *g = gpu_test_context(RB_BACKEND_CUDA), *c = context(RB_BACKEND_CPU);
     const size_t n = ((size_t)1 << 24) + 3;
     for (int t = 0; t < 5; ++t) {
         rb_axis_filter af;
@@ -286,8 +284,7 @@ static double rel_rms_ff(const float *a, const float *b, size_t n);
 static void test_1d_long_delay(void **state)
 {
     (void)state;
-    NEED_GPU();
-    rb_context *g = context(RB_BACKEND_CUDA);
+    rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
     const size_t n = ((size_t)1 << 24) + 3;
     static const int orders[] = {1, 3, 6, 8};
     static const rb_boundary_mode bm[] = {RB_BOUNDARY_CLAMP, RB_BOUNDARY_PERIODIC, RB_BOUNDARY_MIRROR,
@@ -364,8 +361,7 @@ static double rel_rms_ff(const float *a, const float *b, size_t n)
 static void test_1d_inplace_host(void **state)
 {
     (void)state;
-    NEED_GPU();
-    rb_context *g = context(RB_BACKEND_CUDA);
+    rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
     for (int mi = 0; mi < 6; ++mi) {
         rb_axis_filter af;
         double taps[8];
@@ -399,8 +395,7 @@ static void test_1d_inplace_host(void **state)
 static void test_1d_errors(void **state)
 {
     (void)state;
-    NEED_GPU();
-    rb_context *g = context(RB_BACKEND_CUDA);
+    rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
     rb_axis_filter af;
     double taps[8];
     make_axis(4, 0, 2, 0.9, &af, taps);
@@ -469,20 +464,6 @@ static double *sat_reference(const rb_image *in)
     return S;
 }
 
-static rb_image mkimage(int w, int h, int ch, rb_format f, size_t stride, void *data, rb_memory mem)
-{
-    rb_image im;
-    memset(&im, 0, sizeof im);
-    im.width = w;
-    im.height = h;
-    im.channels = ch;
-    im.format = f;
-    im.stride = stride;
-    im.memory = mem;
-    im.data = data;
-    return im;
-}
-
 /* Check a SAT against the reference; returns the number of bad samples. */
 static size_t sat_compare(const rb_image *out, const void *host, const double *S, rb_format infmt, double *worst)
 {
@@ -537,8 +518,7 @@ static const char *sat_path(rb_context *g, int onepass)
 static void test_sat_exact(void **state)
 {
     (void)state;
-    NEED_GPU();
-    rb_context *g = context(RB_BACKEND_CUDA);
+    rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
     for (int onepass = 0; onepass < 2; ++onepass) {
     const char *path = sat_path(g, onepass);
     static const int sizes[][2] = {{1, 1}, {7, 5}, {33, 129}, {129, 33}, {1000, 777}, {4099, 300}, {300, 2051}};
@@ -558,9 +538,9 @@ static void test_sat_exact(void **state)
                     assert_true(hin && hout);
                     fill(hin, fin[fi], is * h / rb_format_size(fin[fi]));
                     memset(hout, 0xA5, os * h);
-                    rb_image in = mkimage(w, h, ch, fin[fi], is, hin, RB_MEMORY_HOST);
+                    rb_image in = tu_image(w, h, ch, fin[fi], is, hin, RB_MEMORY_HOST);
                     double *S = sat_reference(&in);
-                    rb_image out = mkimage(w, h, ch, ofmt, os, hout, RB_MEMORY_HOST);
+                    rb_image out = tu_image(w, h, ch, ofmt, os, hout, RB_MEMORY_HOST);
                     void *din = NULL, *dout = NULL;
                     if (dev) {
                         CU(cudaMalloc(&din, is * h));
@@ -603,8 +583,7 @@ static void test_sat_exact(void **state)
 static void test_sat_inplace_precision(void **state)
 {
     (void)state;
-    NEED_GPU();
-    rb_context *g = context(RB_BACKEND_CUDA);
+    rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
     const int w = 4096, h = 4096;
     for (int onepass = 0; onepass < 2; ++onepass) {
     const char *path = sat_path(g, onepass);
@@ -613,17 +592,17 @@ static void test_sat_inplace_precision(void **state)
     (void)path;
     assert_true(hx && hy);
     fill(hx, RB_F32, count);
-    rb_image in = mkimage(w, h, 1, RB_F32, 0, hx, RB_MEMORY_HOST);
+    rb_image in = tu_image(w, h, 1, RB_F32, 0, hx, RB_MEMORY_HOST);
     double *S = sat_reference(&in);
     float *d = NULL;
     CU(cudaMalloc((void **)&d, count * sizeof(float)));
     CU(cudaMemcpy(d, hx, count * sizeof(float), cudaMemcpyHostToDevice));
-    rb_image di = mkimage(w, h, 1, RB_F32, 0, d, RB_MEMORY_DEVICE);
+    rb_image di = tu_image(w, h, 1, RB_F32, 0, d, RB_MEMORY_DEVICE);
     assert_int_equal(rb_sat(g, &di, &di), RB_OK);
     CU(cudaMemcpy(hy, d, count * sizeof(float), cudaMemcpyDeviceToHost));
     CU(cudaFree(d));
     double worst = 0.0, maxabs = 0.0;
-    rb_image o = mkimage(w, h, 1, RB_F32, 0, hy, RB_MEMORY_HOST);
+    rb_image o = tu_image(w, h, 1, RB_F32, 0, hy, RB_MEMORY_HOST);
     size_t bad = sat_compare(&o, hy, S, RB_F32, &worst);
     for (size_t i = 0; i < count; ++i) {
         double e = fabs(hy[i] - S[i]);
@@ -643,14 +622,13 @@ static void test_sat_inplace_precision(void **state)
 static void test_sat_errors(void **state)
 {
     (void)state;
-    NEED_GPU();
-    rb_context *g = context(RB_BACKEND_CUDA);
+    rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
     const int w = 700, h = 500;
     uint8_t *hin = calloc((size_t)w * h, 1);
     float *hout = calloc((size_t)w * h, sizeof(float));
     assert_true(hin && hout);
-    rb_image in = mkimage(w, h, 1, RB_U8, 0, hin, RB_MEMORY_HOST);
-    rb_image out = mkimage(w, h, 1, RB_F32, 0, hout, RB_MEMORY_HOST);
+    rb_image in = tu_image(w, h, 1, RB_U8, 0, hin, RB_MEMORY_HOST);
+    rb_image out = tu_image(w, h, 1, RB_F32, 0, hout, RB_MEMORY_HOST);
     for (int onepass = 0; onepass < 2; ++onepass) {
     const char *path = sat_path(g, onepass);
     size_t base = rb_cuda_device_bytes_in_use();

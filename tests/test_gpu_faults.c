@@ -85,10 +85,7 @@ static void test_without_gpu(void **state)
 {
     (void)state;
     char why[256] = "";
-    if (rb_cuda_available(why, sizeof why)) {
-        printf("  a GPU is usable here (%s): the no-GPU checks do not apply\n", why);
-        skip();
-    }
+    SKIP_WHERE_A_GPU_RUNS(why, "the no-GPU checks");
     printf("  no usable GPU: %s\n", why);
     assert_true(strlen(why) > 0);
 #ifndef RB_TEST_HAVE_CUDA

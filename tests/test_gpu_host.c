@@ -302,9 +302,8 @@ static void test_staging_off_same_bytes(void **state)
     NEED_GPU();
     const int w = 1000, h = 700, c = 3;
     const size_t count = (size_t)w * h * c;
-    uint16_t *in = malloc(count * 2), *a = malloc(count * 2), *b = malloc(count * 2);
-    tu_fill_random(in, RB_U16, count);
-    rb_image hi = {w, h, c, 0, RB_U16, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in}, ho = hi;
+    rb_image hi = tu_random_image(w, h, c, RB_U16), ho = hi;
+    uint16_t *in = hi.data, *a = malloc(count * 2), *b = malloc(count * 2);
     rb_boundary bd = {RB_BOUNDARY_CLAMP, 0};
     for (int off = 0; off < 2; ++off) {
         if (off) setenv("RECBLUR_CUDA_STAGING", "off", 1);
@@ -326,48 +325,35 @@ static void test_staging_off_same_bytes(void **state)
 
 /* Progress still comes in order, and a cancel at the last report before the
  * output is written leaves a host output that is cut in strips untouched. */
-static int calls, cancel_at;
-static double last;
-static int progress(double f, void *user)
-{
-    (void)user;
-    assert_true(f >= last && f <= 1.0);
-    last = f;
-    return ++calls >= cancel_at;
-}
-
 static void test_progress_cancel_strips(void **state)
 {
     (void)state;
     NEED_GPU();
     const int w = 1500, h = 1200;
     const size_t count = (size_t)w * h;
-    float *in = malloc(count * 4), *out = malloc(count * 4);
-    tu_fill_random(in, RB_F32, count);
+    rb_image hi = tu_random_image(w, h, 1, RB_F32), ho = hi;
+    float *in = hi.data, *out = malloc(count * 4);
     rb_context *g = new_ctx(RB_BACKEND_CUDA);
     rb_plan *p;
     rb_boundary bd = {RB_BOUNDARY_ZERO, 0};
     assert_int_equal(rb_plan_create(g, filters[F_GAUSS], bd, w, h, 1, &p), RB_OK);
-    rb_image hi = {w, h, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in}, ho = hi;
     ho.data = out;
-    rb_context_set_progress(g, progress, NULL);
-    int reports = 0;
-    for (cancel_at = 1; cancel_at <= 3; ++cancel_at) {
-        calls = 0;
-        last = 0;
+    tu_progress probe;
+    rb_context_set_progress(g, tu_progress_report, &probe);
+    for (int cancel_at = 1; cancel_at <= 3; ++cancel_at) {
+        tu_progress_start(&probe, cancel_at);
         memset(out, POISON, count * 4);
         rb_status s = rb_execute(p, &hi, &ho);
         assert_int_equal(s, RB_ERR_CANCELLED);
         for (size_t i = 0; i < count * 4; ++i)
             if (((unsigned char *)out)[i] != POISON) fail_msg("cancel at report %d: output byte %zu written", cancel_at, i);
+        assert_false(probe.out_of_order);
     }
-    cancel_at = 1 << 30;
-    calls = 0;
-    last = 0;
+    tu_progress_start(&probe, 1 << 30);
     assert_int_equal(rb_execute(p, &hi, &ho), RB_OK);
-    reports = calls;
-    assert_true(last == 1.0);
-    printf("  %d progress reports; a cancel at any of the first 3 leaves the output untouched\n", reports);
+    assert_true(probe.last == 1.0);
+    assert_false(probe.out_of_order);
+    printf("  %d progress reports; a cancel at any of the first 3 leaves the output untouched\n", probe.calls);
     rb_context_set_progress(g, NULL, NULL);
     rb_plan_destroy(p);
     rb_context_destroy(g);
@@ -398,9 +384,8 @@ static void test_pinned_out_of_memory(void **state)
     NEED_GPU();
     const int w = 300, h = 200, c = 2;
     const size_t count = (size_t)w * h * c;
-    float *in = malloc(count * 4), *want = malloc(count * 4), *got = malloc(count * 4);
-    tu_fill_random(in, RB_F32, count);
-    rb_image hi = {w, h, c, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in}, ho = hi;
+    rb_image hi = tu_random_image(w, h, c, RB_F32), ho = hi;
+    float *in = hi.data, *want = malloc(count * 4), *got = malloc(count * 4);
     rb_boundary bd = {RB_BOUNDARY_PERIODIC, 0};
     size_t host0 = rb_cuda_host_bytes_in_use(), dev0 = rb_cuda_device_bytes_in_use();
     ho.data = want;
@@ -443,9 +428,8 @@ static void test_gpu_out_of_memory(void **state)
     NEED_GPU();
     const int w = 640, h = 480, c = 4;
     const size_t count = (size_t)w * h * c;
-    uint8_t *in = malloc(count), *got = malloc(count), *want = malloc(count);
-    tu_fill_random(in, RB_U8, count);
-    rb_image hi = {w, h, c, 0, RB_U8, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in}, ho = hi;
+    rb_image hi = tu_random_image(w, h, c, RB_U8), ho = hi;
+    uint8_t *in = hi.data, *got = malloc(count), *want = malloc(count);
     rb_boundary bd = {RB_BOUNDARY_MIRROR, 0};
     size_t host0 = rb_cuda_host_bytes_in_use(), dev0 = rb_cuda_device_bytes_in_use();
     ho.data = want;

@@ -18,6 +18,8 @@
 #include "plan_build.h" /* rb_route_choose */
 #include "rb_internal.h"
 #include "log_capture.h"
+#define GPU_SUITE "test_route"
+#include "gpu_skip.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -104,10 +106,7 @@ static void test_route_without_gpu(void **state)
 {
     (void)state;
     char why[256] = "";
-    if (rb_cuda_available(why, sizeof why)) {
-        printf("  a GPU is usable here (%s): the no-GPU routes do not apply\n", why);
-        skip();
-    }
+    SKIP_WHERE_A_GPU_RUNS(why, "the no-GPU routes");
     static float px[4 * 3 * 2];
     rb_image host = {4, 3, 2, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, px}, dev = host;
     dev.memory = RB_MEMORY_DEVICE;

@@ -98,4 +98,47 @@ static inline double tu_sample(const void *data, rb_format fmt, size_t i)
     }
 }
 
+/* An image of w x h x ch samples of fmt at data in memory mem; stride 0: rows
+ * packed. No alpha, not sRGB. */
+static inline rb_image tu_image(int w, int h, int ch, rb_format fmt, size_t stride, void *data,
+                                rb_memory mem)
+{
+    return (rb_image){.width = w, .height = h, .channels = ch, .stride = stride, .format = fmt,
+                      .memory = mem, .data = data};
+}
+
+/* A packed host image of w x h x ch random samples of fmt (tu_fill_random);
+ * its data is malloc'ed: free(im.data). */
+static inline rb_image tu_random_image(int w, int h, int ch, rb_format fmt)
+{
+    size_t count = (size_t)w * h * ch;
+    size_t sample = fmt == RB_U8 ? 1 : fmt == RB_U16 ? 2 : sizeof(float);
+    void *data = malloc(count * sample);
+    if (data)
+        tu_fill_random(data, fmt, count);
+    return tu_image(w, h, ch, fmt, 0, data, RB_MEMORY_HOST);
+}
+
+/* A progress callback for the cancel tests (rb_context_set_progress(ctx,
+ * tu_progress_report, &probe)): it counts the reports, keeps the last fraction,
+ * notes any out of order or outside [0, 1], and cancels at report cancel_at. */
+typedef struct {
+    int cancel_at, calls, out_of_order;
+    double last;
+} tu_progress;
+
+static inline void tu_progress_start(tu_progress *p, int cancel_at)
+{
+    *p = (tu_progress){cancel_at, 0, 0, 0.0};
+}
+
+static inline int tu_progress_report(double fraction, void *user)
+{
+    tu_progress *p = user;
+    if (fraction < p->last || fraction > 1.0)
+        p->out_of_order = 1;
+    p->last = fraction;
+    return ++p->calls >= p->cancel_at;
+}
+
 #endif
