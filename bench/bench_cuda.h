@@ -7,27 +7,39 @@
 #include "recblur.h"
 #include <cuda_runtime.h>
 #include <algorithm>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vector>
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(2);                                                                               \
-        }                                                                                          \
+/* A failed call ends the benchmark: where, which call, and why. */
+static inline void bench_fail(const char *file, int line, const char *call, const char *why)
+{
+    fprintf(stderr, "%s:%d: %s: %s\n", file, line, call, why);
+    exit(2);
+}
+#define CK(call)                                                                        \
+    do {                                                                                \
+        cudaError_t e_ = (call);                                                        \
+        if (e_ != cudaSuccess) bench_fail(__FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
     } while (0)
-#define RK(ctx, call)                                                                              \
-    do {                                                                                           \
-        rb_status s_ = (call);                                                                     \
-        if (s_ != RB_OK) {                                                                         \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, rb_context_error(ctx));  \
-            exit(2);                                                                               \
-        }                                                                                          \
+#define RK(ctx, call)                                                                   \
+    do {                                                                                \
+        if ((call) != RB_OK) bench_fail(__FILE__, __LINE__, #call, rb_context_error(ctx)); \
     } while (0)
+
+/* Uniform [0, 1) from a xorshift64 generator: the benchmarks' inputs, the same
+ * on every run for a given seed (bench_seed). */
+static uint64_t bench_rng = 0x9E3779B97F4A7C15ull;
+static inline void bench_seed(uint64_t seed) { bench_rng = seed; }
+static inline double bench_urand(void)
+{
+    bench_rng ^= bench_rng << 13;
+    bench_rng ^= bench_rng >> 7;
+    bench_rng ^= bench_rng << 17;
+    return (double)(bench_rng >> 11) / 9007199254740992.0;
+}
 
 /* Milliseconds of call() between two CUDA events on `stream` (the legacy
  * stream by default); the events are made once and kept. */

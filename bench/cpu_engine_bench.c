@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h> /* getopt */
 
 static double now(void)
 {
@@ -144,30 +145,20 @@ int main(int argc, char **argv)
     int N = 4096, threads = 0, runs = 3, per_pass = 1;
     const char *sigmas = "2,10,50", *bname = "clamp", *inpath = NULL, *outpre = NULL, *fname = "u8";
     const char *kind = "gauss";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "-n"))
-            N = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-s"))
-            sigmas = argv[i + 1];
-        else if (!strcmp(argv[i], "-b"))
-            bname = argv[i + 1];
-        else if (!strcmp(argv[i], "-t"))
-            threads = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-r"))
-            runs = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-i"))
-            inpath = argv[i + 1];
-        else if (!strcmp(argv[i], "-o"))
-            outpre = argv[i + 1];
-        else if (!strcmp(argv[i], "-P"))
-            per_pass = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-f"))
-            fname = argv[i + 1];
-        else if (!strcmp(argv[i], "-k"))
-            kind = argv[i + 1];
-        else {
-            fprintf(stderr, "cpu_engine_bench: unknown option '%s'\n", argv[i]);
-            return 2;
+    int opt;
+    while ((opt = getopt(argc, argv, "n:s:b:t:r:i:o:P:f:k:")) != -1) {
+        switch (opt) {
+        case 'n': N = atoi(optarg); break;
+        case 's': sigmas = optarg; break;
+        case 'b': bname = optarg; break;
+        case 't': threads = atoi(optarg); break;
+        case 'r': runs = atoi(optarg); break;
+        case 'i': inpath = optarg; break;
+        case 'o': outpre = optarg; break;
+        case 'P': per_pass = atoi(optarg); break;
+        case 'f': fname = optarg; break;
+        case 'k': kind = optarg; break;
+        default: return 2; /* getopt named the option */
         }
     }
     const int sat = !strcmp(kind, "sat");

@@ -32,14 +32,6 @@
 #include <time.h>
 #include <vector>
 
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static double urand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
 
 /* Stable: sum |b| = gain < 1 (a contraction), decaying on the engine's grid. */
 static void make_filter(rb_context *ctx, int m, rb_deblur_filter **f)
@@ -50,8 +42,8 @@ static void make_filter(rb_context *ctx, int m, rb_deblur_filter **f)
     for (int q = 0; q < 4; q++) {
         double *aq = &a[q * m * m], *bq = &b[q * m * m], s = 0;
         for (int k = 0; k < m * m; k++) {
-            aq[k] = (urand() * 2 - 1) / m;
-            bq[k] = k ? urand() * 2 - 1 : 0.0;
+            aq[k] = (bench_urand() * 2 - 1) / m;
+            bq[k] = k ? bench_urand() * 2 - 1 : 0.0;
             s += fabs(bq[k]);
         }
         for (int k = 0; k < m * m; k++) bq[k] *= gain / s;
@@ -180,7 +172,7 @@ static int cpu_table(const std::vector<int> &sizes, const std::vector<int> &wind
             std::vector<float> in((size_t)N * N), out((size_t)N * N);
             std::vector<double> ts;
             for (int r = 0; r < reps; r++) {
-                for (auto &v : in) v = (float)urand();
+                for (auto &v : in) v = (float)bench_urand();
                 rb_image I = {N, N, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in.data()};
                 rb_image O = I;
                 O.data = out.data();
