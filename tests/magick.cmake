@@ -4,6 +4,14 @@
 if(NOT TARGET recblur_magick)
   return()
 endif()
+# Engine-free pixel comparison of two image files (read by ImageMagick 6 or 7);
+# the GEGL and GIMP 3 host tests use it too.
+add_executable(rb_magick_pixdiff ${CMAKE_CURRENT_SOURCE_DIR}/test_magick_pixdiff.c)
+target_include_directories(rb_magick_pixdiff PRIVATE ${RB_MAGICK_INCLUDE_DIRS})
+target_compile_options(rb_magick_pixdiff PRIVATE ${RB_MAGICK_CFLAGS} -Wall -Wextra)
+target_compile_definitions(rb_magick_pixdiff PRIVATE RB_MAGICK_MAJOR=${RB_MAGICK_MAJOR})
+target_link_libraries(rb_magick_pixdiff PRIVATE ${RB_MAGICK_LIBS})
+
 if(NOT RB_MAGICK_MAJOR EQUAL 6)
   message(STATUS "recblur: ImageMagick module tests need ImageMagick 6 (found ${RB_MAGICK_VERSION}): skipped")
   return()
@@ -27,12 +35,6 @@ target_compile_options(test_magick_module PRIVATE ${RB_MAGICK_CFLAGS})
 target_link_libraries(test_magick_module PRIVATE ${RB_MAGICK_LIBS})
 add_dependencies(test_magick_module recblur_magick)
 set_tests_properties(test_magick_module PROPERTIES ENVIRONMENT "${RB_MAGICK_TEST_ENV}")
-
-# Engine-free pixel comparison of two image files (read by ImageMagick).
-add_executable(rb_magick_pixdiff ${CMAKE_CURRENT_SOURCE_DIR}/test_magick_pixdiff.c)
-target_include_directories(rb_magick_pixdiff PRIVATE ${RB_MAGICK_INCLUDE_DIRS})
-target_compile_options(rb_magick_pixdiff PRIVATE ${RB_MAGICK_CFLAGS} -Wall -Wextra)
-target_link_libraries(rb_magick_pixdiff PRIVATE ${RB_MAGICK_LIBS})
 
 if(NOT RB_IM6_CONVERT)
   message(STATUS "recblur: convert (ImageMagick 6) not found: module host tests skipped")
