@@ -9,7 +9,11 @@
 # 2. builds the project inside it (CUDA off) in $RECBLUR_TRIXIE_BUILD
 #    (default build-trixie/, relative to the source tree),
 # 3. runs the ImageMagick 7 and GIMP 3 tests there (ctest -R below, plus
-#    CTEST-ARGS), and prints how long each stage took.
+#    CTEST-ARGS),
+# 4. installs with `cmake --install` inside the root, checks `magick -list
+#    module` lists recblur (ImageMagick 7's FILTER_PATH) and the GEGL
+#    operations are in GEGL's folder, and removes what it installed;
+# and prints how long each stage took.
 # The root lives in $RECBLUR_TRIXIE_ROOT (default /var/cache/recblur/trixie).
 set -euo pipefail
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,3 +46,8 @@ stage build bash "$root_script" run bash -c \
     "cmake -S /src -B '$build' -DRECBLUR_CUDA=OFF -DRECBLUR_MAGICK=ON -DRECBLUR_GEGL=ON >/dev/null &&
      cmake --build '$build' -j \"\$(nproc)\""
 stage tests bash "$root_script" run ctest --test-dir "$build" -R "$tests" --output-on-failure "$@"
+stage install bash "$root_script" run bash -c "
+    cmake --install '$build' >/dev/null &&
+    { magick -list module | grep -qx recblur || { echo 'magick -list module does not list recblur' >&2; false; }; } &&
+    { ls \"\$(pkg-config --variable=pluginsdir gegl-0.4)/recblur.so\" >/dev/null; } && echo 'installed: magick -list module lists recblur; GEGL operations in place'
+    rc=\$?; xargs rm -f <'$build/install_manifest.txt'; exit \$rc"
