@@ -66,11 +66,15 @@ add_test(NAME test_magick_errors
                  ${_rb_mismatch_dir})
 set_tests_properties(test_magick_errors PROPERTIES ENVIRONMENT "${RB_MAGICK_TEST_ENV}")
 
-# ImageMagick's -channel setting honoured (IM6 and IM7).
-add_test(NAME test_magick_channel
-         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_magick_channel.sh ${RB_MAGICK_CLI}
-                 $<TARGET_FILE:rb_magick_pixdiff> ${CMAKE_CURRENT_BINARY_DIR}/magick_channel)
-set_tests_properties(test_magick_channel PROPERTIES ENVIRONMENT "${RB_MAGICK_TEST_ENV}")
+# ImageMagick 7's -channel setting honoured (IM7 hands it to modules as the
+# channels' update traits; IM6 keeps it in the ImageInfo, which filter modules
+# never see: there the channel= key selects channels).
+if(RB_MAGICK_MAJOR GREATER_EQUAL 7)
+  add_test(NAME test_magick_channel
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_magick_channel.sh ${RB_MAGICK_CLI}
+                   $<TARGET_FILE:rb_magick_pixdiff> ${CMAKE_CURRENT_BINARY_DIR}/magick_channel)
+  set_tests_properties(test_magick_channel PROPERTIES ENVIRONMENT "${RB_MAGICK_TEST_ENV}")
+endif()
 
 # Module vs the recblur CLI on the same inputs.
 if(TARGET recblur_cli)

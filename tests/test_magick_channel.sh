@@ -2,8 +2,9 @@
 # ImageMagick's own -channel setting with -process recblur: only the selected
 # channels are filtered. The result must equal the module's channel= key on the
 # same input (test_magick_cli.sh checks that key against the CLI and that the
-# other channels stay as they were), and must differ from the input. Both the
-# IM6 `convert` and the IM7 `magick` command line.
+# other channels stay as they were), and must differ from the input. IM7's
+# `magick` only: IM6 keeps -channel in its ImageInfo, which a filter module never
+# receives (there `convert -channel R -process recblur` filters every channel).
 #
 # usage: test_magick_channel.sh CONVERT PIXDIFF WORKDIR
 # MAGICK_CODER_FILTER_PATH must point at the directory with recblur.so/.la.
