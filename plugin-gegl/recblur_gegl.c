@@ -114,13 +114,13 @@ static GParamSpec *setting_pspec(const rbgegl_info *info, const rb_op_desc *op,
                                  (d->flags & RB_SETTING_HOST_DEFAULT) ? TRUE : d->def != 0.0, fl);
         break;
     case RB_SETTING_CHOICE:
-        p = g_param_spec_enum(d->key, d->label, d->help, choice_enum_type(info, d), (int)d->def, fl);
+        p = gegl_param_spec_enum(d->key, d->label, d->help, choice_enum_type(info, d), (int)d->def, fl);
         break;
     case RB_SETTING_TEXT:
         p = g_param_spec_string(d->key, d->label, d->help, d->def_text, fl);
         break;
     case RB_SETTING_BOUNDARY:
-        p = g_param_spec_enum(d->key, d->label, d->help, choice_enum_type(info, d),
+        p = gegl_param_spec_enum(d->key, d->label, d->help, choice_enum_type(info, d),
                               (int)op->default_boundary, fl);
         break;
     }

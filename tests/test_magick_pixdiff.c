@@ -6,7 +6,11 @@
  * The colour of a pixel transparent (alpha 0) in both images is not compared: it
  * carries no information, and PNG writers are free to change it.
  * Prints "maxdiff N (channel C at x,y) of W x H" so a failing test shows by how much. */
+#if RB_MAGICK_MAJOR >= 7
+#include <MagickCore/MagickCore.h>
+#else
 #include <magick/MagickCore.h>
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>

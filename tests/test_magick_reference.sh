@@ -27,7 +27,8 @@ TOL=3.1e-5
 # alpha, PREFIX_a.pfm.
 planes() {
     "$CONVERT" "$1" -alpha off "$2.pfm" || return 1
-    if [ "$("$CONVERT" "$1" -format '%A' info:)" = True ]; then
+    # %A: IM6 says True or False, IM7 the alpha trait (Blend, or Undefined for none)
+    if ! "$CONVERT" "$1" -format '%A' info: | grep -qxE 'False|Undefined'; then
         "$CONVERT" "$1" -alpha extract "$2_a.pfm" || return 1
     fi
 }
