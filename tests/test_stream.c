@@ -263,6 +263,50 @@ static void test_gaussian_formats(void **state)
             }
 }
 
+/* Wide images split the columns' lanes and the rows across threads: the
+ * same answer with 1 and with 3 threads, and equal to rb_execute. */
+static void test_threads(void **state)
+{
+    (void)state;
+    for (int mi = 0; mi < 6; mi++) {
+        const int w = tu_int(150, 400), h = tu_int(10, 60), ch = tu_int(1, 4);
+        rb_filter *f;
+        assert_int_equal(rb_filter_gaussian(ctx, 0.5 + 5 * tu_uniform(), 0.5 + 5 * tu_uniform(),
+                                            RB_GAUSSIAN_DEFAULT, &f), RB_OK);
+        rb_boundary b = {modes[mi], 0.6f};
+        size_t n = (size_t)w * h * ch;
+        float *x = malloc(n * 4), *y1 = malloc(n * 4), *y2 = malloc(n * 4), *y3 = malloc(n * 4);
+        tu_fill_random(x, RB_F32, n);
+        rb_image in = {w, h, ch, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, x};
+        rb_image o1 = in, o2 = in, o3 = in;
+        o1.data = y1;
+        o2.data = y2;
+        o3.data = y3;
+        int y0s[64], rows[64];
+        int K = make_split(h, tu_int(1, 2), y0s, rows);
+        for (int t = 0; t < 2; t++) {
+            rb_context_set_threads(ctx, t ? 3 : 1);
+            rb_plan *plan;
+            assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
+            if (t)
+                assert_int_equal(rb_execute(plan, &in, &o1), RB_OK);
+            assert_int_equal(run_strips(plan, &in, t ? &o3 : &o2, K, y0s, rows), RB_OK);
+            rb_plan_destroy(plan);
+        }
+        rb_context_set_threads(ctx, 0);
+        assert_memory_equal(y2, y3, n * 4); /* lanes are independent: bit for bit */
+        double e = rel_rms_f(y3, y1, n);
+        if (e > 1e-5)
+            print_error("%s: %dx%dx%d off by %.2e\n", rb_boundary_name(modes[mi]), w, h, ch, e);
+        assert_true(e <= 1e-5);
+        free(x);
+        free(y1);
+        free(y2);
+        free(y3);
+        rb_filter_destroy(f);
+    }
+}
+
 /* Calls out of order fail with a message and write nothing. */
 static void test_bad_calls(void **state)
 {
@@ -332,6 +376,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_filters),
         cmocka_unit_test(test_gaussian_formats),
+        cmocka_unit_test(test_threads),
         cmocka_unit_test(test_bad_calls),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

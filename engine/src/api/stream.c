@@ -21,6 +21,7 @@
 #include "strip_carries.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,8 +69,9 @@ struct rb_stream {
     double *yend, *p;            /* r * L */
     /* row pass */
     rb_line_layout rlay;
-    rb_lane *rowx;
+    rb_lane *rowx;               /* nt row-pass buffers */
     int row_group;
+    int nt;                      /* threads: lanes of the column pass, rows of the row pass */
 };
 
 static void *grow(void *p, size_t bytes)
@@ -156,11 +158,16 @@ rb_status rb_stream_create(rb_plan *plan, rb_stream **out)
         st->p = st->yend + (size_t)st->r * L;
         st->next_u = -st->D;
     }
+    st->nt = rb_context_thread_count(ctx);
+    if (st->nt > 16)
+        st->nt = 16;
+    if (st->nt > 1 && L / st->nt < 64) /* narrow images: not worth a thread */
+        st->nt = L / 64 > 1 ? (int)(L / 64) : 1;
     if (plan->rows.ax.active) {
         rb_line_layout_get(&plan->rows, &st->rlay);
         st->row_group = 8;
         size_t per = (size_t)(st->rlay.in_len + st->rlay.work_len);
-        st->rowx = malloc(sizeof(rb_lane) * per * (size_t)(st->row_group * st->ch));
+        st->rowx = malloc(sizeof(rb_lane) * per * (size_t)(st->row_group * st->ch) * (size_t)st->nt);
         if (!st->rowx) {
             rb_stream_destroy(st);
             return rb_error(ctx, RB_ERR_NOMEM, "out of memory for a stream's row buffers");
@@ -248,10 +255,10 @@ static long row_needed(const rb_stream *st, long i)
 
 /* u_i (the column FIR of the shifted, extended input) into dst. pass1: the
  * periodic wrap across the top is left out (added at the close). */
-static int u_row(const rb_stream *st, long i, int pass1, int strip, double *dst)
+static int u_row(const rb_stream *st, long i, int pass1, int strip, double *dst, long l0, long l1)
 {
-    const long L = st->L;
-    memset(dst, 0, sizeof(double) * (size_t)L);
+    for (long l = l0; l < l1; l++)
+        dst[l] = 0.0;
     for (int t = 0; t < st->taps; t++) {
         const long j = i + st->lo + t;
         const double w = st->f[t];
@@ -262,7 +269,7 @@ static int u_row(const rb_stream *st, long i, int pass1, int strip, double *dst)
                 continue;
             if (m != RB_BOUNDARY_PERIODIC && m != RB_BOUNDARY_MIRROR) {
                 const double *c = j < 0 ? st->c0 : st->c1;
-                for (long l = 0; l < L; l++)
+                for (long l = l0; l < l1; l++)
                     dst[l] += w * c[l];
                 continue;
             }
@@ -271,7 +278,7 @@ static int u_row(const rb_stream *st, long i, int pass1, int strip, double *dst)
         const float *x = row_at(st, k, strip);
         if (!x)
             return 0;
-        for (long l = 0; l < L; l++)
+        for (long l = l0; l < l1; l++)
             dst[l] += w * ((double)x[l] - st->s[l]);
     }
     return 1;
@@ -381,34 +388,38 @@ static void set_lane_values(rb_stream *st, int top)
 
 /* ------------------------------------------------------------------ pass 1 */
 
-/* The zero-initialised backward pass over the segment's rows (seg + r*L),
- * zeros after them: its first r values, the head p_1. */
-static void local_head(rb_stream *st, long len, double *head)
+/* Lanes [l0, l1) of `rows` rows, stride L: dst = src. */
+static void copy_lanes(double *dst, const double *src, long rows, long L, long l0, long l1)
+{
+    for (long i = 0; i < rows; i++)
+        memcpy(dst + i * L + l0, src + i * L + l0, sizeof(double) * (size_t)(l1 - l0));
+}
+
+/* The backward pass over len rows at y (the anticausal state in the r rows
+ * after them), in place, lanes [l0, l1). */
+static void anticausal_rows(const rb_stream *st, double *y, long len, long l0, long l1)
 {
     const long L = st->L;
     const int r = st->r;
     const double *da = st->ap->ax.da;
-    double *y = st->seg + r * L;
-    memset(y + len * L, 0, sizeof(double) * (size_t)(r * L));
     for (long i = len - 1; i >= 0; i--) {
         double *o = y + i * L;
-        for (long l = 0; l < L; l++) {
+        for (long l = l0; l < l1; l++) {
             double acc = o[l];
             for (int k = 1; k <= r; k++)
                 acc -= da[k - 1] * o[l + k * L];
             o[l] = acc;
         }
     }
-    memcpy(head, y, sizeof(double) * (size_t)(r * L));
 }
 
-/* y_i = u_i - sum_k dc[k] y_{i-k} on row `at` of seg (state above it). */
-static void causal_row(rb_stream *st, double *o)
+/* y_i = u_i - sum_k dc[k] y_{i-k} on the row at o (the state in the r rows above). */
+static void causal_row(const rb_stream *st, double *o, long l0, long l1)
 {
     const long L = st->L;
     const int r = st->r;
     const double *dc = st->ap->ax.dc;
-    for (long l = 0; l < L; l++) {
+    for (long l = l0; l < l1; l++) {
         double acc = o[l];
         for (int k = 1; k <= r; k++)
             acc -= dc[k - 1] * o[l - k * L];
@@ -416,43 +427,129 @@ static void causal_row(rb_stream *st, double *o)
     }
 }
 
-/* Advance pass 1's causal pass over every domain row the rows received allow,
- * closing each segment (its head into the carries) as it is done. */
-static rb_status pass1_advance(rb_stream *st)
+/* Work on lanes [l0, l1) of a strip, one job a thread. */
+typedef struct lane_job {
+    rb_stream *st;
+    long l0, l1;
+    int k;                       /* pass 2: the strip; pass 1: the segment to stop at */
+    long stop_u;                 /* pass 1: the domain row to stop at */
+    int ok;
+    void (*fn)(struct lane_job *);
+} lane_job;
+
+static void *lane_job_main(void *arg)
 {
+    lane_job *j = arg;
+    j->fn(j);
+    return NULL;
+}
+
+/* Run fn on nt slices of the lanes (the caller runs the first); 0 when a
+ * slice failed. */
+static int run_lanes(rb_stream *st, void (*fn)(lane_job *), int k, long stop_u)
+{
+    lane_job jobs[16];
+    pthread_t tid[16];
+    int started[16] = {0}, nt = st->nt, ok = 1;
+    for (int t = 0; t < nt; t++) {
+        jobs[t] = (lane_job){st, st->L * t / nt, st->L * (t + 1) / nt, k, stop_u, 1, fn};
+        if (t > 0)
+            started[t] = pthread_create(&tid[t], NULL, lane_job_main, &jobs[t]) == 0;
+    }
+    fn(&jobs[0]);
+    for (int t = 1; t < nt; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            fn(&jobs[t]); /* no thread: its share here */
+    }
+    for (int t = 0; t < nt; t++)
+        ok = ok && jobs[t].ok;
+    return ok;
+}
+
+/* Where segment k of the domain starts and ends (the last ends at H + D
+ * once the last strip is known). */
+static long seg_begin(const rb_stream *st, int k)
+{
+    return k == 0 ? -st->D : st->y0s[k];
+}
+
+static long seg_end(const rb_stream *st, int k)
+{
+    const long e = (long)st->y0s[k] + st->rows[k];
+    return e == st->H ? st->H + st->D : e;
+}
+
+/* Pass 1 from the stream's counters to (j->k, j->stop_u) on lanes [l0, l1):
+ * the causal pass row by row; at each segment's end, the state carries on
+ * and the head of the segment's zero-initialised anticausal pass is kept
+ * (the carry). The counters are moved by the caller. */
+static void pass1_lanes(lane_job *j)
+{
+    rb_stream *st = j->st;
     const long L = st->L;
     const int r = st->r;
-    const int last_known = st->K > 0 && st->y0s[st->K - 1] + st->rows[st->K - 1] == st->H;
-    while (st->seg_k < st->K) {
-        const long b = st->seg_k == 0 ? -st->D : st->y0s[st->seg_k];
-        const long e = st->seg_k == st->K - 1 && last_known ? st->H + st->D
-                                                            : st->y0s[st->seg_k] + st->rows[st->seg_k];
-        const long i = st->next_u;
-        if (i < e) {
-            if (row_needed(st, i) >= st->received)
-                break;
-            rb_status s = seg_reserve(st, e - b);
-            if (s != RB_OK)
-                return s;
-            double *o = st->seg + (r + st->seg_fill) * L;
-            if (!u_row(st, i, 1, -1, o))
-                return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_gather: row %ld of the "
-                                "column FIR was not kept (internal)", i);
-            causal_row(st, o);
-            st->seg_fill++;
-            st->next_u++;
+    long u = st->next_u, fill = st->seg_fill;
+    int k = st->seg_k;
+    while (k < j->k || u < j->stop_u) {
+        if (u < seg_end(st, k)) {
+            double *o = st->seg + (r + fill) * L;
+            if (!u_row(st, u, 1, -1, o, j->l0, j->l1)) {
+                j->ok = 0;
+                return;
+            }
+            causal_row(st, o, j->l0, j->l1);
+            fill++;
+            u++;
             continue;
         }
-        /* the segment is done: the causal state carries on, the head is kept */
-        double *state = st->yend; /* e_{-1}(Yhat) so far */
-        memcpy(state, st->seg + st->seg_fill * L, sizeof(double) * (size_t)(r * L));
-        st->seg_len[st->seg_k] = st->seg_fill;
-        if (st->ap->ax.anticausal_order > 0)
-            local_head(st, st->seg_fill, st->carry + (size_t)st->seg_k * r * L);
-        memcpy(st->seg, state, sizeof(double) * (size_t)(r * L));
-        st->seg_fill = 0;
-        st->seg_k++;
+        /* e_{-1}(Yhat) so far, then the head, then the state moves up */
+        copy_lanes(st->yend, st->seg + fill * L, r, L, j->l0, j->l1);
+        if (st->ap->ax.anticausal_order > 0) {
+            double *y = st->seg + r * L;
+            for (long i = 0; i < r; i++)
+                for (long l = j->l0; l < j->l1; l++)
+                    y[(fill + i) * L + l] = 0.0;
+            anticausal_rows(st, y, fill, j->l0, j->l1);
+            copy_lanes(st->carry + (size_t)k * r * L, y, r, L, j->l0, j->l1);
+        }
+        copy_lanes(st->seg, st->yend, r, L, j->l0, j->l1);
+        fill = 0;
+        k++;
     }
+}
+
+/* Advance pass 1 over every domain row the rows received allow: the steps
+ * are decided here, then run on slices of the lanes. */
+static rb_status pass1_advance(rb_stream *st)
+{
+    long u = st->next_u, fill = st->seg_fill, need = 0;
+    int k = st->seg_k;
+    while (k < st->K) {
+        const long e = seg_end(st, k);
+        if (e - seg_begin(st, k) > need)
+            need = e - seg_begin(st, k);
+        if (u < e) {
+            if (row_needed(st, u) >= st->received)
+                break;
+            u++;
+            fill++;
+            continue;
+        }
+        st->seg_len[k] = fill;
+        fill = 0;
+        k++;
+    }
+    rb_status s = seg_reserve(st, need);
+    if (s != RB_OK)
+        return s;
+    if (!run_lanes(st, pass1_lanes, k, u))
+        return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_gather: a row of the column FIR was "
+                        "not kept (internal)");
+    st->next_u = u;
+    st->seg_fill = fill;
+    st->seg_k = k;
     return RB_OK;
 }
 
@@ -554,8 +651,8 @@ rb_status rb_stream_close_carries(rb_stream *st)
         double *full = malloc(sizeof(double) * (size_t)L);
         for (long i = 0; i < s0 && full; i++) {
             double *d = delta + i * L;
-            u_row(st, i, 0, -1, full);
-            u_row(st, i, 1, -1, d);
+            u_row(st, i, 0, -1, full, 0, L);
+            u_row(st, i, 1, -1, d, 0, L);
             for (long l = 0; l < L; l++)
                 d[l] = full[l] - d[l];
         }
@@ -587,70 +684,68 @@ rb_status rb_stream_close_carries(rb_stream *st)
 
 /* ------------------------------------------------------------------ pass 2 */
 
-/* The strip's column results (working units, float) into st->outbuf. */
-static rb_status pass2_columns(rb_stream *st, int k)
+/* Pass 2's column pass over strip j->k, lanes [l0, l1): the causal pass
+ * from the state the previous strip left, the anticausal pass from the
+ * strip's carry, the results (working units, float) into st->outbuf. */
+static void pass2_lanes(lane_job *j)
 {
-    const long L = st->L;
-    const int r = st->r;
-    const long b = k == 0 ? -st->D : st->y0s[k];
-    const long len = st->seg_len[k];
-    rb_status s = seg_reserve(st, len);
-    if (s != RB_OK)
-        return s;
+    rb_stream *st = j->st;
+    const long L = st->L, l0 = j->l0, l1 = j->l1;
+    const int r = st->r, k = j->k;
+    const long b = seg_begin(st, k), len = st->seg_len[k];
     double *y = st->seg + r * L;
     for (long i = 0; i < len; i++) {
-        if (!u_row(st, b + i, 0, k, y + i * L))
-            return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_produce: row %ld of the column "
-                            "FIR was not kept (internal)", b + i);
-        causal_row(st, y + i * L);
-    }
-    /* the causal state for the next strip, then this strip's anticausal
-     * state from the carries: seg's rows after the segment */
-    double *next = malloc(sizeof(double) * (size_t)(r * L) + 1);
-    if (!next)
-        return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip's column pass");
-    memcpy(next, st->seg + len * L, sizeof(double) * (size_t)(r * L));
-    if (st->ap->ax.anticausal_order > 0) {
-        const double *da = st->ap->ax.da;
-        memcpy(y + len * L, st->carry + (size_t)k * r * L, sizeof(double) * (size_t)(r * L));
-        for (long i = len - 1; i >= 0; i--) {
-            double *o = y + i * L;
-            for (long l = 0; l < L; l++) {
-                double acc = o[l];
-                for (int q = 1; q <= r; q++)
-                    acc -= da[q - 1] * o[l + q * L];
-                o[l] = acc;
-            }
+        if (!u_row(st, b + i, 0, k, y + i * L, l0, l1)) {
+            j->ok = 0;
+            return;
         }
+        causal_row(st, y + i * L, l0, l1);
     }
-    /* results: the strip's own rows, the shift's DC response added back */
-    float *dst = st->outbuf;
+    /* the causal state for the next strip (yend is free after the close) */
+    copy_lanes(st->yend, st->seg + len * L, r, L, l0, l1);
+    if (st->ap->ax.anticausal_order > 0) {
+        copy_lanes(y + len * L, st->carry + (size_t)k * r * L, r, L, l0, l1);
+        anticausal_rows(st, y, len, l0, l1);
+    }
+    /* the strip's own rows, the shift's DC response added back */
     const long y0 = st->y0s[k];
-    for (long j = y0; j < y0 + st->rows[k]; j++) {
-        const double *o = y + (j - b) * L;
-        float *d = dst + (j - y0) * L;
-        for (long l = 0; l < L; l++)
+    for (long row = y0; row < y0 + st->rows[k]; row++) {
+        const double *o = y + (row - b) * L;
+        float *d = st->outbuf + (row - y0) * L;
+        for (long l = l0; l < l1; l++)
             d[l] = (float)(o[l] + st->gain * st->s[l]);
     }
-    memcpy(st->seg, next, sizeof(double) * (size_t)(r * L));
-    free(next);
+    copy_lanes(st->seg, st->yend, r, L, l0, l1);
+}
+
+static rb_status pass2_columns(rb_stream *st, int k)
+{
+    rb_status s = seg_reserve(st, st->seg_len[k]);
+    if (s != RB_OK)
+        return s;
+    if (!run_lanes(st, pass2_lanes, k, 0))
+        return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_produce: a row of the column FIR was "
+                        "not kept (internal)");
     return RB_OK;
 }
 
-/* The row pass over the strip's rows in st->outbuf, groups of rows side by
- * side as lanes (the in-memory route's line solver). */
-static void pass2_rows(rb_stream *st, long rows)
+/* The row pass over rows [j->l0, j->l1) of st->outbuf (j->k rows in all):
+ * groups of rows side by side as lanes, through the in-memory route's line
+ * solver; thread t uses the t-th row buffer. */
+static void rows_job(lane_job *j)
 {
+    rb_stream *st = j->st;
     const rb_axis_plan *ap = &st->plan->rows;
     const long W = st->W, ch = st->ch;
     const rb_line_layout *lay = &st->rlay;
-    for (long g0 = 0; g0 < rows; g0 += st->row_group) {
-        const long G = rows - g0 < st->row_group ? rows - g0 : st->row_group;
+    const long per = (lay->in_len + lay->work_len) * st->row_group * ch;
+    rb_lane *x = st->rowx + per * j->stop_u;
+    for (long g0 = j->l0; g0 < j->l1; g0 += st->row_group) {
+        const long G = j->l1 - g0 < st->row_group ? j->l1 - g0 : st->row_group;
         const long L2 = G * ch;
         rb_lane cval[4 * 8];
         for (long l = 0; l < L2; l++)
             cval[l] = st->crow[l % ch];
-        rb_lane *x = st->rowx;
         for (long g = 0; g < G; g++) {
             const float *src = st->outbuf + (g0 + g) * W * ch;
             for (long i = 0; i < W; i++)
@@ -664,6 +759,25 @@ static void pass2_rows(rb_stream *st, long rows)
                 for (long c = 0; c < ch; c++)
                     dst[i * ch + c] = (float)res[i * L2 + g * ch + c];
         }
+    }
+}
+
+static void pass2_rows(rb_stream *st, long rows)
+{
+    lane_job jobs[16];
+    pthread_t tid[16];
+    int started[16] = {0}, nt = st->nt < rows ? st->nt : (int)rows;
+    for (int t = 0; t < nt; t++) {
+        jobs[t] = (lane_job){st, rows * t / nt, rows * (t + 1) / nt, 0, t, 1, rows_job};
+        if (t > 0)
+            started[t] = pthread_create(&tid[t], NULL, lane_job_main, &jobs[t]) == 0;
+    }
+    rows_job(&jobs[0]);
+    for (int t = 1; t < nt; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            rows_job(&jobs[t]);
     }
 }
 
