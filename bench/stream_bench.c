@@ -101,7 +101,7 @@ int main(int argc, char **argv)
         }
         double t1 = now();
         rb_stream_destroy(st);
-        printf("strips of %d rows (cpu, 1 thread): %.3f s, sum %.9g\n", sr, t1 - t0 - tf, sum);
+        printf("strips of %d rows (cpu): %.3f s, sum %.9g\n", sr, t1 - t0 - tf, sum);
         free(in);
         free(out);
     }
