@@ -45,14 +45,55 @@ int rb_strip_kind_of(const rb_axis_plan *ap, const char **why)
 
 long rb_strip_domain_ext(const rb_axis_plan *ap, rb_strip_kind kind)
 {
-    if (kind == RB_STRIP_EXT_PADDED)
-        return ap->pad;
-    return kind == RB_STRIP_EXT ? ap->fir_ext : 0;
+    /* The padded route's top padding adds nothing: its causal pass starts
+     * from the steady state of a constant input, and stays there until the
+     * FIR reaches the image. Its bottom padding is run at the close
+     * (padded_epilogue), one lane at a time, instead of being a segment. */
+    return kind == RB_STRIP_EXT || kind == RB_STRIP_EXT_PADDED ? ap->fir_ext : 0;
+}
+
+/* The padded route's e(Z) at the end of the domain (n + E): the causal pass
+ * goes on over the rest of the padding (pad - E rows of the constant C1)
+ * from e_{-1}(Y), the anticausal pass comes back from the steady state at
+ * n + pad, as line_solver.c's padded route does. Lane by lane: pad doubles. */
+static int padded_epilogue(const rb_axis_plan *ap, long L, const double *ey, const double *C1,
+                           double *e)
+{
+    const rb_axis *ax = &ap->ax;
+    const int r = ax->r;
+    const long T = ap->pad - ap->fir_ext > 0 ? ap->pad - ap->fir_ext : 0;
+    double *w = malloc(sizeof(double) * (size_t)(T + 2 * r));
+    if (!w)
+        return 0;
+    for (long l = 0; l < L; l++) {
+        for (int k = 0; k < r; k++)
+            w[k] = ey[k * L + l];
+        for (long i = 0; i < T; i++) {
+            double acc = C1[l];
+            for (int k = 1; k <= r; k++)
+                acc -= ax->dc[k - 1] * w[r + i - k];
+            w[r + i] = acc;
+        }
+        const double steady = C1[l] * ap->prologue_dc * ap->anticausal_dc;
+        for (int k = 0; k < r; k++)
+            w[r + T + k] = steady;
+        for (long i = T - 1; i >= 0; i--) {
+            double acc = w[r + i];
+            for (int k = 1; k <= r; k++)
+                acc -= ax->da[k - 1] * w[r + i + k];
+            w[r + i] = acc;
+        }
+        for (int k = 0; k < r; k++)
+            e[k * L + l] = w[r + k];
+    }
+    free(w);
+    return 1;
 }
 
 /* A_F^len, T (= A_RB) and Q for a segment of len rows, by running the
  * recurrences from unit states in long double (plan-time accuracy). */
-static int seg_matrices(const rb_axis *ax, long len, double *AF, double *T, double *Q)
+static int seg_matrices(const rb_axis *ax, long len, long double *AF, long double *T,
+                        long double *Q)
 {
     const int r = ax->r;
     long double *w = malloc(sizeof(long double) * (size_t)(len + 2 * r));
@@ -69,7 +110,7 @@ static int seg_matrices(const rb_axis *ax, long len, double *AF, double *T, doub
             w[r + i] = v;
         }
         for (int i = 0; i < r; i++)
-            AF[i * r + j] = (double)w[len + i];
+            AF[i * r + j] = w[len + i];
         /* zero-initialised anticausal over the segment's rows: its head is Q e_j */
         for (int i = 0; i < r; i++)
             w[r + len + i] = 0;
@@ -80,7 +121,7 @@ static int seg_matrices(const rb_axis *ax, long len, double *AF, double *T, doub
             w[r + i] = v;
         }
         for (int i = 0; i < r; i++)
-            Q[i * r + j] = (double)w[r + i];
+            Q[i * r + j] = w[r + i];
         /* homogeneous anticausal from the unit state after the segment: T e_j */
         for (int i = 0; i < r; i++)
             w[len + i] = i == j;
@@ -91,7 +132,7 @@ static int seg_matrices(const rb_axis *ax, long len, double *AF, double *T, doub
             w[i] = v;
         }
         for (int i = 0; i < r; i++)
-            T[i * r + j] = (double)w[i];
+            T[i * r + j] = w[i];
     }
     free(w);
     return 1;
@@ -108,6 +149,22 @@ static void mat_lanes(int r, long L, const double *M, const double *v, const dou
             long double acc = add ? (long double)add[k * L + l] : 0.0L;
             for (int j = 0; j < r; j++)
                 acc += (long double)M[k * r + j] * v[j * L + l];
+            out[k * L + l] = (double)acc;
+        }
+}
+
+/* The same with a long double matrix: the segment matrices stay in long
+ * double, for clustered poles near 1 (wide Gaussians) their entries are
+ * large and cancel (a 4th-order state carried over 64 rows: entries ~1e5),
+ * and rounding them to double cost 1e-3 of the result at sigma 1000. */
+static void mat_lanes_l(int r, long L, const long double *M, const double *v, const double *add,
+                        double *out)
+{
+    for (long l = 0; l < L; l++)
+        for (int k = 0; k < r; k++) {
+            long double acc = add ? (long double)add[k * L + l] : 0.0L;
+            for (int j = 0; j < r; j++)
+                acc += M[k * r + j] * v[j * L + l];
             out[k * L + l] = (double)acc;
         }
 }
@@ -145,7 +202,7 @@ static void explicit_segment(const rb_axis *ax, long L, long b, long len, const 
 }
 
 typedef struct {
-    double AF[RB_MAX_ORDER * RB_MAX_ORDER], T[RB_MAX_ORDER * RB_MAX_ORDER],
+    long double AF[RB_MAX_ORDER * RB_MAX_ORDER], T[RB_MAX_ORDER * RB_MAX_ORDER],
         Q[RB_MAX_ORDER * RB_MAX_ORDER];
 } seg_mats;
 
@@ -164,8 +221,8 @@ static void forward_chain(rb_strip_close_args *a, const seg_mats *m, double *q, 
         if (a->delta && b < a->s0) {
             explicit_segment(ax, L, b, a->seg_len[k], a->delta, a->s0, q, t1, a->scratch);
         } else {
-            mat_lanes(r, L, m[k].Q, q, NULL, t1);
-            mat_lanes(r, L, m[k].AF, q, NULL, t2);
+            mat_lanes_l(r, L, m[k].Q, q, NULL, t1);
+            mat_lanes_l(r, L, m[k].AF, q, NULL, t2);
             memcpy(q, t2, sizeof(double) * (size_t)(r * L));
         }
         if (add)
@@ -183,7 +240,7 @@ static void head_chain(const rb_strip_close_args *a, const seg_mats *m, double *
     const long L = a->L;
     memset(g, 0, sizeof(double) * (size_t)(r * L));
     for (int k = a->K - 1; k >= 0; k--) {
-        mat_lanes(r, L, m[k].T, g, a->carry + (size_t)k * r * L, t);
+        mat_lanes_l(r, L, m[k].T, g, a->carry + (size_t)k * r * L, t);
         memcpy(g, t, sizeof(double) * (size_t)(r * L));
     }
 }
@@ -225,7 +282,15 @@ rb_status rb_strip_close(rb_context *ctx, rb_strip_close_args *a)
             break;
         memcpy(q, a->p, sizeof(double) * rl);
         forward_chain(a, m, q, 1, t1, t2);
-        if (a->kind == RB_STRIP_EXT && has_c) {
+        if (a->kind == RB_STRIP_EXT_PADDED && has_c) {
+            for (size_t i = 0; i < rl; i++)
+                t1[i] = q[i] + a->yend[i];
+            if (!padded_epilogue(ap, L, t1, a->C1, e)) {
+                free(m);
+                free(q);
+                return rb_error(ctx, RB_ERR_NOMEM, "out of memory for the strips' carries");
+            }
+        } else if (a->kind == RB_STRIP_EXT && has_c) {
             /* (44): e(Z) = S_RF A_F^r e_{-1}(Y) + (..) C1, e_{-1}(Y) = A_F^h p + e_{-1}(Yhat) */
             for (size_t i = 0; i < rl; i++)
                 t1[i] = q[i] + a->yend[i];
@@ -234,10 +299,8 @@ rb_status rb_strip_close(rb_context *ctx, rb_strip_close_args *a)
                     t2[k * L + l] = ap->v44[k] * a->C1[l];
             mat_lanes(r, L, ap->M44, t1, t2, e);
         } else {
-            /* the steady state of the bottom value (the padded route's, and
-             * the anticausal-only closed form's) */
-            const double g = (a->kind == RB_STRIP_EXT_PADDED && has_c ? ap->prologue_dc : 1.0) *
-                             ap->anticausal_dc;
+            /* anticausal only: the steady state of the bottom value */
+            const double g = ap->anticausal_dc;
             for (int k = 0; k < r; k++)
                 for (long l = 0; l < L; l++)
                     e[k * L + l] = a->C1[l] * g;
@@ -281,7 +344,7 @@ rb_status rb_strip_close(rb_context *ctx, rb_strip_close_args *a)
         /* e_{k-1} = head_k(y) + T_k e_k, from e_{K-1} = e(Z) upwards */
         for (int k = a->K - 1; k >= 0; k--) {
             double *c = a->carry + (size_t)k * rl;
-            mat_lanes(r, L, m[k].T, e, c, t1);
+            mat_lanes_l(r, L, m[k].T, e, c, t1);
             memcpy(c, e, sizeof(double) * rl);
             memcpy(e, t1, sizeof(double) * rl);
         }

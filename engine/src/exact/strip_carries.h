@@ -6,8 +6,8 @@
  *
  * A "segment" is the part of a column's feedback domain one strip owns. The
  * domain is [-D, n + D): D = the FIR reach for zero/constant/clamp (u is
- * constant only beyond it, as in the line solver), the padding for the padded
- * constant route, 0 otherwise. Segment k is [b_k, b_k + len_k); the first
+ * constant only beyond it, as in the line solver; the padded route's padding
+ * beyond it is run at the close), 0 otherwise. Segment k is [b_k, b_k + len_k); the first
  * starts at -D, the last ends at n + D.
  *
  * Per lane (one column of one channel), states follow FORMULAS.md: a causal
