@@ -55,8 +55,11 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     }
     snprintf(rep->description, sizeof rep->description, "%s", rb_filter_describe(f));
     double t1 = cli_now_ms();
-    if (rb_stream_create(plan, &st) != RB_OK) {
+    rb_status sc = rb_stream_create(plan, &st);
+    if (sc != RB_OK) {
         engine = 1;
+        if (sc == RB_ERR_UNSUPPORTED)
+            rc = 1; /* the caller runs it in memory */
         goto done;
     }
     inbuf = malloc(g->stride * band);

@@ -135,8 +135,13 @@ static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings 
     if (band < ((uint64_t)1 << 20))
         band = (uint64_t)1 << 20;
     cli_op_report rep = {0};
-    if (cli_op_filter_stream(ctx, s, o->in, o->out, fmt, &codec, (size_t)band, &rep, err,
-                             sizeof err))
+    int rc = cli_op_filter_stream(ctx, s, o->in, o->out, fmt, &codec, (size_t)band, &rep, err,
+                                  sizeof err);
+    if (rc == 1) {
+        cli_info(o, "%s; the in-memory route runs", err);
+        return -1;
+    }
+    if (rc)
         return cli_fail(CLI_EXIT_FAIL, "%s", err);
     cli_info(o, "filter: %s", rep.description);
     cli_info(o, "back end: %s", rep.backend ? rep.backend : "?");

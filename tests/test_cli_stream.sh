@@ -65,6 +65,13 @@ same_pixels "$T/mem.tif" "$T/str.tif" "8-bit in, 16-bit out: streamed == in memo
 grep -q "in tiles, not read in rows; the in-memory route runs" "$T/err" && pass "tiled: said" || fail "tiled: $(cat "$T/err")"
 same_pixels "$T/mem.tif" "$T/str.tif" "tiled: in memory all the same"
 
+# a filter the engine cannot run in strips (mirror with a causal-only column
+# pass: its exact route runs the mirrored 2h line): said, and run in memory
+"$R" filter --signature "0.3: 0.7" --direction causal --boundary mirror -v --memory 1 "$T/g8.tif" "$T/str.tif" 2>"$T/err"
+"$R" filter --signature "0.3: 0.7" --direction causal --boundary mirror "$T/g8.tif" "$T/mem.tif"
+grep -q "strips cannot run this plan.*the in-memory route runs" "$T/err" && pass "not streamable: said" || fail "not streamable: $(cat "$T/err")"
+same_pixels "$T/mem.tif" "$T/str.tif" "not streamable: in memory all the same"
+
 # --memory garbage: usage error, one line
 for bad in 0 -5 abc 12x ""; do
   "$R" blur --sigma 2 --memory "$bad" "$T/g8.tif" "$T/x.tif" 2>"$T/err"; rc=$?
