@@ -237,7 +237,7 @@ const char *rb_plan_backend_name(const rb_plan *plan);
  * the next strip, 0 without a FIR), plus a few rows at the image's top and
  * bottom for the FIR's reach. Strips run on the cpu back end whatever back end
  * runs the plan in memory (one log line says so; an explicit cuda request is
- * an error), single-threaded for now.
+ * an error), on the context's threads (columns split across them, then rows).
  *
  * Not streamable (RB_ERR_UNSUPPORTED from rb_stream_create): periodic or
  * mirror boundary on a column filter that needs the padded route, and mirror
