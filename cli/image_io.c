@@ -261,6 +261,38 @@ cli_codec cli_codec_default(cli_file_type type, rb_format format)
     return c;
 }
 
+/* Temporary beside the target, so rename() stays on one file system; *fd open. */
+static char *temp_beside(const char *path, int *fd, char *err, size_t errlen)
+{
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 32);
+    if (!tmp) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+    memcpy(tmp, path, dirlen);
+    snprintf(tmp + dirlen, len + 32 - dirlen, ".%s.recblur-XXXXXX", path + dirlen);
+    *fd = mkstemp(tmp);
+    if (*fd < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    set_default_mode(*fd);
+    return tmp;
+}
+
+char *cli_temp_beside(const char *path, char *err, size_t errlen)
+{
+    int fd = -1;
+    char *tmp = temp_beside(path, &fd, err, errlen);
+    if (tmp)
+        close(fd);
+    return tmp;
+}
+
 int cli_image_write(const char *path, cli_file_type type, const rb_image *img,
                     const cli_codec *codec, char *err, size_t errlen)
 {
@@ -269,24 +301,10 @@ int cli_image_write(const char *path, cli_file_type type, const rb_image *img,
         snprintf(err, errlen, "cannot write %s: %s", path, why);
         return -1;
     }
-    /* Temporary beside the target, so rename() stays on one file system. */
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 32);
-    if (!tmp) {
-        snprintf(err, errlen, "out of memory");
+    int fd = -1;
+    char *tmp = temp_beside(path, &fd, err, errlen);
+    if (!tmp)
         return -1;
-    }
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
-    memcpy(tmp, path, dirlen);
-    snprintf(tmp + dirlen, len + 32 - dirlen, ".%s.recblur-XXXXXX", path + dirlen);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    set_default_mode(fd);
     int rc;
     if (type == CLI_FILE_TIFF) {
         close(fd);

@@ -11,6 +11,7 @@
 #define CLI_IMAGE_IO_H
 
 #include "recblur.h"
+#include <stdint.h>
 #include <stdio.h>
 
 typedef enum { CLI_FILE_UNKNOWN = 0, CLI_FILE_PNG, CLI_FILE_TIFF, CLI_FILE_PFM } cli_file_type;
@@ -89,6 +90,29 @@ int cli_pfm_write(FILE *f, const char *path, const rb_image *img, char *err, siz
 int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen);
 int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img,
                    const cli_codec *codec, char *err, size_t errlen);
+
+/* A TIFF read or written a band of rows at a time (the strip route of
+ * cli/op_filter_stream.c): strips only (not tiles), samples interleaved.
+ * Bands start on the file's strips (a multiple of *rps rows) and hold whole
+ * strips (or run to the last row). */
+typedef struct cli_tiff_rows cli_tiff_rows;
+/* Open IN: hdr gets the checked header (hdr->img without data), *rps the
+ * file's rows per strip; NULL with a message when it is not such a TIFF. */
+cli_tiff_rows *cli_tiff_rows_open(const char *path, cli_image *hdr, uint32_t *rps, char *err,
+                                  size_t errlen);
+int cli_tiff_rows_read(cli_tiff_rows *s, uint32_t y0, uint32_t rows, void *dst, char *err,
+                       size_t errlen);
+/* Create tmp_path (named for `path` in messages) for geom's geometry in strips of rps rows. */
+cli_tiff_rows *cli_tiff_rows_create(const char *tmp_path, const char *path, const rb_image *geom,
+                                    const cli_codec *codec, uint32_t rps, char *err, size_t errlen);
+int cli_tiff_rows_write(cli_tiff_rows *s, uint32_t y0, uint32_t rows, const void *src, char *err,
+                        size_t errlen);
+/* Close (flush: finish a file being written first); 0 or -1 with a message. */
+int cli_tiff_rows_close(cli_tiff_rows *s, int flush, char *err, size_t errlen);
+/* A new empty file beside `path` (same directory, so rename() stays on one
+ * file system), mode as a new file's: its name (free it), or NULL with a
+ * message. */
+char *cli_temp_beside(const char *path, char *err, size_t errlen);
 
 /* Size of an open file in bytes, -1 when unknown (used to reject lying headers). */
 long long cli_file_size(FILE *f);

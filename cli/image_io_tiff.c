@@ -32,6 +32,45 @@ int cli_tiff_can_compress(cli_compression method)
     return 0;
 }
 
+cli_tiff_rows *cli_tiff_rows_open(const char *path, cli_image *hdr, uint32_t *rps, char *err,
+                                  size_t errlen)
+{
+    (void)hdr;
+    (void)rps;
+    snprintf(err, errlen, "%s: TIFF support was not built (install libtiff-dev and rebuild)", path);
+    return NULL;
+}
+
+int cli_tiff_rows_read(cli_tiff_rows *s, uint32_t y0, uint32_t rows, void *dst, char *err,
+                       size_t errlen)
+{
+    (void)s, (void)y0, (void)rows, (void)dst;
+    snprintf(err, errlen, "TIFF support was not built");
+    return -1;
+}
+
+cli_tiff_rows *cli_tiff_rows_create(const char *tmp_path, const char *path, const rb_image *geom,
+                                    const cli_codec *codec, uint32_t rps, char *err, size_t errlen)
+{
+    (void)tmp_path, (void)geom, (void)codec, (void)rps;
+    snprintf(err, errlen, "cannot write %s: TIFF support was not built", path);
+    return NULL;
+}
+
+int cli_tiff_rows_write(cli_tiff_rows *s, uint32_t y0, uint32_t rows, const void *src, char *err,
+                        size_t errlen)
+{
+    (void)s, (void)y0, (void)rows, (void)src;
+    snprintf(err, errlen, "TIFF support was not built");
+    return -1;
+}
+
+int cli_tiff_rows_close(cli_tiff_rows *s, int flush, char *err, size_t errlen)
+{
+    (void)s, (void)flush, (void)err, (void)errlen;
+    return 0;
+}
+
 #else
 
 #include <stdarg.h>
@@ -139,18 +178,13 @@ static void put_block(rb_image *img, const unsigned char *src, uint32_t x0, uint
     }
 }
 
-int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen)
+/* The header of an open TIFF, checked (sample format, channels, photometric,
+ * size, a header that lies about its pixels): out->img's geometry, format,
+ * alpha and srgb, out->codec, and whether the planes are separate. 0, or -1
+ * with a message (t stays open). */
+static int read_header(TIFF *t, const char *path, cli_image *out, int *separate, char *err,
+                       size_t errlen)
 {
-    quiet_libtiff();
-    /* "m": no memory map. Then an uncompressed strip is one read() straight
-     * into the image (libtiff's shortcut in TIFFReadEncodedStrip) instead of
-     * page faults on the map and a copy out of it; compressed strips cost
-     * one small read each. */
-    TIFF *t = TIFFOpen(path, "rm");
-    if (!t) {
-        snprintf(err, errlen, "%s: bad TIFF: %s", path, tiff_why());
-        return -1;
-    }
     uint32_t w = 0, h = 0;
     uint16_t bps = 0, spp = 0, fmt = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG, photo = 0;
     uint16_t n_extra = 0, *extra = NULL;
@@ -181,12 +215,10 @@ int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen)
     if (!bad && photo == PHOTOMETRIC_RGB && spp < 3)
         bad = "RGB with fewer than 3 samples per pixel";
     if (bad) {
-        TIFFClose(t);
         snprintf(err, errlen, "%s: unsupported TIFF: %s", path, bad);
         return -1;
     }
     if (w > (uint32_t)RB_MAX_SIDE || h > (uint32_t)RB_MAX_SIDE) {
-        TIFFClose(t);
         snprintf(err, errlen, "%s: TIFF of %lux%lu is larger than recblur accepts (%d per side)", path,
                  (unsigned long)w, (unsigned long)h, RB_MAX_SIDE);
         return -1;
@@ -198,19 +230,18 @@ int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen)
     uint64_t raw = (uint64_t)w * h * spp * cli_sample_size(format);
     if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
         raw / max_ratio(compression) > (uint64_t)st.st_size) {
-        TIFFClose(t);
         snprintf(err, errlen, "%s: bad TIFF: header says %lux%lu (%llu bytes of pixels), far more than a "
                  "%lld-byte file can hold", path, (unsigned long)w, (unsigned long)h,
                  (unsigned long long)raw, (long long)st.st_size);
         return -1;
     }
-    if (cli_image_alloc(&out->img, (int)w, (int)h, spp, format, err, errlen)) {
-        char tmp[CLI_ERR_LEN];
-        snprintf(tmp, sizeof tmp, "%s: %s", path, err);
-        snprintf(err, errlen, "%s", tmp);
-        TIFFClose(t);
-        return -1;
-    }
+    out->img.width = (int)w;
+    out->img.height = (int)h;
+    out->img.channels = spp;
+    out->img.format = format;
+    out->img.stride = (size_t)w * spp * cli_sample_size(format);
+    out->img.memory = RB_MEMORY_HOST;
+    out->type = CLI_FILE_TIFF;
     /* The last sample is alpha when it is an extra sample (gray+alpha, RGBA). */
     int colour = photo == PHOTOMETRIC_RGB ? 3 : 1;
     out->img.alpha = RB_ALPHA_NONE;
@@ -226,8 +257,40 @@ int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen)
     out->codec.method = codec_of_tag(compression);
     out->codec.level = 0; /* a TIFF does not record its compressor's level */
     out->codec.predictor = predictor == PREDICTOR_HORIZONTAL || predictor == PREDICTOR_FLOATINGPOINT;
+    *separate = planar == PLANARCONFIG_SEPARATE;
+    return 0;
+}
 
-    int separate = planar == PLANARCONFIG_SEPARATE;
+int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen)
+{
+    quiet_libtiff();
+    /* "m": no memory map. Then an uncompressed strip is one read() straight
+     * into the image (libtiff's shortcut in TIFFReadEncodedStrip) instead of
+     * page faults on the map and a copy out of it; compressed strips cost
+     * one small read each. */
+    TIFF *t = TIFFOpen(path, "rm");
+    if (!t) {
+        snprintf(err, errlen, "%s: bad TIFF: %s", path, tiff_why());
+        return -1;
+    }
+    int separate = 0;
+    if (read_header(t, path, out, &separate, err, errlen)) {
+        TIFFClose(t);
+        return -1;
+    }
+    rb_image geom = out->img;
+    if (cli_image_alloc(&out->img, geom.width, geom.height, geom.channels, geom.format, err, errlen)) {
+        char tmp[CLI_ERR_LEN];
+        snprintf(tmp, sizeof tmp, "%s: %s", path, err);
+        snprintf(err, errlen, "%s", tmp);
+        TIFFClose(t);
+        return -1;
+    }
+    out->img.alpha = geom.alpha;
+    out->img.srgb = geom.srgb;
+    const uint32_t w = (uint32_t)geom.width, h = (uint32_t)geom.height;
+    const int spp = geom.channels;
+    const rb_format format = geom.format;
     int planes = separate ? spp : 1;
     int rc = 0;
     size_t ss = cli_sample_size(format);
@@ -296,19 +359,33 @@ int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen)
  * predictor and the compressor pass over them, and each is one large write. */
 #define CLI_TIFF_STRIP_BYTES (256u * 1024u)
 
-int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img,
-                   const cli_codec *codec, char *err, size_t errlen)
+/* Rows per strip for an image of this geometry (about CLI_TIFF_STRIP_BYTES). */
+static uint32_t rows_per_strip(const rb_image *img)
+{
+    size_t row_bytes = (size_t)img->width * (size_t)img->channels * cli_sample_size(img->format);
+    uint32_t rps = (uint32_t)(CLI_TIFF_STRIP_BYTES / row_bytes);
+    if (rps < 1)
+        rps = 1;
+    if (rps > (uint32_t)img->height)
+        rps = (uint32_t)img->height;
+    return rps;
+}
+
+/* tmp_path opened for writing img's geometry (not its pixels) in strips of
+ * rps rows with codec (NULL: the default); NULL with a message. */
+static TIFF *open_for_write(const char *tmp_path, const char *path, const rb_image *img,
+                            const cli_codec *codec, uint32_t rps, char *err, size_t errlen)
 {
     quiet_libtiff();
     cli_codec cd = codec ? *codec : cli_codec_default(CLI_FILE_TIFF, img->format);
     if (!cli_tiff_can_compress(cd.method)) {
         snprintf(err, errlen, "cannot write %s: this libtiff cannot write that compression", path);
-        return -1;
+        return NULL;
     }
     TIFF *t = TIFFOpen(tmp_path, "w");
     if (!t) {
         snprintf(err, errlen, "cannot write %s: %s", path, tiff_why());
-        return -1;
+        return NULL;
     }
     int c = img->channels;
     int colour = c >= 3 ? 3 : 1;
@@ -342,14 +419,19 @@ int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img,
                                                               : EXTRASAMPLE_UNASSALPHA;
         TIFFSetField(t, TIFFTAG_EXTRASAMPLES, (uint16_t)1, &extra);
     }
-    size_t row_bytes = (size_t)img->width * (size_t)c * cli_sample_size(img->format);
-    size_t stride = img->stride ? img->stride : row_bytes;
-    uint32_t rps = (uint32_t)(CLI_TIFF_STRIP_BYTES / row_bytes);
-    if (rps < 1)
-        rps = 1;
-    if (rps > (uint32_t)img->height)
-        rps = (uint32_t)img->height;
     TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, rps);
+    return t;
+}
+
+int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img,
+                   const cli_codec *codec, char *err, size_t errlen)
+{
+    const uint32_t rps = rows_per_strip(img);
+    TIFF *t = open_for_write(tmp_path, path, img, codec, rps, err, errlen);
+    if (!t)
+        return -1;
+    size_t row_bytes = (size_t)img->width * (size_t)img->channels * cli_sample_size(img->format);
+    size_t stride = img->stride ? img->stride : row_bytes;
     /* Whole strips through TIFFWriteEncodedStrip, as libtiff's authors advise
      * for speed: one encoder call per strip (libtiff gives a whole deflate
      * strip to libdeflate) and one write. libtiff runs the predictor on a
@@ -381,6 +463,125 @@ int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img,
         return -1;
     }
     return 0;
+}
+
+/* ------------------------------------------------------ rows in, rows out */
+
+struct cli_tiff_rows {
+    TIFF *t;
+    const char *path;
+    uint32_t rps, height;
+    size_t row_bytes;
+};
+
+cli_tiff_rows *cli_tiff_rows_open(const char *path, cli_image *hdr, uint32_t *rps, char *err,
+                                  size_t errlen)
+{
+    quiet_libtiff();
+    memset(hdr, 0, sizeof *hdr);
+    TIFF *t = TIFFOpen(path, "rm");
+    if (!t) {
+        snprintf(err, errlen, "%s: bad TIFF: %s", path, tiff_why());
+        return NULL;
+    }
+    int separate = 0;
+    uint32_t r = 0;
+    if (read_header(t, path, hdr, &separate, err, errlen)) {
+        TIFFClose(t);
+        return NULL;
+    }
+    if (TIFFIsTiled(t) || separate) {
+        snprintf(err, errlen, "%s is %s, not read in rows", path,
+                 separate ? "in separate planes" : "in tiles");
+        TIFFClose(t);
+        return NULL;
+    }
+    const uint32_t h = (uint32_t)hdr->img.height;
+    if (!TIFFGetField(t, TIFFTAG_ROWSPERSTRIP, &r) || r == 0 || r > h)
+        r = h;
+    const size_t row_bytes = hdr->img.stride;
+    const tmsize_t ssize = TIFFStripSize(t);
+    if (ssize <= 0 || (uint64_t)ssize < (uint64_t)row_bytes * r ||
+        TIFFNumberOfStrips(t) < (h + r - 1) / r) {
+        snprintf(err, errlen, "%s: bad TIFF: bad strip layout", path);
+        TIFFClose(t);
+        return NULL;
+    }
+    cli_tiff_rows *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        TIFFClose(t);
+        return NULL;
+    }
+    *s = (cli_tiff_rows){t, path, r, h, row_bytes};
+    *rps = r;
+    return s;
+}
+
+int cli_tiff_rows_read(cli_tiff_rows *s, uint32_t y0, uint32_t rows, void *dst, char *err,
+                       size_t errlen)
+{
+    for (uint32_t y = y0; y < y0 + rows; y += s->rps) {
+        const uint32_t n = s->height - y < s->rps ? s->height - y : s->rps;
+        const tmsize_t want = (tmsize_t)(s->row_bytes * n);
+        if (y % s->rps ||
+            TIFFReadEncodedStrip(s->t, y / s->rps, (unsigned char *)dst + (size_t)(y - y0) * s->row_bytes,
+                                 want) != want) {
+            snprintf(err, errlen, "%s: bad TIFF: %s", s->path, tiff_why());
+            return -1;
+        }
+    }
+    return 0;
+}
+
+cli_tiff_rows *cli_tiff_rows_create(const char *tmp_path, const char *path, const rb_image *geom,
+                                    const cli_codec *codec, uint32_t rps, char *err, size_t errlen)
+{
+    TIFF *t = open_for_write(tmp_path, path, geom, codec, rps, err, errlen);
+    if (!t)
+        return NULL;
+    cli_tiff_rows *s = calloc(1, sizeof *s);
+    if (!s) {
+        TIFFClose(t);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    *s = (cli_tiff_rows){t, path, rps, (uint32_t)geom->height,
+                         (size_t)geom->width * geom->channels * cli_sample_size(geom->format)};
+    return s;
+}
+
+int cli_tiff_rows_write(cli_tiff_rows *s, uint32_t y0, uint32_t rows, const void *src, char *err,
+                        size_t errlen)
+{
+    for (uint32_t y = y0; y < y0 + rows; y += s->rps) {
+        const uint32_t n = s->height - y < s->rps ? s->height - y : s->rps;
+        /* libtiff's prototype takes a non-const buffer; it only reads it */
+        if (y % s->rps ||
+            TIFFWriteEncodedStrip(s->t, y / s->rps,
+                                  (void *)((const unsigned char *)src + (size_t)(y - y0) * s->row_bytes),
+                                  (tmsize_t)(s->row_bytes * n)) < 0) {
+            snprintf(err, errlen, "cannot write %s: %s", s->path,
+                     tiff_last_error[0] ? tiff_last_error : "out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int cli_tiff_rows_close(cli_tiff_rows *s, int flush, char *err, size_t errlen)
+{
+    if (!s)
+        return 0;
+    int rc = 0;
+    if (flush && !TIFFFlush(s->t)) {
+        snprintf(err, errlen, "cannot write %s: %s", s->path,
+                 tiff_last_error[0] ? tiff_last_error : "out of memory");
+        rc = -1;
+    }
+    TIFFClose(s->t);
+    free(s);
+    return rc;
 }
 
 #endif /* RB_HAVE_TIFF */

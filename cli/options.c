@@ -5,6 +5,7 @@
 #include "options.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ int cli_command_from_name(const char *name)
 
 /* The CLI's own options: files and output, not operation settings. To add
  * one, add a row here and a case in apply_cli_option. */
-enum { CO_PRESET, CO_DEPTH, CO_PSF, CO_OUT, CO_VERBOSE, CO_HELP };
+enum { CO_PRESET, CO_DEPTH, CO_MEMORY, CO_PSF, CO_OUT, CO_VERBOSE, CO_HELP };
 #define OP(id) (1u << (id))
 #define OPS_IMAGE (OP(RB_OP_BLUR) | OP(RB_OP_FILTER) | OP(RB_OP_BSPLINE) | OP(RB_OP_SAT) | OP(RB_OP_BOX))
 #define OPS_FILTERING (OP(RB_OP_BLUR) | OP(RB_OP_FILTER) | OP(RB_OP_BSPLINE) | OP(RB_OP_BOX))
@@ -49,6 +50,9 @@ static const struct {
     {"--depth", NULL, "D", CO_DEPTH, OPS_FILTERING,
      "output samples: 8, 16 or float (default: the input's, or 16 for float input written as "
      "PNG, float for PFM)"},
+    {"--memory", NULL, "MIB", CO_MEMORY, OP(RB_OP_BLUR) | OP(RB_OP_FILTER) | OP(RB_OP_BSPLINE),
+     "memory the image may take, in MiB: a TIFF (in strips) to TIFF that needs more is filtered "
+     "a band of rows at a time, reading IN twice (default: half the physical memory)"},
     {"--verbose", "-v", NULL, CO_VERBOSE, OPS_ALL,
      "print the back end, image size, channels, format, filter and times to stderr"},
     {"--help", "-h", NULL, CO_HELP, OPS_ALL, "this help"},
@@ -186,6 +190,17 @@ int cli_parse_options(const rb_op_desc *op, int argc, char **argv, int first, cl
             }
             o->depth_text = val;
             break;
+        case CO_MEMORY: {
+            char *end = NULL;
+            long long mib = strtoll(val, &end, 10);
+            if (!end || end == val || *end || mib < 1 || mib > (1LL << 30)) {
+                snprintf(err, errlen, "%s: --memory \"%s\" is not valid (a whole number of MiB, "
+                         "1 to 1073741824)", cname, val);
+                goto done;
+            }
+            o->memory_mib = mib;
+            break;
+        }
         case CO_VERBOSE: o->verbose = 1; break;
         case CO_HELP: o->help = 1; break;
         }

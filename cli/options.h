@@ -30,6 +30,7 @@ typedef struct {
     /* the CLI's own options */
     const char *preset;
     const char *depth_text;
+    long long memory_mib;      /* --memory: 0 = half the physical memory */
     const char *psf_file;      /* deblur, design-deblur: --psf FILE */
     const char *out_preset;    /* design-deblur: --out PRESET */
     cli_output_request output;   /* --compress, --level (output_options.c) */

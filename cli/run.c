@@ -2,6 +2,7 @@
  * directory -> read IN -> pick the output sample format -> operate -> write
  * OUT atomically. Any failure prints one line and leaves OUT untouched. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* sysconf(_SC_PHYS_PAGES) */
 #include "cli.h"
 
 #include <errno.h>
@@ -85,6 +86,71 @@ static int choose_format(const cli_options *o, const cli_settings *s, cli_file_t
     return 0;
 }
 
+/* The memory an image may take: --memory, else half the physical memory. */
+static uint64_t memory_limit(const cli_options *o)
+{
+    if (o->memory_mib > 0)
+        return (uint64_t)o->memory_mib << 20;
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : (uint64_t)1 << 32;
+}
+
+/* blur/filter/bspline from a TIFF in strips to a TIFF, when the image would
+ * take more memory than it may (IN, OUT and the float working copy): the
+ * strip route. Returns the exit status when it ran (or failed), -1 when the
+ * in-memory route is to run instead. */
+static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings *s,
+                      cli_file_type out_type)
+{
+    char err[CLI_ERR_LEN];
+    if (o->cmd == CLI_SAT || o->cmd == CLI_BOX || out_type != CLI_FILE_TIFF)
+        return -1;
+    cli_image hdr;
+    uint32_t rps = 0;
+    cli_tiff_rows *rd = cli_tiff_rows_open(o->in, &hdr, &rps, err, sizeof err);
+    if (!rd) {
+        if (strstr(err, "not read in rows"))
+            cli_info(o, "%s; the in-memory route runs", err);
+        return -1; /* the in-memory route reads it, or says what is wrong */
+    }
+    cli_tiff_rows_close(rd, 0, NULL, 0);
+    rb_format fmt;
+    cli_codec codec;
+    if (choose_format(o, s, out_type, &hdr.img, &fmt, err, sizeof err) ||
+        cli_output_codec(&o->output, &hdr, out_type, o->out, &codec, err, sizeof err))
+        return -1; /* the in-memory route says it */
+    const uint64_t px = (uint64_t)hdr.img.width * (uint64_t)hdr.img.height * hdr.img.channels;
+    const uint64_t need = px * (cli_sample_size(hdr.img.format) + cli_sample_size(fmt) + sizeof(float));
+    const uint64_t limit = memory_limit(o);
+    if (need <= limit)
+        return -1;
+    cli_info(o, "input %s: %dx%d, %d channel%s, %s TIFF: needs about %llu MiB in memory, more than "
+             "the %llu MiB it may take: filtered a band of rows at a time", o->in, hdr.img.width,
+             hdr.img.height, hdr.img.channels, hdr.img.channels == 1 ? "" : "s",
+             cli_format_name(hdr.img.format), (unsigned long long)(need >> 20),
+             (unsigned long long)(limit >> 20));
+    uint64_t band = limit / 16;
+    if (band > ((uint64_t)64 << 20))
+        band = (uint64_t)64 << 20;
+    if (band < ((uint64_t)1 << 20))
+        band = (uint64_t)1 << 20;
+    cli_op_report rep = {0};
+    int rc = cli_op_filter_stream(ctx, s, o->in, o->out, fmt, &codec, (size_t)band, &rep, err,
+                                  sizeof err);
+    if (rc == 1) {
+        cli_info(o, "%s; the in-memory route runs", err);
+        return -1;
+    }
+    if (rc)
+        return cli_fail(CLI_EXIT_FAIL, "%s", err);
+    cli_info(o, "filter: %s", rep.description);
+    cli_info(o, "back end: %s", rep.backend ? rep.backend : "?");
+    cli_info(o, "output %s: %s TIFF, compression %s", o->out, cli_format_name(fmt),
+             cli_compression_name(codec.method));
+    cli_info(o, "time: plan %.3f ms, read + filter + write %.3f ms", rep.plan_ms, rep.execute_ms);
+    return 0;
+}
+
 int cli_run(const cli_options *o)
 {
     char err[CLI_ERR_LEN];
@@ -127,6 +193,11 @@ int cli_run(const cli_options *o)
         goto done;
     }
 
+    int strips = try_strips(ctx, o, &s, out_type);
+    if (strips >= 0) {
+        status = strips;
+        goto done;
+    }
     double t0 = cli_now_ms();
     if (cli_image_read(o->in, &in, err, sizeof err)) {
         cli_fail(CLI_EXIT_FAIL, "%s", err);

@@ -15,3 +15,5 @@ target_include_directories(test_op_defaults PRIVATE ${PROJECT_SOURCE_DIR}/plugin
 target_link_libraries(test_op_defaults PRIVATE recblur_cli_core)
 # run-time switches read once, the one route choice, the one line extension (issue 15)
 rb_add_test(test_route ${CMAKE_CURRENT_LIST_DIR}/test_route.c)
+# strip execution (issue 18 item 1): streamed == in memory == the float64 reference
+rb_add_test(test_stream ${CMAKE_CURRENT_LIST_DIR}/test_stream.c ${CMAKE_CURRENT_LIST_DIR}/reference.c)

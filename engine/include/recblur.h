@@ -205,6 +205,55 @@ void rb_plan_destroy(rb_plan *plan);
 /* "cpu (2 threads)" or "cuda (NVIDIA H100 80GB HBM3)". */
 const char *rb_plan_backend_name(const rb_plan *plan);
 
+/* ------------------------------------------------------------------ strips */
+
+/* Strip execution: a plan made for the whole width x height runs over an
+ * image that arrives and leaves in horizontal strips, for images larger than
+ * memory. The strips go through twice, top to bottom:
+ *
+ *   rb_stream *st;
+ *   rb_stream_create(plan, &st);
+ *   for each strip (rows y0 .. y0 + strip.height - 1, in order, covering the image):
+ *       rb_stream_gather(st, &strip, y0);             // pass 1: the column carries
+ *   rb_stream_close_carries(st);                      // the exact boundary closures
+ *   for each strip again, the same split, in order:
+ *       rb_stream_produce(st, &strip, &out_strip, y0); // pass 2: the final rows
+ *   rb_stream_destroy(st);
+ *
+ * Rows are filtered inside each strip. Columns are joined through per-strip
+ * carries (the 2011 paper's block carries, closed at the image's top and
+ * bottom by the 2016 paper's exact initial feedbacks), so the result equals
+ * rb_execute's to float rounding, for any strip heights (1 row included).
+ * A strip is an rb_image of the plan's width and channels whose height is
+ * the strip's rows; formats may differ between strips and between in and out
+ * (in == out allowed in produce). Top-to-bottom twice is all a column needs:
+ * the causal pass runs down with the strips, the anticausal pass runs up
+ * inside each strip from the state the carries give it.
+ *
+ * Memory, independent of the image height: about three strips of
+ * width x channels doubles (the strip being filtered and its column states),
+ * plus per strip (r + F) rows of width x channels (r doubles: the carry, r
+ * the column filter's order; F floats: the rows the column FIR reaches into
+ * the next strip, 0 without a FIR), plus a few rows at the image's top and
+ * bottom for the FIR's reach. Strips run on the cpu back end whatever back end
+ * runs the plan in memory (one log line says so; an explicit cuda request is
+ * an error), on the context's threads (columns split across them, then rows).
+ *
+ * Not streamable (RB_ERR_UNSUPPORTED from rb_stream_create): periodic or
+ * mirror boundary on a column filter that needs the padded route, and mirror
+ * on a column filter that is not symmetric.
+ * Errors: strips out of order, overlapping or of the wrong width/channels,
+ * close before every row was gathered, produce before the close or with a
+ * split other than the gathered one: RB_ERR_ARGUMENT / RB_ERR_SIZE with a
+ * message, nothing written. */
+typedef struct rb_stream rb_stream;
+
+rb_status rb_stream_create(rb_plan *plan, rb_stream **out);
+rb_status rb_stream_gather(rb_stream *stream, const rb_image *strip, int y0);
+rb_status rb_stream_close_carries(rb_stream *stream);
+rb_status rb_stream_produce(rb_stream *stream, const rb_image *in_strip, rb_image *out_strip, int y0);
+void rb_stream_destroy(rb_stream *stream);
+
 /* ---------------------------------------------------------------- other ops */
 
 /* Summed-area table S(i,j) = sum of in over rows <= i and columns <= j, per channel.

@@ -1,0 +1,822 @@
+/* Strip execution (recblur.h, rb_stream_*): a plan run over an image that
+ * arrives and leaves in horizontal strips, top to bottom, twice.
+ *
+ * Rows are filtered inside each strip (whole rows are there). Columns take
+ * the 2011 paper's block carries (algorithms 4/5) with one strip a block:
+ * - pass 1 (gather) runs the zero-initialised causal pass down the columns,
+ *   strip after strip (its state simply carries on), and keeps for each strip
+ *   the head of its zero-initialised anticausal pass: r values per column;
+ * - the close (exact/strip_carries.c) chains those heads with the exact
+ *   boundary closures of the 2016 paper into the true anticausal state after
+ *   every strip, and the true causal state p(Y) at the top;
+ * - pass 2 (produce) reruns the causal pass from p(Y), then each strip's
+ *   anticausal pass from its state, and filters the strip's rows.
+ * The column FIR u = FIR(x_ext) reaches hi rows below a row: pass 1 keeps the
+ * first hi rows after every strip (pass 2 needs them before their strip
+ * comes back), and the first and last rows for the periodic and mirror
+ * extensions. Everything runs in double, as the line solver does. */
+#include "rb_internal.h"
+#include "pixel_convert.h"
+#include "line_solver.h"
+#include "strip_carries.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { STAGE_GATHER = 0, STAGE_CLOSED, STAGE_DONE };
+
+struct rb_stream {
+    rb_plan *plan;
+    rb_context *ctx;
+    int W, H, ch;
+    long L;                      /* lanes of a row: W * ch */
+    int stage;
+    int next_y;                  /* the row the next strip must start at */
+    int produced;                /* strips produced so far */
+    /* the strips of pass 1 (pass 2 must repeat them) */
+    int K, Kcap;
+    int *y0s, *rows;
+    long *seg_len;               /* domain rows of each strip's segment */
+    float **look;                /* per strip: the first look_n rows after it */
+    int *look_n;
+    /* the column axis */
+    const rb_axis_plan *ap;
+    int col;                     /* column axis filtered */
+    rb_strip_kind kind;
+    int r, lo, hi, taps;
+    double f[RB_MAX_FIR_TAPS], fsum, gain;
+    long D;                      /* domain [-D, H + D) */
+    int shift;                   /* the samples are filtered less their first row (line_solver.c:
+                                    the states then carry no large DC) */
+    int have_consts;
+    float ccol[4], crow[4];
+    double *s, *c0, *c1, *C0, *C1;   /* per lane: shift, extension values (shifted), FIR of them */
+    /* rows kept */
+    float *head; long head_n;    /* rows [0, head_n) */
+    float *tail; long tail_n;    /* rows [H - tail_n, H), after the close */
+    float *ring; long ring_cap, ring_end; /* the last rows before the current strip */
+    const float *cur; long cur_y0, cur_rows; /* the current strip, loaded */
+    float *curbuf, *outbuf; long curbuf_rows;
+    /* column pass */
+    double *seg; long seg_cap;   /* [r state rows][segment rows][r rows] */
+    long seg_fill;               /* pass 1: rows of the current segment done */
+    int seg_k;                   /* pass 1: the segment being filled */
+    long next_u;                 /* pass 1: the next domain row */
+    long received;               /* pass 1: rows gathered */
+    double *carry;               /* K * r * L */
+    double *yend, *p;            /* r * L */
+    /* row pass */
+    rb_line_layout rlay;
+    rb_lane *rowx;               /* nt row-pass buffers */
+    int row_group;
+    int nt;                      /* threads: lanes of the column pass, rows of the row pass */
+};
+
+static void *grow(void *p, size_t bytes)
+{
+    return realloc(p, bytes ? bytes : 1);
+}
+
+rb_status rb_stream_create(rb_plan *plan, rb_stream **out)
+{
+    if (!plan)
+        return RB_ERR_NULL;
+    rb_context *ctx = plan->ctx;
+    if (!out)
+        return rb_error(ctx, RB_ERR_NULL, "rb_stream_create: NULL output pointer");
+    *out = NULL;
+    const rb_axis_plan *ap = &plan->cols;
+    const char *why = "";
+    int kind = RB_STRIP_NONE;
+    if (ap->ax.active && (kind = rb_strip_kind_of(ap, &why)) < 0)
+        return rb_error(ctx, RB_ERR_UNSUPPORTED, "rb_stream_create: strips cannot run this plan: %s",
+                        why);
+    /* Strips run on the cpu whatever back end runs the plan in memory: the
+     * cuda back end has no strip route yet (the carries are host arrays). */
+    if (ctx->backend == RB_BACKEND_CUDA)
+        return rb_error(ctx, RB_ERR_BACKEND, "rb_stream_create: the cuda back end was requested, "
+                                             "but strips run on the cpu back end only for now");
+    if (plan->backend != &rb_backend_cpu)
+        rb_log(ctx, "recblur: strips run on the cpu back end (the cuda back end has no strip route yet)");
+    rb_stream *st = calloc(1, sizeof *st);
+    if (!st)
+        return rb_error(ctx, RB_ERR_NOMEM, "out of memory for a stream");
+    st->plan = plan;
+    st->ctx = ctx;
+    st->W = plan->width;
+    st->H = plan->height;
+    st->ch = plan->channels;
+    st->L = (long)st->W * st->ch;
+    st->ap = ap;
+    st->col = ap->ax.active;
+    st->kind = (rb_strip_kind)kind;
+    const long L = st->L;
+    if (st->col) {
+        const rb_axis *ax = &ap->ax;
+        st->r = ax->r;
+        if (ax->fir) {
+            st->lo = ax->fir_lo;
+            st->hi = ax->fir_hi;
+            st->taps = ax->fir_hi - ax->fir_lo + 1;
+            for (int t = 0; t < st->taps; t++)
+                st->f[t] = ax->fir[t];
+        } else {
+            st->taps = 1;
+            st->f[0] = 1.0;
+        }
+        long double fs = 0, sc = 1, sa = 1;
+        for (int t = 0; t < st->taps; t++)
+            fs += st->f[t];
+        for (int k = 0; k < st->r; k++) {
+            sc += ax->dc[k];
+            sa += ax->da[k];
+        }
+        st->fsum = (double)fs;
+        st->gain = (double)(fs / (sc * sa));
+        st->D = rb_strip_domain_ext(ap, st->kind);
+        st->shift = ap->mode == RB_BOUNDARY_CONSTANT || ap->mode == RB_BOUNDARY_CLAMP ||
+                    ap->mode == RB_BOUNDARY_PERIODIC || ap->mode == RB_BOUNDARY_MIRROR;
+        const long reach = (st->hi > -st->lo ? st->hi : -st->lo) + 2;
+        st->head_n = st->H < 2 * reach ? st->H : 2 * reach;
+        st->tail_n = st->head_n;
+        st->ring_cap = 2 * reach + st->taps;
+        st->s = calloc((size_t)L * 5, sizeof(double));
+        st->head = malloc(sizeof(float) * (size_t)(st->head_n * L));
+        st->tail = malloc(sizeof(float) * (size_t)(st->tail_n * L));
+        st->ring = malloc(sizeof(float) * (size_t)(st->ring_cap * L));
+        st->yend = calloc((size_t)(2 * st->r) * (size_t)L + 1, sizeof(double));
+        if (!st->s || !st->head || !st->tail || !st->ring || !st->yend) {
+            rb_stream_destroy(st);
+            return rb_error(ctx, RB_ERR_NOMEM, "out of memory for a stream");
+        }
+        st->c0 = st->s + L;
+        st->c1 = st->c0 + L;
+        st->C0 = st->c1 + L;
+        st->C1 = st->C0 + L;
+        st->p = st->yend + (size_t)st->r * L;
+        st->next_u = -st->D;
+    }
+    st->nt = rb_context_thread_count(ctx);
+    if (st->nt > 16)
+        st->nt = 16;
+    if (st->nt > 1 && L / st->nt < 64) /* narrow images: not worth a thread */
+        st->nt = L / 64 > 1 ? (int)(L / 64) : 1;
+    if (plan->rows.ax.active) {
+        rb_line_layout_get(&plan->rows, &st->rlay);
+        st->row_group = 8;
+        size_t per = (size_t)(st->rlay.in_len + st->rlay.work_len);
+        st->rowx = malloc(sizeof(rb_lane) * per * (size_t)(st->row_group * st->ch) * (size_t)st->nt);
+        if (!st->rowx) {
+            rb_stream_destroy(st);
+            return rb_error(ctx, RB_ERR_NOMEM, "out of memory for a stream's row buffers");
+        }
+    }
+    *out = st;
+    return RB_OK;
+}
+
+void rb_stream_destroy(rb_stream *st)
+{
+    if (!st)
+        return;
+    for (int k = 0; k < st->K; k++)
+        free(st->look ? st->look[k] : NULL);
+    free(st->look);
+    free(st->look_n);
+    free(st->y0s);
+    free(st->rows);
+    free(st->seg_len);
+    free(st->s);
+    free(st->head);
+    free(st->tail);
+    free(st->ring);
+    free(st->curbuf);
+    free(st->outbuf);
+    free(st->seg);
+    free(st->carry);
+    free(st->yend);
+    free(st->rowx);
+    free(st);
+}
+
+/* ------------------------------------------------------------ the rows kept */
+
+/* Row j (0 <= j < H) of the loaded samples, wherever it is kept; NULL when
+ * it is nowhere (a bug: the sizes above keep every row a step needs). */
+static const float *row_at(const rb_stream *st, long j, int strip)
+{
+    const long L = st->L;
+    if (st->cur && j >= st->cur_y0 && j < st->cur_y0 + st->cur_rows)
+        return st->cur + (j - st->cur_y0) * L;
+    if (j < st->head_n)
+        return st->head + j * L;
+    if (st->stage != STAGE_GATHER && j >= st->H - st->tail_n)
+        return st->tail + (j - (st->H - st->tail_n)) * L;
+    if (j < st->ring_end && j >= st->ring_end - st->ring_cap)
+        return st->ring + (j % st->ring_cap) * L;
+    if (strip >= 0 && st->cur && j >= st->cur_y0 + st->cur_rows) {
+        long e = st->cur_y0 + st->cur_rows;
+        if (j - e < st->look_n[strip])
+            return st->look[strip] + (j - e) * L;
+    }
+    return NULL;
+}
+
+/* The input row of pass 1 that u_i needs last (-1: none); pass 1 leaves the
+ * periodic wrap across the top out (the delta of strip_carries.h). */
+static long row_needed(const rb_stream *st, long i)
+{
+    long need = -1;
+    for (int t = 0; t < st->taps; t++) {
+        long j = i + st->lo + t, k = j;
+        if (j < 0 || j >= st->H) {
+            switch (st->ap->mode) {
+            case RB_BOUNDARY_PERIODIC:
+                if (j < 0)
+                    continue;
+                k = rb_extend_index(j, st->H, RB_BOUNDARY_PERIODIC);
+                break;
+            case RB_BOUNDARY_MIRROR:
+                k = rb_extend_index(j, st->H, RB_BOUNDARY_MIRROR);
+                break;
+            case RB_BOUNDARY_NONE:
+                continue;
+            default: /* the extension values: the first / the last row */
+                k = j < 0 ? 0 : st->H - 1;
+            }
+        }
+        if (k > need)
+            need = k;
+    }
+    return need;
+}
+
+/* u_i (the column FIR of the shifted, extended input) into dst. pass1: the
+ * periodic wrap across the top is left out (added at the close). */
+static int u_row(const rb_stream *st, long i, int pass1, int strip, double *dst, long l0, long l1)
+{
+    for (long l = l0; l < l1; l++)
+        dst[l] = 0.0;
+    for (int t = 0; t < st->taps; t++) {
+        const long j = i + st->lo + t;
+        const double w = st->f[t];
+        long k = j;
+        if (j < 0 || j >= st->H) {
+            const rb_boundary_mode m = st->ap->mode;
+            if (m == RB_BOUNDARY_NONE || (pass1 && m == RB_BOUNDARY_PERIODIC && j < 0))
+                continue;
+            if (m != RB_BOUNDARY_PERIODIC && m != RB_BOUNDARY_MIRROR) {
+                const double *c = j < 0 ? st->c0 : st->c1;
+                for (long l = l0; l < l1; l++)
+                    dst[l] += w * c[l];
+                continue;
+            }
+            k = rb_extend_index(j, st->H, m);
+        }
+        const float *x = row_at(st, k, strip);
+        if (!x)
+            return 0;
+        for (long l = l0; l < l1; l++)
+            dst[l] += w * ((double)x[l] - st->s[l]);
+    }
+    return 1;
+}
+
+/* Keep what later steps need of the strip just used: the first rows, the
+ * rows after earlier strips (pass 1), the last rows before the next strip. */
+static void keep_rows(rb_stream *st, int pass1)
+{
+    const long L = st->L, y0 = st->cur_y0, n = st->cur_rows;
+    for (long j = y0; j < y0 + n && j < st->head_n; j++)
+        memcpy(st->head + j * L, st->cur + (j - y0) * L, sizeof(float) * (size_t)L);
+    if (pass1 && st->hi > 0)
+        for (int k = st->K - 2; k >= 0; k--) {
+            const long e = st->y0s[k] + st->rows[k];
+            if (e + st->hi <= y0)
+                break;
+            for (long j = y0; j < y0 + n && j < e + st->hi; j++)
+                if (j - e == st->look_n[k]) {
+                    memcpy(st->look[k] + (j - e) * L, st->cur + (j - y0) * L,
+                           sizeof(float) * (size_t)L);
+                    st->look_n[k]++;
+                }
+        }
+    for (long j = y0 + n - st->ring_cap > y0 ? y0 + n - st->ring_cap : y0; j < y0 + n; j++)
+        memcpy(st->ring + (j % st->ring_cap) * L, st->cur + (j - y0) * L, sizeof(float) * (size_t)L);
+    st->ring_end = y0 + n;
+}
+
+/* ----------------------------------------------------------------- checks */
+
+static rb_status check_strip(rb_stream *st, const rb_image *img, int y0, const char *what)
+{
+    rb_context *ctx = st->ctx;
+    if (!img)
+        return rb_error(ctx, RB_ERR_NULL, "%s: NULL strip", what);
+    if (img->height < 1 || y0 < 0 || y0 > st->H - img->height)
+        return rb_error(ctx, RB_ERR_SIZE, "%s: a strip of %d rows at row %d does not fit an image "
+                        "of %d rows", what, img->height, y0, st->H);
+    rb_status s = rb_image_check(ctx, img, st->W, img->height, st->ch, what);
+    if (s != RB_OK)
+        return s;
+    if (img->format == RB_F64)
+        return rb_error(ctx, RB_ERR_UNSUPPORTED, "%s: F64 samples are only an rb_sat output", what);
+    if (img->memory != RB_MEMORY_HOST)
+        return rb_error(ctx, RB_ERR_UNSUPPORTED, "%s: strips must be in host memory", what);
+    return RB_OK;
+}
+
+static rb_status load_strip(rb_stream *st, const rb_image *img, int y0)
+{
+    const long n = img->height;
+    if (n > st->curbuf_rows) {
+        float *b = grow(st->curbuf, sizeof(float) * (size_t)(n * st->L));
+        if (b)
+            st->curbuf = b;
+        float *o = b ? grow(st->outbuf, sizeof(float) * (size_t)(n * st->L)) : NULL;
+        if (!o)
+            return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip of %ld rows", n);
+        st->outbuf = o;
+        st->curbuf_rows = n;
+    }
+    rb_pixels_load_rows(img, 0, (int)n, st->curbuf, st->plan->linear_light);
+    st->cur = st->curbuf;
+    st->cur_y0 = y0;
+    st->cur_rows = n;
+    if (!st->have_consts) {
+        rb_plan_constants(st->plan, img, st->ccol, st->crow);
+        st->have_consts = 1;
+    }
+    return RB_OK;
+}
+
+static rb_status seg_reserve(rb_stream *st, long rows)
+{
+    if (rows <= st->seg_cap)
+        return RB_OK;
+    double *b = grow(st->seg, sizeof(double) * (size_t)((rows + 2 * st->r) * st->L));
+    if (!b)
+        return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip's column pass (%ld rows)",
+                        rows);
+    if (!st->seg) /* pass 1's causal pass starts from a zero state */
+        memset(b, 0, sizeof(double) * (size_t)(st->r * st->L));
+    st->seg = b;
+    st->seg_cap = rows;
+    return RB_OK;
+}
+
+/* The per-lane shift and extension values, from the first row (and the last
+ * for clamp's bottom). */
+static void set_lane_values(rb_stream *st, int top)
+{
+    const long L = st->L;
+    const rb_boundary_mode m = st->ap->mode;
+    const float *x = row_at(st, top ? 0 : st->H - 1, -1);
+    double *c = top ? st->c0 : st->c1, *C = top ? st->C0 : st->C1;
+    for (long l = 0; l < L; l++) {
+        if (top) {
+            double s = st->shift ? x[l] : 0.0;
+            st->s[l] = isfinite(s) ? s : 0.0; /* a NaN must not reach the whole column */
+        }
+        double v = m == RB_BOUNDARY_CLAMP ? x[l] : m == RB_BOUNDARY_CONSTANT ? st->ccol[l % st->ch] : 0.0;
+        c[l] = v - st->s[l];
+        C[l] = st->fsum * c[l];
+    }
+}
+
+/* ------------------------------------------------------------------ pass 1 */
+
+/* Lanes [l0, l1) of `rows` rows, stride L: dst = src. */
+static void copy_lanes(double *dst, const double *src, long rows, long L, long l0, long l1)
+{
+    for (long i = 0; i < rows; i++)
+        memcpy(dst + i * L + l0, src + i * L + l0, sizeof(double) * (size_t)(l1 - l0));
+}
+
+/* The backward pass over len rows at y (the anticausal state in the r rows
+ * after them), in place, lanes [l0, l1). */
+static void anticausal_rows(const rb_stream *st, double *y, long len, long l0, long l1)
+{
+    const long L = st->L;
+    const int r = st->r;
+    const double *da = st->ap->ax.da;
+    for (long i = len - 1; i >= 0; i--) {
+        double *o = y + i * L;
+        for (long l = l0; l < l1; l++) {
+            double acc = o[l];
+            for (int k = 1; k <= r; k++)
+                acc -= da[k - 1] * o[l + k * L];
+            o[l] = acc;
+        }
+    }
+}
+
+/* y_i = u_i - sum_k dc[k] y_{i-k} on the row at o (the state in the r rows above). */
+static void causal_row(const rb_stream *st, double *o, long l0, long l1)
+{
+    const long L = st->L;
+    const int r = st->r;
+    const double *dc = st->ap->ax.dc;
+    for (long l = l0; l < l1; l++) {
+        double acc = o[l];
+        for (int k = 1; k <= r; k++)
+            acc -= dc[k - 1] * o[l - k * L];
+        o[l] = acc;
+    }
+}
+
+/* Work on lanes [l0, l1) of a strip, one job a thread. */
+typedef struct lane_job {
+    rb_stream *st;
+    long l0, l1;
+    int k;                       /* pass 2: the strip; pass 1: the segment to stop at */
+    long stop_u;                 /* pass 1: the domain row to stop at */
+    int ok;
+    void (*fn)(struct lane_job *);
+} lane_job;
+
+static void *lane_job_main(void *arg)
+{
+    lane_job *j = arg;
+    j->fn(j);
+    return NULL;
+}
+
+/* Run fn on nt slices of the lanes (the caller runs the first); 0 when a
+ * slice failed. */
+static int run_lanes(rb_stream *st, void (*fn)(lane_job *), int k, long stop_u)
+{
+    lane_job jobs[16];
+    pthread_t tid[16];
+    int started[16] = {0}, nt = st->nt, ok = 1;
+    for (int t = 0; t < nt; t++) {
+        jobs[t] = (lane_job){st, st->L * t / nt, st->L * (t + 1) / nt, k, stop_u, 1, fn};
+        if (t > 0)
+            started[t] = pthread_create(&tid[t], NULL, lane_job_main, &jobs[t]) == 0;
+    }
+    fn(&jobs[0]);
+    for (int t = 1; t < nt; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            fn(&jobs[t]); /* no thread: its share here */
+    }
+    for (int t = 0; t < nt; t++)
+        ok = ok && jobs[t].ok;
+    return ok;
+}
+
+/* Where segment k of the domain starts and ends (the last ends at H + D
+ * once the last strip is known). */
+static long seg_begin(const rb_stream *st, int k)
+{
+    return k == 0 ? -st->D : st->y0s[k];
+}
+
+static long seg_end(const rb_stream *st, int k)
+{
+    const long e = (long)st->y0s[k] + st->rows[k];
+    return e == st->H ? st->H + st->D : e;
+}
+
+/* Pass 1 from the stream's counters to (j->k, j->stop_u) on lanes [l0, l1):
+ * the causal pass row by row; at each segment's end, the state carries on
+ * and the head of the segment's zero-initialised anticausal pass is kept
+ * (the carry). The counters are moved by the caller. */
+static void pass1_lanes(lane_job *j)
+{
+    rb_stream *st = j->st;
+    const long L = st->L;
+    const int r = st->r;
+    long u = st->next_u, fill = st->seg_fill;
+    int k = st->seg_k;
+    while (k < j->k || u < j->stop_u) {
+        if (u < seg_end(st, k)) {
+            double *o = st->seg + (r + fill) * L;
+            if (!u_row(st, u, 1, -1, o, j->l0, j->l1)) {
+                j->ok = 0;
+                return;
+            }
+            causal_row(st, o, j->l0, j->l1);
+            fill++;
+            u++;
+            continue;
+        }
+        /* e_{-1}(Yhat) so far, then the head, then the state moves up */
+        copy_lanes(st->yend, st->seg + fill * L, r, L, j->l0, j->l1);
+        if (st->ap->ax.anticausal_order > 0) {
+            double *y = st->seg + r * L;
+            for (long i = 0; i < r; i++)
+                for (long l = j->l0; l < j->l1; l++)
+                    y[(fill + i) * L + l] = 0.0;
+            anticausal_rows(st, y, fill, j->l0, j->l1);
+            copy_lanes(st->carry + (size_t)k * r * L, y, r, L, j->l0, j->l1);
+        }
+        copy_lanes(st->seg, st->yend, r, L, j->l0, j->l1);
+        fill = 0;
+        k++;
+    }
+}
+
+/* Advance pass 1 over every domain row the rows received allow: the steps
+ * are decided here, then run on slices of the lanes. */
+static rb_status pass1_advance(rb_stream *st)
+{
+    long u = st->next_u, fill = st->seg_fill, need = 0;
+    int k = st->seg_k;
+    while (k < st->K) {
+        const long e = seg_end(st, k);
+        if (e - seg_begin(st, k) > need)
+            need = e - seg_begin(st, k);
+        if (u < e) {
+            if (row_needed(st, u) >= st->received)
+                break;
+            u++;
+            fill++;
+            continue;
+        }
+        st->seg_len[k] = fill;
+        fill = 0;
+        k++;
+    }
+    rb_status s = seg_reserve(st, need);
+    if (s != RB_OK)
+        return s;
+    if (!run_lanes(st, pass1_lanes, k, u))
+        return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_gather: a row of the column FIR was "
+                        "not kept (internal)");
+    st->next_u = u;
+    st->seg_fill = fill;
+    st->seg_k = k;
+    return RB_OK;
+}
+
+rb_status rb_stream_gather(rb_stream *st, const rb_image *strip, int y0)
+{
+    if (!st)
+        return RB_ERR_NULL;
+    rb_status s;
+    if (st->stage != STAGE_GATHER)
+        return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_gather: the carries are closed already; "
+                        "gather every strip before rb_stream_close_carries");
+    if ((s = check_strip(st, strip, y0, "rb_stream_gather")) != RB_OK)
+        return s;
+    if (y0 != st->next_y)
+        return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_gather: strip at row %d out of order: "
+                        "the next strip starts at row %d (strips go top to bottom, each once)",
+                        y0, st->next_y);
+    if (st->K == st->Kcap) {
+        int cap = st->Kcap ? 2 * st->Kcap : 16;
+        int *a = grow(st->y0s, sizeof(int) * (size_t)cap), *b;
+        if (a)
+            st->y0s = a;
+        b = a ? grow(st->rows, sizeof(int) * (size_t)cap) : NULL;
+        if (b)
+            st->rows = b;
+        long *c = b ? grow(st->seg_len, sizeof(long) * (size_t)cap) : NULL;
+        if (c)
+            st->seg_len = c;
+        float **d = c ? grow(st->look, sizeof(float *) * (size_t)cap) : NULL;
+        if (d)
+            st->look = d;
+        int *e = d ? grow(st->look_n, sizeof(int) * (size_t)cap) : NULL;
+        if (e)
+            st->look_n = e;
+        double *g = e && st->col ? grow(st->carry, sizeof(double) * (size_t)cap * (size_t)st->r *
+                                                     (size_t)st->L)
+                                 : NULL;
+        if (g)
+            st->carry = g;
+        if (!e || (st->col && !g))
+            return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for the carries of %d strips", cap);
+        st->Kcap = cap;
+    }
+    const int k = st->K;
+    st->y0s[k] = y0;
+    st->rows[k] = strip->height;
+    st->look[k] = NULL;
+    st->look_n[k] = 0;
+    if (st->col && st->hi > 0 && y0 + strip->height < st->H) {
+        st->look[k] = malloc(sizeof(float) * (size_t)st->hi * (size_t)st->L);
+        if (!st->look[k])
+            return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip's carries");
+    }
+    st->K++;
+    st->next_y = y0 + strip->height;
+    if (!st->col)
+        return RB_OK;
+    if ((s = load_strip(st, strip, y0)) != RB_OK)
+        return s;
+    st->received = y0 + strip->height;
+    if (y0 == 0)
+        set_lane_values(st, 1);
+    if (st->received == st->H)
+        set_lane_values(st, 0);
+    s = pass1_advance(st);
+    keep_rows(st, 1);
+    st->cur = NULL;
+    return s;
+}
+
+rb_status rb_stream_close_carries(rb_stream *st)
+{
+    if (!st)
+        return RB_ERR_NULL;
+    if (st->stage != STAGE_GATHER)
+        return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_close_carries: already closed");
+    if (st->next_y != st->H)
+        return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_close_carries: rows %d..%d of %d were "
+                        "not gathered", st->next_y, st->H - 1, st->H);
+    st->stage = STAGE_CLOSED;
+    if (!st->col)
+        return RB_OK;
+    const long L = st->L;
+    /* the last rows, for the periodic wrap (they are the ring's newest) */
+    for (long j = st->H - st->tail_n; j < st->H; j++)
+        memcpy(st->tail + (j - (st->H - st->tail_n)) * L, st->ring + (j % st->ring_cap) * L,
+               sizeof(float) * (size_t)L);
+    if (st->seg_k != st->K)
+        return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_close_carries: the column pass "
+                        "stopped at row %ld (internal)", st->next_u);
+    /* periodic: the input pass 1 left out, the FIR's reach across the top */
+    long s0 = 0;
+    double *delta = NULL;
+    if (st->kind == RB_STRIP_PERIODIC && st->lo < 0) {
+        s0 = -st->lo < st->H ? -st->lo : st->H;
+        delta = calloc((size_t)(s0 * L), sizeof(double));
+        if (!delta)
+            return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for the strips' carries");
+        double *full = malloc(sizeof(double) * (size_t)L);
+        for (long i = 0; i < s0 && full; i++) {
+            double *d = delta + i * L;
+            u_row(st, i, 0, -1, full, 0, L);
+            u_row(st, i, 1, -1, d, 0, L);
+            for (long l = 0; l < L; l++)
+                d[l] = full[l] - d[l];
+        }
+        if (!full) {
+            free(delta);
+            return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for the strips' carries");
+        }
+        free(full);
+    }
+    long maxlen = 0;
+    for (int k = 0; k < st->K; k++)
+        if (st->seg_len[k] > maxlen)
+            maxlen = st->seg_len[k];
+    rb_status s = seg_reserve(st, maxlen);
+    if (s == RB_OK) {
+        rb_strip_close_args a = {st->ap, st->kind, L, st->K, st->seg_len, st->carry, st->yend,
+                                 st->C0, st->C1, delta, s0, st->seg, st->p};
+        s = rb_strip_close(st->ctx, &a);
+    }
+    free(delta);
+    if (s != RB_OK)
+        st->stage = STAGE_DONE;
+    /* pass 2 starts from p(Y) */
+    if (s == RB_OK && st->r)
+        memcpy(st->seg, st->p, sizeof(double) * (size_t)(st->r * L));
+    st->ring_end = 0;
+    return s;
+}
+
+/* ------------------------------------------------------------------ pass 2 */
+
+/* Pass 2's column pass over strip j->k, lanes [l0, l1): the causal pass
+ * from the state the previous strip left, the anticausal pass from the
+ * strip's carry, the results (working units, float) into st->outbuf. */
+static void pass2_lanes(lane_job *j)
+{
+    rb_stream *st = j->st;
+    const long L = st->L, l0 = j->l0, l1 = j->l1;
+    const int r = st->r, k = j->k;
+    const long b = seg_begin(st, k), len = st->seg_len[k];
+    double *y = st->seg + r * L;
+    for (long i = 0; i < len; i++) {
+        if (!u_row(st, b + i, 0, k, y + i * L, l0, l1)) {
+            j->ok = 0;
+            return;
+        }
+        causal_row(st, y + i * L, l0, l1);
+    }
+    /* the causal state for the next strip (yend is free after the close) */
+    copy_lanes(st->yend, st->seg + len * L, r, L, l0, l1);
+    if (st->ap->ax.anticausal_order > 0) {
+        copy_lanes(y + len * L, st->carry + (size_t)k * r * L, r, L, l0, l1);
+        anticausal_rows(st, y, len, l0, l1);
+    }
+    /* the strip's own rows, the shift's DC response added back */
+    const long y0 = st->y0s[k];
+    for (long row = y0; row < y0 + st->rows[k]; row++) {
+        const double *o = y + (row - b) * L;
+        float *d = st->outbuf + (row - y0) * L;
+        for (long l = l0; l < l1; l++)
+            d[l] = (float)(o[l] + st->gain * st->s[l]);
+    }
+    copy_lanes(st->seg, st->yend, r, L, l0, l1);
+}
+
+static rb_status pass2_columns(rb_stream *st, int k)
+{
+    rb_status s = seg_reserve(st, st->seg_len[k]);
+    if (s != RB_OK)
+        return s;
+    if (!run_lanes(st, pass2_lanes, k, 0))
+        return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_produce: a row of the column FIR was "
+                        "not kept (internal)");
+    return RB_OK;
+}
+
+/* The row pass over rows [j->l0, j->l1) of st->outbuf (j->k rows in all):
+ * groups of rows side by side as lanes, through the in-memory route's line
+ * solver; thread t uses the t-th row buffer. */
+static void rows_job(lane_job *j)
+{
+    rb_stream *st = j->st;
+    const rb_axis_plan *ap = &st->plan->rows;
+    const long W = st->W, ch = st->ch;
+    const rb_line_layout *lay = &st->rlay;
+    const long per = (lay->in_len + lay->work_len) * st->row_group * ch;
+    rb_lane *x = st->rowx + per * j->stop_u;
+    for (long g0 = j->l0; g0 < j->l1; g0 += st->row_group) {
+        const long G = j->l1 - g0 < st->row_group ? j->l1 - g0 : st->row_group;
+        const long L2 = G * ch;
+        rb_lane cval[4 * 8];
+        for (long l = 0; l < L2; l++)
+            cval[l] = st->crow[l % ch];
+        for (long g = 0; g < G; g++) {
+            const float *src = st->outbuf + (g0 + g) * W * ch;
+            for (long i = 0; i < W; i++)
+                for (long c = 0; c < ch; c++)
+                    x[(lay->lead + i) * L2 + g * ch + c] = src[i * ch + c];
+        }
+        const rb_lane *res = rb_line_solve(ap, (int)L2, x, x + lay->in_len * L2, cval);
+        for (long g = 0; g < G; g++) {
+            float *dst = st->outbuf + (g0 + g) * W * ch;
+            for (long i = 0; i < W; i++)
+                for (long c = 0; c < ch; c++)
+                    dst[i * ch + c] = (float)res[i * L2 + g * ch + c];
+        }
+    }
+}
+
+static void pass2_rows(rb_stream *st, long rows)
+{
+    lane_job jobs[16];
+    pthread_t tid[16];
+    int started[16] = {0}, nt = st->nt < rows ? st->nt : (int)rows;
+    for (int t = 0; t < nt; t++) {
+        jobs[t] = (lane_job){st, rows * t / nt, rows * (t + 1) / nt, 0, t, 1, rows_job};
+        if (t > 0)
+            started[t] = pthread_create(&tid[t], NULL, lane_job_main, &jobs[t]) == 0;
+    }
+    rows_job(&jobs[0]);
+    for (int t = 1; t < nt; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            rows_job(&jobs[t]);
+    }
+}
+
+rb_status rb_stream_produce(rb_stream *st, const rb_image *in, rb_image *out, int y0)
+{
+    if (!st)
+        return RB_ERR_NULL;
+    rb_status s;
+    if (st->stage == STAGE_GATHER)
+        return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_produce: the carries are not closed "
+                        "yet; call rb_stream_close_carries after gathering every strip");
+    if (st->stage == STAGE_DONE || st->produced == st->K)
+        return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_produce: every strip was produced "
+                        "already (or the close failed)");
+    if ((s = check_strip(st, in, y0, "rb_stream_produce input")) != RB_OK ||
+        (s = check_strip(st, out, y0, "rb_stream_produce output")) != RB_OK)
+        return s;
+    const int k = st->produced;
+    if (y0 != st->y0s[k] || in->height != st->rows[k] || out->height != st->rows[k])
+        return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_produce: strip %d must be rows "
+                        "%d..%d as gathered, got rows %d..%d (produce the gathered strips again, "
+                        "in order)", k, st->y0s[k], st->y0s[k] + st->rows[k] - 1, y0,
+                        y0 + in->height - 1);
+    if ((s = load_strip(st, in, y0)) != RB_OK)
+        return s;
+    if (st->col && (s = pass2_columns(st, k)) != RB_OK) {
+        st->stage = STAGE_DONE;
+        return s;
+    }
+    if (st->col)
+        keep_rows(st, 0); /* the input rows later strips' FIR reaches back to */
+    else
+        memcpy(st->outbuf, st->curbuf, sizeof(float) * (size_t)(in->height * st->L));
+    st->cur = NULL;
+    if (st->plan->rows.ax.active)
+        pass2_rows(st, in->height);
+    rb_pixels_store_rows(st->outbuf, out, 0, out->height, st->plan->linear_light);
+    st->produced++;
+    if (st->produced == st->K)
+        st->stage = STAGE_DONE;
+    return RB_OK;
+}

@@ -1,0 +1,450 @@
+/* Strip execution (rb_stream_*) against the in-memory rb_execute and the
+ * float64 reference of the infinite extension: every boundary, orders 1..5,
+ * random stable filters of random DC gain (FIR taps, different causal and
+ * anticausal coefficients, one-sided passes), strips of 1 row, uneven
+ * strips, a last short strip, a single strip, images of height 1, 1..4
+ * channels, U8/U16/F32; and the calls out of order that must fail.
+ * Fresh seed per run (printed); RB_TEST_SEED reproduces. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "reference.h"
+#include "test_util.h"
+#include "rb_internal.h"
+#include "axis_route.h"
+
+static rb_context *ctx;
+
+/* A random axis: variant 0 symmetric, 1 symmetric with an even FIR, 2
+ * different causal/anticausal, 3 causal only, 4 anticausal only, 5 an
+ * asymmetric FIR. Random DC gain (negative too). */
+typedef struct {
+    rb_axis_filter f;
+    double taps[16];
+} axis_t;
+
+static void random_axis(axis_t *t, int order, int variant)
+{
+    memset(t, 0, sizeof *t);
+    rb_axis_filter *f = &t->f;
+    int co = variant == 4 ? 0 : order, ao = variant == 3 ? 0 : order;
+    if (variant == 2)
+        co = tu_int(1, order);
+    f->causal_order = co;
+    f->anticausal_order = ao;
+    if (co)
+        tu_random_feedback(co, 0.9, f->causal);
+    if (ao) {
+        if (variant == 2 || variant == 4)
+            tu_random_feedback(ao, 0.9, f->anticausal);
+        else
+            memcpy(f->anticausal, f->causal, sizeof(double) * (size_t)ao);
+    }
+    int lo = 0, hi = 0;
+    if (variant == 1) {
+        hi = tu_int(1, 4);
+        lo = -hi;
+    } else if (variant == 5) {
+        lo = -tu_int(0, 3);
+        hi = tu_int(0, 3);
+        if (lo == 0 && hi == 0)
+            lo = -2;
+    }
+    double sum = 0;
+    for (int k = lo; k <= hi; k++) {
+        double v = 0.2 + tu_uniform();
+        if (variant == 1 && k > 0)
+            v = t->taps[-k - lo];
+        t->taps[k - lo] = v;
+        sum += v;
+    }
+    double sc = 1, sa = 1, g = 0.3 + 2.7 * tu_uniform();
+    if (tu_uniform() < 0.2)
+        g = -g;
+    for (int k = 0; k < co; k++)
+        sc -= f->causal[k];
+    for (int k = 0; k < ao; k++)
+        sa -= f->anticausal[k];
+    for (int k = lo; k <= hi; k++)
+        t->taps[k - lo] *= g * sc * sa / sum;
+    f->fir = t->taps;
+    f->fir_lo = lo;
+    f->fir_hi = hi;
+}
+
+/* The strip split: shape 0 one-row strips, 1 random heights 1..5, 2 equal
+ * strips of q rows with a last short one, 3 a single strip. */
+static int make_split(int h, int shape, int *y0, int *rows)
+{
+    int k = 0, q = tu_int(2, 6);
+    for (int y = 0; y < h; k++) {
+        int n = shape == 0 ? 1 : shape == 1 ? tu_int(1, 5) : shape == 2 ? q : h;
+        if (n > h - y)
+            n = h - y;
+        y0[k] = y;
+        rows[k] = n;
+        y += n;
+    }
+    return k;
+}
+
+static rb_image strip_of(const rb_image *img, int y0, int rows)
+{
+    rb_image s = *img;
+    s.stride = img->stride ? img->stride : (size_t)img->width * img->channels * (img->format == RB_U8 ? 1 : img->format == RB_U16 ? 2 : 4);
+    s.height = rows;
+    s.data = (char *)img->data + (size_t)y0 * s.stride;
+    return s;
+}
+
+/* Run plan over `in` in the given strips into `out`; RB_OK or the first error. */
+static rb_status run_strips(rb_plan *plan, const rb_image *in, rb_image *out, int K, const int *y0,
+                            const int *rows)
+{
+    rb_stream *st;
+    rb_status s = rb_stream_create(plan, &st);
+    if (s != RB_OK)
+        return s;
+    for (int k = 0; k < K && s == RB_OK; k++) {
+        rb_image a = strip_of(in, y0[k], rows[k]);
+        s = rb_stream_gather(st, &a, y0[k]);
+    }
+    if (s == RB_OK)
+        s = rb_stream_close_carries(st);
+    for (int k = 0; k < K && s == RB_OK; k++) {
+        rb_image a = strip_of(in, y0[k], rows[k]), b = strip_of(out, y0[k], rows[k]);
+        s = rb_stream_produce(st, &a, &b, y0[k]);
+    }
+    rb_stream_destroy(st);
+    return s;
+}
+
+static double rel_rms_f(const float *a, const float *b, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+        den += (double)b[i] * b[i];
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+static const rb_boundary_mode modes[] = {RB_BOUNDARY_ZERO, RB_BOUNDARY_CONSTANT, RB_BOUNDARY_CLAMP,
+                                         RB_BOUNDARY_PERIODIC, RB_BOUNDARY_MIRROR, RB_BOUNDARY_NONE};
+
+/* Random filters, sizes and splits, F32: streamed == rb_execute, and both
+ * == the float64 reference. */
+static void test_random_filters(void **state)
+{
+    (void)state;
+    int cases = 0, unsupported = 0;
+    for (int mi = 0; mi < 6; mi++)
+        for (int order = 1; order <= 5; order++)
+            for (int variant = 0; variant < 6; variant++)
+                for (int shape = 0; shape < 4; shape++) {
+                    const rb_boundary_mode mode = modes[mi];
+                    const int hs[] = {1, 2, 3, 7, 13, 31, 40};
+                    int w = tu_int(1, 9), h = hs[tu_int(0, 6)], ch = tu_int(1, 4);
+                    axis_t ax, ay;
+                    random_axis(&ax, tu_int(1, 5), tu_int(0, 5));
+                    random_axis(&ay, order, variant);
+                    rb_filter *f;
+                    assert_int_equal(rb_filter_create(ctx, &ax.f, &ay.f, &f), RB_OK);
+                    rb_boundary b = {mode, (float)(tu_uniform() * 2 - 0.5)};
+                    rb_plan *plan;
+                    assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
+                    size_t n = (size_t)w * h * ch;
+                    float *x = malloc(n * sizeof(float)), *y1 = malloc(n * sizeof(float)),
+                          *y2 = malloc(n * sizeof(float));
+                    double *xd = malloc(n * sizeof(double)), *yr = malloc(n * sizeof(double));
+                    tu_fill_random(x, RB_F32, n);
+                    for (size_t i = 0; i < n; i++)
+                        xd[i] = x[i];
+                    rb_image in = {w, h, ch, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, x};
+                    rb_image o1 = in, o2 = in;
+                    o1.data = y1;
+                    o2.data = y2;
+                    assert_int_equal(rb_execute(plan, &in, &o1), RB_OK);
+                    int y0s[64], rows[64];
+                    int K = make_split(h, shape, y0s, rows);
+                    rb_status s = run_strips(plan, &in, &o2, K, y0s, rows);
+                    if (s == RB_ERR_UNSUPPORTED) {
+                        /* only mirror where the column's exact route is the mirrored 2h line:
+                         * a non-symmetric column filter (or a symmetric one whose closed forms
+                         * the plan's probe found ill-conditioned) */
+                        assert_int_equal(mode, RB_BOUNDARY_MIRROR);
+                        assert_non_null(strstr(rb_context_error(ctx), "mirrored line"));
+                        if (variant == 0 || variant == 1)
+                            printf("mirror refused for a symmetric variant %d (probe)\n", variant);
+                        unsupported++;
+                    } else {
+                        if (s != RB_OK)
+                            print_error("%s\n", rb_context_error(ctx));
+                        assert_int_equal(s, RB_OK);
+                        double e = rel_rms_f(y2, y1, n);
+                        assert_int_equal(ref_filter_image(&ax.f, &ay.f, b, xd, yr, w, h, ch), 0);
+                        double er = 0, den = 0;
+                        for (size_t i = 0; i < n; i++) {
+                            er += (y2[i] - yr[i]) * (y2[i] - yr[i]);
+                            den += yr[i] * yr[i];
+                        }
+                        er = den > 0 ? sqrt(er / den) : sqrt(er);
+                        if (e > 1e-5 || er > 1e-5)
+                            print_error("%s order %d variant %d shape %d (%dx%dx%d, %d strips): "
+                                        "vs rb_execute %.2e, vs float64 reference %.2e\n",
+                                        rb_boundary_name(mode), order, variant, shape, w, h, ch, K, e,
+                                        er);
+                        assert_true(e <= 1e-5);
+                        assert_true(er <= 1e-5);
+                        cases++;
+                    }
+                    free(x);
+                    free(y1);
+                    free(y2);
+                    free(xd);
+                    free(yr);
+                    rb_plan_destroy(plan);
+                    rb_filter_destroy(f);
+                }
+    printf("random filters: %d cases streamed, %d refused (mirror via the 2h line)\n", cases,
+           unsupported);
+}
+
+/* Gaussian blurs in U8/U16/F32, gray/RGB/RGBA, through strips of many
+ * shapes: equal to rb_execute to one level (U8/U16 rounding) / 1e-5 (F32). */
+static void test_gaussian_formats(void **state)
+{
+    (void)state;
+    const rb_format fmts[] = {RB_U8, RB_U16, RB_F32};
+    const int chans[] = {1, 3, 4};
+    for (int mi = 0; mi < 6; mi++)
+        for (int fi = 0; fi < 3; fi++)
+            for (int ci = 0; ci < 3; ci++) {
+                int w = tu_int(5, 40), h = tu_int(20, 70), ch = chans[ci];
+                rb_filter *f;
+                assert_int_equal(rb_filter_gaussian(ctx, 0.5 + 6 * tu_uniform(),
+                                                    0.5 + 6 * tu_uniform(), RB_GAUSSIAN_DEFAULT, &f),
+                                 RB_OK);
+                rb_boundary b = {modes[mi], 0.25f};
+                rb_plan *plan;
+                assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
+                size_t n = (size_t)w * h * ch, bs = n * 4;
+                void *x = malloc(bs), *y1 = malloc(bs), *y2 = malloc(bs);
+                tu_fill_random(x, fmts[fi], n);
+                rb_image in = {w, h, ch, 0, fmts[fi], RB_MEMORY_HOST,
+                               ch == 4 ? RB_ALPHA_STRAIGHT : RB_ALPHA_NONE, 0, x};
+                rb_image o1 = in, o2 = in;
+                o1.data = y1;
+                o2.data = y2;
+                assert_int_equal(rb_execute(plan, &in, &o1), RB_OK);
+                int y0s[80], rows[80];
+                int K = make_split(h, tu_int(0, 3), y0s, rows);
+                rb_status s = run_strips(plan, &in, &o2, K, y0s, rows);
+                if (s != RB_OK)
+                    print_error("%s\n", rb_context_error(ctx));
+                assert_int_equal(s, RB_OK);
+                double worst = 0;
+                for (size_t i = 0; i < n; i++) {
+                    double d = fabs(tu_sample(y1, fmts[fi], i) - tu_sample(y2, fmts[fi], i));
+                    if (fmts[fi] == RB_F32)
+                        d /= fmax(1.0, fabs(tu_sample(y1, fmts[fi], i)));
+                    worst = fmax(worst, d);
+                }
+                if (worst > (fmts[fi] == RB_F32 ? 1e-5 : 1.0))
+                    print_error("%s format %d ch %d: off by %g\n", rb_boundary_name(modes[mi]), fi, ch,
+                                worst);
+                assert_true(worst <= (fmts[fi] == RB_F32 ? 1e-5 : 1.0));
+                free(x);
+                free(y1);
+                free(y2);
+                rb_plan_destroy(plan);
+                rb_filter_destroy(f);
+            }
+}
+
+/* Wide Gaussians, whose columns take the padded route (poles near 1): the
+ * zero/constant/clamp modes stream (the padding's tail run at the close),
+ * periodic and mirror are refused with a reason. Within 2e-5 of rb_execute
+ * and of the float64 reference (DESIGN.md: 1e-5 for |p| <= 0.9, 1e-4 up to
+ * 0.99; these poles are above 0.99). */
+static void test_wide_gaussian(void **state)
+{
+    (void)state;
+    for (int mi = 0; mi < 5; mi++) {
+        const int w = tu_int(2, 4), h = tu_int(300, 700);
+        const double sigma = 300 + 700 * tu_uniform();
+        rb_filter *f;
+        assert_int_equal(rb_filter_gaussian(ctx, 0, sigma, RB_GAUSSIAN_DEFAULT, &f), RB_OK);
+        rb_axis_filter fx, fy;
+        assert_int_equal(rb_filter_get_axis(f, 0, &fx), RB_OK);
+        assert_int_equal(rb_filter_get_axis(f, 1, &fy), RB_OK);
+        rb_boundary b = {modes[mi], 0.8f};
+        rb_plan *plan;
+        assert_int_equal(rb_plan_create(ctx, f, b, w, h, 1, &plan), RB_OK);
+        size_t n = (size_t)w * h;
+        float *x = malloc(n * 4), *y1 = malloc(n * 4), *y2 = malloc(n * 4);
+        double *xd = malloc(n * 8), *yr = malloc(n * 8);
+        tu_fill_random(x, RB_F32, n);
+        for (size_t i = 0; i < n; i++)
+            xd[i] = x[i];
+        rb_image in = {w, h, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, x}, o1 = in, o2 = in;
+        o1.data = y1;
+        o2.data = y2;
+        assert_int_equal(rb_execute(plan, &in, &o1), RB_OK);
+        int y0s[800], rows[800];
+        int K = make_split(h, tu_int(1, 2), y0s, rows);
+        rb_status s = run_strips(plan, &in, &o2, K, y0s, rows);
+        if (modes[mi] == RB_BOUNDARY_PERIODIC || modes[mi] == RB_BOUNDARY_MIRROR) {
+            assert_int_equal(s, RB_ERR_UNSUPPORTED);
+            assert_non_null(strstr(rb_context_error(ctx), "strips cannot run this plan"));
+        } else {
+            assert_int_equal(s, RB_OK);
+            /* the route this test is about */
+            assert_int_equal(rb_axis_plan_route(&plan->cols), RB_AXIS_ROUTE_PADDED);
+            assert_int_equal(ref_filter_image(&fx, &fy, b, xd, yr, w, h, 1), 0);
+            double e = rel_rms_f(y2, y1, n), er = 0, den = 0;
+            for (size_t i = 0; i < n; i++) {
+                er += (y2[i] - yr[i]) * (y2[i] - yr[i]);
+                den += yr[i] * yr[i];
+            }
+            er = sqrt(er / den);
+            if (e > 2e-5 || er > 2e-5)
+                print_error("%s sigma %.0f, %dx%d, %d strips: vs rb_execute %.2e, vs reference %.2e\n",
+                            rb_boundary_name(modes[mi]), sigma, w, h, K, e, er);
+            assert_true(e <= 2e-5);
+            assert_true(er <= 2e-5);
+        }
+        free(x);
+        free(y1);
+        free(y2);
+        free(xd);
+        free(yr);
+        rb_plan_destroy(plan);
+        rb_filter_destroy(f);
+    }
+}
+
+/* Wide images split the columns' lanes and the rows across threads: the
+ * same answer with 1 and with 3 threads, and equal to rb_execute. */
+static void test_threads(void **state)
+{
+    (void)state;
+    for (int mi = 0; mi < 6; mi++) {
+        const int w = tu_int(150, 400), h = tu_int(10, 60), ch = tu_int(1, 4);
+        rb_filter *f;
+        assert_int_equal(rb_filter_gaussian(ctx, 0.5 + 5 * tu_uniform(), 0.5 + 5 * tu_uniform(),
+                                            RB_GAUSSIAN_DEFAULT, &f), RB_OK);
+        rb_boundary b = {modes[mi], 0.6f};
+        size_t n = (size_t)w * h * ch;
+        float *x = malloc(n * 4), *y1 = malloc(n * 4), *y2 = malloc(n * 4), *y3 = malloc(n * 4);
+        tu_fill_random(x, RB_F32, n);
+        rb_image in = {w, h, ch, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, x};
+        rb_image o1 = in, o2 = in, o3 = in;
+        o1.data = y1;
+        o2.data = y2;
+        o3.data = y3;
+        int y0s[64], rows[64];
+        int K = make_split(h, tu_int(1, 2), y0s, rows);
+        for (int t = 0; t < 2; t++) {
+            rb_context_set_threads(ctx, t ? 3 : 1);
+            rb_plan *plan;
+            assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
+            if (t)
+                assert_int_equal(rb_execute(plan, &in, &o1), RB_OK);
+            assert_int_equal(run_strips(plan, &in, t ? &o3 : &o2, K, y0s, rows), RB_OK);
+            rb_plan_destroy(plan);
+        }
+        rb_context_set_threads(ctx, 0);
+        assert_memory_equal(y2, y3, n * 4); /* lanes are independent: bit for bit */
+        double e = rel_rms_f(y3, y1, n);
+        if (e > 1e-5)
+            print_error("%s: %dx%dx%d off by %.2e\n", rb_boundary_name(modes[mi]), w, h, ch, e);
+        assert_true(e <= 1e-5);
+        free(x);
+        free(y1);
+        free(y2);
+        free(y3);
+        rb_filter_destroy(f);
+    }
+}
+
+/* Calls out of order fail with a message and write nothing. */
+static void test_bad_calls(void **state)
+{
+    (void)state;
+    rb_filter *f;
+    assert_int_equal(rb_filter_gaussian(ctx, 3, 3, RB_GAUSSIAN_DEFAULT, &f), RB_OK);
+    rb_boundary b = {RB_BOUNDARY_CLAMP, 0};
+    rb_plan *plan;
+    const int w = 8, h = 12;
+    assert_int_equal(rb_plan_create(ctx, f, b, w, h, 1, &plan), RB_OK);
+    float x[8 * 12], y[8 * 12];
+    for (int i = 0; i < w * h; i++) {
+        x[i] = (float)i;
+        y[i] = -7.0f;
+    }
+    rb_image in = {w, h, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, x}, out = in;
+    out.data = y;
+    rb_image s0 = strip_of(&in, 0, 4), s1 = strip_of(&in, 4, 4), s2 = strip_of(&in, 8, 4);
+    rb_image o0 = strip_of(&out, 0, 4), o1 = strip_of(&out, 4, 4);
+    rb_stream *st;
+    assert_int_equal(rb_stream_create(plan, &st), RB_OK);
+    /* produce before the close */
+    assert_int_equal(rb_stream_produce(st, &s0, &o0, 0), RB_ERR_ARGUMENT);
+    assert_non_null(strstr(rb_context_error(ctx), "not closed"));
+    /* out of order */
+    assert_int_equal(rb_stream_gather(st, &s1, 4), RB_ERR_ARGUMENT);
+    assert_non_null(strstr(rb_context_error(ctx), "out of order"));
+    assert_int_equal(rb_stream_gather(st, &s0, 0), RB_OK);
+    assert_int_equal(rb_stream_gather(st, &s0, 0), RB_ERR_ARGUMENT);
+    /* wrong width */
+    rb_image wide = s1;
+    wide.width = w + 1;
+    assert_int_equal(rb_stream_gather(st, &wide, 4), RB_ERR_SIZE);
+    /* does not fit */
+    assert_int_equal(rb_stream_gather(st, &s1, 10), RB_ERR_SIZE);
+    /* close before the last rows */
+    assert_int_equal(rb_stream_close_carries(st), RB_ERR_ARGUMENT);
+    assert_non_null(strstr(rb_context_error(ctx), "not gathered"));
+    assert_int_equal(rb_stream_gather(st, &s1, 4), RB_OK);
+    assert_int_equal(rb_stream_gather(st, &s2, 8), RB_OK);
+    assert_int_equal(rb_stream_close_carries(st), RB_OK);
+    /* gather after the close */
+    assert_int_equal(rb_stream_gather(st, &s2, 8), RB_ERR_ARGUMENT);
+    /* another split than the gathered one */
+    rb_image big = strip_of(&in, 0, 8), obig = strip_of(&out, 0, 8);
+    assert_int_equal(rb_stream_produce(st, &big, &obig, 0), RB_ERR_ARGUMENT);
+    assert_non_null(strstr(rb_context_error(ctx), "as gathered"));
+    assert_int_equal(rb_stream_produce(st, &s1, &o1, 4), RB_ERR_ARGUMENT);
+    for (int i = 0; i < w * h; i++)
+        assert_true(y[i] == -7.0f); /* nothing written by a failed call */
+    assert_int_equal(rb_stream_produce(st, &s0, &o0, 0), RB_OK);
+    rb_stream_destroy(st);
+    /* NULLs */
+    assert_int_equal(rb_stream_create(NULL, &st), RB_ERR_NULL);
+    assert_int_equal(rb_stream_create(plan, NULL), RB_ERR_NULL);
+    assert_int_equal(rb_stream_gather(NULL, &s0, 0), RB_ERR_NULL);
+    rb_plan_destroy(plan);
+    rb_filter_destroy(f);
+}
+
+int main(void)
+{
+    tu_seed("test_stream");
+    if (rb_context_create(&ctx) != RB_OK)
+        return 1;
+    rb_context_set_backend(ctx, RB_BACKEND_CPU);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_filters),
+        cmocka_unit_test(test_gaussian_formats),
+        cmocka_unit_test(test_wide_gaussian),
+        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_bad_calls),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    rb_context_destroy(ctx);
+    return rc;
+}
