@@ -18,8 +18,8 @@ if ! command -v "$GIMP" >/dev/null 2>&1 || ! command -v xvfb-run >/dev/null 2>&1
     echo "SKIP: GIMP 3 (gimp-console-3.0) or xvfb-run is not installed (Debian 13: bash scripts/test_debian13.sh)"
     exit 77
 fi
-. "$T/test_magick_lib.sh"
-magick_workdir "$W"
+. "$T/test_host_lib.sh"
+host_workdir "$W"
 H=$W/home
 mkdir -p "$H/.local/share/gegl-0.4/plug-ins" "$H/run" && chmod 700 "$H/run" || exit 1
 cp "$MODULE" "$H/.local/share/gegl-0.4/plug-ins/" || exit 1
@@ -28,11 +28,7 @@ cp "$MODULE" "$H/.local/share/gegl-0.4/plug-ins/" || exit 1
 # multiples of 257, no colour chunks (GIMP and the CLI then read the same
 # encoded values), an alpha ramp 0.95 to 0.15 (never 0).
 plain="-define png:exclude-chunk=gAMA,cHRM,sRGB,bKGD,date,tIME"
-"$CONVERT" rose: -resize '61x43!' -depth 16 $plain rgb16.png || exit 1
-"$CONVERT" rose: -resize '61x43!' -colorspace gray -depth 16 $plain gray16.png || exit 1
-"$CONVERT" -size 43x61 gradient:gray95-gray15 -rotate 90 -colorspace gray -depth 16 alpha16.png || exit 1
-"$CONVERT" rgb16.png alpha16.png -alpha off -compose copy_opacity -composite -depth 16 $plain rgba16.png || exit 1
-"$CONVERT" rose: $plain rgb8.png || exit 1
+host_images "$CONVERT" $plain
 
 # case NAME INPUT OP "PROPS" CLI-ARGS...: GIMP's result equals the CLI's.
 # The Script-Fu calls are collected in cases.scm and run by one GIMP start.
@@ -141,4 +137,4 @@ done
 checks=$((checks + 1))
 grep -q "unstable" gimp.log || bad "unstable: no engine message in GIMP's log"
 
-magick_done
+host_done

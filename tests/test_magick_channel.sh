@@ -12,8 +12,8 @@ set -u
 CONVERT=$1
 PIXDIFF=$2
 W=$3
-. "$(dirname "$0")/test_magick_lib.sh"
-magick_workdir "$W"
+. "$(dirname "$0")/test_host_lib.sh"
+host_workdir "$W"
 
 "$CONVERT" rose: -resize '41x29!' -depth 16 rgb16.png || exit 1
 "$CONVERT" -size 29x41 gradient:gray95-gray15 -rotate 90 -colorspace gray -depth 16 alpha16.png || exit 1
@@ -44,4 +44,4 @@ selected red_with_alpha rgba16.png R R
 selected colour_not_alpha rgba16.png RGB RGB
 selected alpha_only rgba16.png A A
 
-magick_done
+host_done
