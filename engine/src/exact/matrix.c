@@ -62,17 +62,6 @@ void rb_mat_vec(int r, const rb_real *a, const rb_real *x, rb_real *y)
     }
 }
 
-/* Partial pivoting in column c of the n x n m: the row p >= c of the largest
- * |m[p][c]|, or -1 when that is (numerically) zero: singular */
-static int pivot_row(int n, const rb_real *m, int c)
-{
-    int p = c;
-    for (int i = c + 1; i < n; i++)
-        if (fabsl(m[i * n + c]) > fabsl(m[p * n + c]))
-            p = i;
-    return fabsl(m[p * n + c]) > 1e-300 ? p : -1;
-}
-
 static void swap_rows(int n, rb_real *m, int a, int b)
 {
     for (int j = 0; j < n; j++) {
@@ -80,6 +69,22 @@ static void swap_rows(int n, rb_real *m, int a, int b)
         m[a * n + j] = m[b * n + j];
         m[b * n + j] = t;
     }
+}
+
+/* Partial pivoting in column c of the n x n m: the row p >= c of the largest
+ * |m[p][c]| swapped into row c; p, or -1 when that is (numerically) zero:
+ * singular */
+static int partial_pivot(int n, rb_real *m, int c)
+{
+    int p = c;
+    for (int i = c + 1; i < n; i++)
+        if (fabsl(m[i * n + c]) > fabsl(m[p * n + c]))
+            p = i;
+    if (!(fabsl(m[p * n + c]) > 1e-300))
+        return -1;
+    if (p != c)
+        swap_rows(n, m, c, p);
+    return p;
 }
 
 /* row i -= f row c, columns from .. n-1 (the others are zero in row c) */
@@ -95,13 +100,11 @@ int rb_mat_inverse(int r, const rb_real *a, rb_real *out)
     rb_mat_copy(r, a, m);
     rb_mat_identity(r, inv);
     for (int c = 0; c < r; c++) {
-        const int p = pivot_row(r, m, c);
+        const int p = partial_pivot(r, m, c);
         if (p < 0)
             return 0;
-        if (p != c) {
-            swap_rows(r, m, c, p);
+        if (p != c) /* the same row swap on the inverse being built */
             swap_rows(r, inv, c, p);
-        }
         rb_real piv = 1.0 / m[c * r + c];
         for (int j = 0; j < r; j++) {
             m[c * r + j] *= piv;
@@ -124,11 +127,10 @@ int rb_mat_inverse(int r, const rb_real *a, rb_real *out)
 int rb_lin_solve(int n, rb_real *m, rb_real *b)
 {
     for (int c = 0; c < n; c++) {
-        const int p = pivot_row(n, m, c);
+        const int p = partial_pivot(n, m, c);
         if (p < 0)
             return 0;
-        if (p != c) {
-            swap_rows(n, m, c, p);
+        if (p != c) { /* and on the right-hand side */
             rb_real t = b[c]; b[c] = b[p]; b[p] = t;
         }
         for (int i = c + 1; i < n; i++) {
