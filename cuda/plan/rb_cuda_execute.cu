@@ -121,6 +121,29 @@ static int rb_cuda_profile_on(const rb_context *ctx, rb_cuda_state *s)
     return 1;
 }
 
+/* an axis pass' inputs: the boundary constants of its c channels, the
+ * leading dimensions (floats) of the image it reads and the one it writes */
+static void rb_cuda_axis_io(rb_cuda_tiled *f, const float *cval, int c, long long ld, long long ld_out)
+{
+    for (int k = 0; k < c; ++k) f->b.ax.cval[k] = cval[k];
+    f->ld = ld;
+    f->ld_out = ld_out;
+}
+
+/* a launch's own error, else what the launch check finds (a fault in the
+ * kernel, or the test hook of rb_cuda_alloc.h) */
+static cudaError_t rb_cuda_launched(cudaError_t e)
+{
+    return e != cudaSuccess ? e : rb_cuda_launch_check();
+}
+
+/* profiling an axis that does not run: its three events (stage 1, chain,
+ * final) at once, so the log still shows every step */
+static void rb_cuda_axis_skipped(cudaEvent_t *ev, cudaStream_t q)
+{
+    for (int i = 0; i < 3; ++i) cudaEventRecord(ev[i], q);
+}
+
 rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out)
 {
     rb_context *ctx = plan->ctx;
@@ -159,17 +182,15 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out)
          * an offset base) */
         rb_cuda_tiled *f = s->col_axis;
         const size_t stride = rb_image_stride(in);
-        for (int k = 0; k < c; ++k) f->b.ax.cval[k] = ccol[k];
-        f->ld = packed;
-        f->ld_out = packed;
+        rb_cuda_axis_io(f, ccol, c, packed, packed);
         for (int b = 0; b < nbands; ++b) {
             const size_t x0 = (size_t)b * band, bw = (size_t)w - x0 < band ? (size_t)w - x0 : band;
             RB_CU(rb_cuda_stage_up(s->stage, s->A + x0 * c, row, (const unsigned char *)in->data + x0 * c * sizeof(float),
                                    stride, bw * c * sizeof(float), (size_t)h, q),
                   "copying the input to the device");
             RB_CU(cudaStreamWaitEvent(q, s->stage->up_done, 0), "copying the input to the device");
-            RB_CU(rb_cuda_tiled_axis(f, s->A + x0 * c, s->B + x0 * c, s->carry, bw * c, q, NULL), "column pass");
-            RB_CU(rb_cuda_launch_check(), "column pass");
+            RB_CU(rb_cuda_launched(rb_cuda_tiled_axis(f, s->A + x0 * c, s->B + x0 * c, s->carry, bw * c, q, NULL)),
+                  "column pass");
         }
         cur = s->B;
     } else {
@@ -201,26 +222,19 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out)
         if (plan->cols.ax.active) {
             float *dst = cur == s->A ? s->B : s->A;
             rb_cuda_tiled *f = s->col_axis;
-            for (int k = 0; k < c; ++k) f->b.ax.cval[k] = ccol[k];
-            f->ld = cur_ld;
-            f->ld_out = packed;
-            if (fuse_cols_rows) {
-                /* the row pass's parameters before the row stage 1 runs (on the column output) */
-                for (int k = 0; k < c; ++k) s->row_axis->b.ax.cval[k] = crow[k];
-                s->row_axis->ld = packed;
-                s->row_axis->ld_out = packed;
-            }
-            if (fuse_cols_rows)
-                RB_CU(rb_cuda_tiled_cols_making_row_carries(f, s->row_axis, cur, dst, s->carry, rcarry, (size_t)w * c, (size_t)h * c, q,
-                                               prof ? ev + 2 : NULL),
-                      "column pass");
-            else
-                RB_CU(rb_cuda_tiled_axis(f, cur, dst, s->carry, (size_t)w * c, q, prof ? ev + 2 : NULL), "column pass");
-            RB_CU(rb_cuda_launch_check(), "column pass");
+            rb_cuda_axis_io(f, ccol, c, cur_ld, packed);
+            /* fused: the row pass's parameters before the row stage 1 runs (on the column output) */
+            if (fuse_cols_rows) rb_cuda_axis_io(s->row_axis, crow, c, packed, packed);
+            RB_CU(rb_cuda_launched(fuse_cols_rows ? rb_cuda_tiled_cols_making_row_carries(
+                                                        f, s->row_axis, cur, dst, s->carry, rcarry, (size_t)w * c,
+                                                        (size_t)h * c, q, prof ? ev + 2 : NULL)
+                                                  : rb_cuda_tiled_axis(f, cur, dst, s->carry, (size_t)w * c, q,
+                                                                       prof ? ev + 2 : NULL)),
+                  "column pass");
             cur = dst;
             cur_ld = packed;
         } else if (prof) {
-            for (int i = 2; i < 5; ++i) cudaEventRecord(ev[i], q);
+            rb_cuda_axis_skipped(ev + 2, q);
         }
     }  /* bands */
     RB_CU_PROGRESS(0.4);
@@ -240,20 +254,18 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out)
         float *raw = plain ? dst : (cur == s->A || cur == s->B) ? (float *)cur : dst == s->A ? s->B : s->A;
         size_t strip_rows;
         const int nstrips = rb_cuda_strips(plan, s->stage, rawrow, &strip_rows);
-        for (int k = 0; k < c; ++k) f->b.ax.cval[k] = crow[k];
-        f->ld = cur_ld;
-        f->ld_out = packed;
+        rb_cuda_axis_io(f, crow, c, cur_ld, packed);
         rb_cuda_pixels_of(plan, out, rawrow, &pout);
         for (int j = 0; j < nstrips; ++j) {
             const size_t y0 = (size_t)j * strip_rows;
             const size_t n = (size_t)h - y0 < strip_rows ? (size_t)h - y0 : strip_rows;
             float *d = dst + y0 * (size_t)packed;
-            RB_CU(rb_cuda_tiled_axis(f, cur + y0 * (size_t)cur_ld, d, s->carry, n * c, q, NULL), "row pass");
-            RB_CU(rb_cuda_launch_check(), "row pass");
+            RB_CU(rb_cuda_launched(rb_cuda_tiled_axis(f, cur + y0 * (size_t)cur_ld, d, s->carry, n * c, q, NULL)),
+                  "row pass");
             if (!plain) {
                 pout.height = (int)n;
-                RB_CU(rb_cuda_store(&pout, d, (unsigned char *)raw + y0 * rawrow, q), "storing samples");
-                RB_CU(rb_cuda_launch_check(), "storing samples");
+                RB_CU(rb_cuda_launched(rb_cuda_store(&pout, d, (unsigned char *)raw + y0 * rawrow, q)),
+                      "storing samples");
             }
             RB_CU(cudaEventRecord(s->stage->strip_done[j], q), "row pass");
         }
@@ -272,18 +284,16 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out)
         } else {
             dst = cur == s->A ? s->B : s->A;
         }
-        for (int k = 0; k < c; ++k) f->b.ax.cval[k] = crow[k];
-        f->ld = cur_ld;
-        f->ld_out = dst_ld;
-        if (fuse_cols_rows)
-            RB_CU(rb_cuda_tiled_rows_from_carries(f, cur, dst, rcarry, (size_t)h * c, q, prof ? ev + 5 : NULL), "row pass");
-        else
-            RB_CU(rb_cuda_tiled_axis(f, cur, dst, s->carry, (size_t)h * c, q, prof ? ev + 5 : NULL), "row pass");
-        RB_CU(rb_cuda_launch_check(), "row pass");
+        rb_cuda_axis_io(f, crow, c, cur_ld, dst_ld);
+        RB_CU(rb_cuda_launched(fuse_cols_rows
+                                   ? rb_cuda_tiled_rows_from_carries(f, cur, dst, rcarry, (size_t)h * c, q,
+                                                                     prof ? ev + 5 : NULL)
+                                   : rb_cuda_tiled_axis(f, cur, dst, s->carry, (size_t)h * c, q, prof ? ev + 5 : NULL)),
+              "row pass");
         cur = dst;
         cur_ld = dst_ld;
     } else if (prof) {
-        for (int i = 5; i < 8; ++i) cudaEventRecord(ev[i], q);
+        rb_cuda_axis_skipped(ev + 5, q);
     }
 
     /* 4. samples out */

@@ -48,6 +48,43 @@ static __device__ __forceinline__ double rb_sat_ld(const unsigned char *row, lon
     return (double)((const T *)row)[i];
 }
 
+/* After the warp wrote tile k's record: make it visible, then flag it (1:
+ * the tile's aggregate, 2: its inclusive record) */
+static __device__ __forceinline__ void rb_sat_publish(volatile int *flags, long long k, int state, int lane)
+{
+    __threadfence();
+    __syncwarp();
+    if (lane == 0) flags[k] = state;
+}
+
+/* Decoupled look-back by one warp over the `count` predecessors of tile k,
+ * `step` tiles apart (1: along the band, tiles_x: up the tile column): 32 at
+ * once (lane q polls the tile base + q back), up to the nearest one that
+ * published its inclusive record; add(record) takes each predecessor's record
+ * (inclusive where flagged 2, else its aggregate; rec doubles a record), from
+ * the nearest back. */
+template <class Add>
+static __device__ __forceinline__ void rb_sat_look_back(volatile int *flags, long long k, long long step, int count,
+                                                        int lane, const double *inc, const double *agg, int rec, Add add)
+{
+    for (int base = 1;; base += 32) {
+        const int dist = base + lane;
+        int f = 2;
+        if (dist <= count)
+            do {
+                f = flags[k - (long long)dist * step];
+            } while (f == 0);
+        const unsigned im = __ballot_sync(0xffffffffu, f == 2);
+        const int stop = im ? __ffs(im) - 1 : 31;
+        __threadfence();
+        for (int q = 0; q <= stop && base + q <= count; ++q) {
+            const int fq = __shfl_sync(0xffffffffu, f, q);
+            add((fq == 2 ? inc : agg) + (k - (long long)(base + q) * step) * rec);
+        }
+        if (im) break;
+    }
+}
+
 template <int CH, typename TIn, typename TOut>
 __global__ void __launch_bounds__(RB_SAT_THREADS) rb_sat_kernel(const rb_sat_args a)
 {
@@ -123,35 +160,17 @@ __global__ void __launch_bounds__(RB_SAT_THREADS) rb_sat_kernel(const rb_sat_arg
         if (si > 0) {
 #pragma unroll
             for (int c = 0; c < CH; ++c) a.hagg[k * HS + lane * CH + c] = agg[c];
-            __threadfence();
-            __syncwarp();
-            if (lane == 0) hf[k] = 1;
-            /* 32 predecessors at once (lane q: distance base + q), up to the nearest
-             * inclusive record; the band's first tile always publishes one */
-            for (int base = 1;; base += 32) {
-                const int dist = base + lane;
-                int f = 2;
-                if (dist <= si)
-                    do {
-                        f = hf[k - dist];
-                    } while (f == 0);
-                const unsigned im = __ballot_sync(0xffffffffu, f == 2);
-                const int stop = im ? __ffs(im) - 1 : 31;
-                __threadfence();
-                for (int q = 0; q <= stop && base + q <= si; ++q) {
-                    const int fq = __shfl_sync(0xffffffffu, f, q);
-                    const double *src = (fq == 2 ? a.hinc : a.hagg) + (k - base - q) * HS + lane * CH;
+            rb_sat_publish(hf, k, 1, lane);
+            /* the band's first tile always publishes an inclusive record */
+            rb_sat_look_back(hf, k, 1, si, lane, a.hinc, a.hagg, HS, [&](const double *record) {
+                const double *src = record + lane * CH;
 #pragma unroll
-                    for (int c = 0; c < CH; ++c) acc[c] += __ldcg(src + c);
-                }
-                if (im) break;
-            }
+                for (int c = 0; c < CH; ++c) acc[c] += __ldcg(src + c);
+            });
         }
 #pragma unroll
         for (int c = 0; c < CH; ++c) a.hinc[k * HS + lane * CH + c] = acc[c] + agg[c];
-        __threadfence();
-        __syncwarp();
-        if (lane == 0) hf[k] = 2;
+        rb_sat_publish(hf, k, 2, lane);
         /* H = prefix of the row carries down the band; B = their total */
         double B[CH];
 #pragma unroll
@@ -184,35 +203,17 @@ __global__ void __launch_bounds__(RB_SAT_THREADS) rb_sat_kernel(const rb_sat_arg
 #pragma unroll
             for (int j = 0; j <= P; ++j)
                 if (lane + 32 * j < VS) a.vagg[k * VS + lane + 32 * j] = cv[j];
-            __threadfence();
-            __syncwarp();
-            if (lane == 0) vf[k] = 1;
-            for (int base = 1;; base += 32) {
-                const int dist = base + lane;
-                int f = 2;
-                if (dist <= ti)
-                    do {
-                        f = vf[k - (long long)dist * a.tiles_x];
-                    } while (f == 0);
-                const unsigned im = __ballot_sync(0xffffffffu, f == 2);
-                const int stop = im ? __ffs(im) - 1 : 31;
-                __threadfence();
-                for (int q = 0; q <= stop && base + q <= ti; ++q) {
-                    const int fq = __shfl_sync(0xffffffffu, f, q);
-                    const double *src = (fq == 2 ? a.vinc : a.vagg) + (k - (long long)(base + q) * a.tiles_x) * VS;
+            rb_sat_publish(vf, k, 1, lane);
+            rb_sat_look_back(vf, k, a.tiles_x, ti, lane, a.vinc, a.vagg, VS, [&](const double *record) {
 #pragma unroll
-                    for (int j = 0; j <= P; ++j)
-                        if (lane + 32 * j < VS) ca[j] += __ldcg(src + lane + 32 * j);
-                }
-                if (im) break;
-            }
+                for (int j = 0; j <= P; ++j)
+                    if (lane + 32 * j < VS) ca[j] += __ldcg(record + lane + 32 * j);
+            });
         }
 #pragma unroll
         for (int j = 0; j <= P; ++j)
             if (lane + 32 * j < VS) a.vinc[k * VS + lane + 32 * j] = ca[j] + cv[j];
-        __threadfence();
-        __syncwarp();
-        if (lane == 0) vf[k] = 2;
+        rb_sat_publish(vf, k, 2, lane);
         /* V(x) = sum above the tile over the tile's columns x0..x of x's channel: a
          * scan of the column carries along the tile row, 32 elements at a time */
         double run[CH];

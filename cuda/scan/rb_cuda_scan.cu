@@ -395,10 +395,20 @@ extern "C" cudaError_t rb_cuda_rec1d_run(const rb_cuda_rec1d *p, const float *in
         if ((e = rb_cuda_launch_check()) != cudaSuccess) return e;
     }
 
-    if (p->has_c) {
+    /* the pass over the m samples in direction dir, from the state in slot init
+     * (constant-like boundaries; zero otherwise), its final state to slot fin */
+    auto pass_args = [&](int dir, int init, int fin, const void *tab, const double *d) {
         rb_sc_args c = a;
-        c.dir = 1;
+        c.dir = dir;
         c.L = p->m;
+        c.init = p->const_like ? w.small + init : NULL;
+        c.fin = w.small + fin;
+        c.tab = tab;
+        memcpy(c.d, d, sizeof c.d);
+        return c;
+    };
+    if (p->has_c) {
+        rb_sc_args c = pass_args(1, RB_SC_INIT_C, RB_SC_FIN_C, p->tab_c, p->dc);
         c.src = RB_SC_SRC_X;
         if (p->has_a) {
             c.dst = w.Y;
@@ -409,10 +419,6 @@ extern "C" cudaError_t rb_cuda_rec1d_run(const rb_cuda_rec1d *p, const float *in
             c.dst_off = p->s0;
             c.dst_n = p->n;
         }
-        c.init = p->const_like ? w.small + RB_SC_INIT_C : NULL;
-        c.fin = w.small + RB_SC_FIN_C;
-        c.tab = p->tab_c;
-        memcpy(c.d, p->dc, sizeof c.d);
         RB_SC_REGION(c);
         if ((e = rb_sc_launch(p, c, s)) != cudaSuccess) return e;
         if (p->periodic_like && (e = periodic_correction(c, RB_SC_BC_PERIODIC_C, p->Kc, RB_SC_INIT_C)) != cudaSuccess)
@@ -424,9 +430,7 @@ extern "C" cudaError_t rb_cuda_rec1d_run(const rb_cuda_rec1d *p, const float *in
             rb_sc_bc_kernel<<<1, 1, 0, s>>>(b, x, w.small);
             if ((e = rb_cuda_launch_check()) != cudaSuccess) return e;
         }
-        rb_sc_args c = a;
-        c.dir = -1;
-        c.L = p->m;
+        rb_sc_args c = pass_args(-1, RB_SC_INIT_A, RB_SC_FIN_A, p->tab_a, p->da);
         if (p->has_c) {
             c.src = RB_SC_SRC_BUF;
             c.buf = w.Y;
@@ -435,10 +439,6 @@ extern "C" cudaError_t rb_cuda_rec1d_run(const rb_cuda_rec1d *p, const float *in
         c.dst = out;
         c.dst_off = p->s0;
         c.dst_n = p->n;
-        c.init = p->const_like ? w.small + RB_SC_INIT_A : NULL;
-        c.fin = w.small + RB_SC_FIN_A;
-        c.tab = p->tab_a;
-        memcpy(c.d, p->da, sizeof c.d);
         RB_SC_REGION(c);
         if ((e = rb_sc_launch(p, c, s)) != cudaSuccess) return e;
         /* the anticausal correction reaches positions m-Ka .. m-1: only when they hit the output */

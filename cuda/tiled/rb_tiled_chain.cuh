@@ -306,6 +306,15 @@ RB_HD void rb_tiled_grp_range(const rb_tiled_grp &gp, int nb, int g, int *b0, in
     *b1 = e < nb ? e : nb;
 }
 
+/* group g's blocks b0 .. b1-1, and X = X0, the state entering them */
+template <int R>
+RB_HD void rb_tiled_grp_enter(const rb_tiled_grp &gp, int nb, int g, const double *X0, double *X, int *b0, int *b1)
+{
+    rb_tiled_grp_range(gp, nb, g, b0, b1);
+RB_UNROLL
+    for (int k = 0; k < R; ++k) X[k] = X0[k];
+}
+
 /* phase 0: the group's share of the line's sum */
 RB_HD double rb_tiled_pc_sum(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, const float *sums,
                           size_t lanes, size_t lane)
@@ -352,6 +361,46 @@ RB_UNROLL
     for (int k = 0; k < R; ++k) Z[k] = St[k];
 }
 
+/* Phases 2 and 4 walk the groups in order, DIR = 1 causal (groups 0 ..
+ * glast), DIR = -1 anticausal (glast .. 0), the group matrices M (M_last for
+ * the last group) stepping the state X over a group. */
+
+/* periodic lines: X through every group, adding each group's zero-state
+ * result, then closed by Q ((49) causal, (51) anticausal): the true state
+ * entering the line */
+template <int R, int DIR>
+RB_HD void rb_tiled_pc_wrap(const rb_tiled_grp &gp, const double *M, const double *M_last, const double *Q,
+                            const double *sh, int ls, double *X)
+{
+    double t[R];
+    for (int g = DIR > 0 ? 0 : gp.glast; DIR > 0 ? g <= gp.glast : g >= 0; g += DIR) {
+        rb_tiled_mv<R>(g == gp.glast ? M_last : M, X, t);
+RB_UNROLL
+        for (int k = 0; k < R; ++k) X[k] = t[k] + RB_TILED_SH(sh, g, k);
+    }
+    rb_tiled_mv<R>(Q, X, t);
+RB_UNROLL
+    for (int k = 0; k < R; ++k) X[k] = t[k];
+}
+
+/* from X, the true state entering the first group: each group's slot in sh
+ * (its zero-state result) takes the true state entering it, and X steps on */
+template <int R, int DIR>
+RB_HD void rb_tiled_pc_exchange(const rb_tiled_grp &gp, const double *M, const double *M_last, double *sh, int ls,
+                                double *X)
+{
+    double t[R];
+    for (int g = DIR > 0 ? 0 : gp.glast; DIR > 0 ? g <= gp.glast : g >= 0; g += DIR) {
+        rb_tiled_mv<R>(g == gp.glast ? M_last : M, X, t);
+RB_UNROLL
+        for (int k = 0; k < R; ++k) {
+            double zero_state = RB_TILED_SH(sh, g, k);
+            RB_TILED_SH(sh, g, k) = X[k];
+            X[k] = t[k] + zero_state;
+        }
+    }
+}
+
 /* phase 2 (one thread per lane): the true causal state entering every group,
  * in place of the zero-state results in sh; Eend: the anticausal state
  * entering the line's last block from the right (unused for periodic) */
@@ -361,28 +410,11 @@ RB_HD void rb_tiled_pc_combine_c(const rb_cuda_tiled &f, const rb_tiled_grp &gp,
 {
     const rb_cuda_blocks &b = f.b;
     const rb_cuda_axis &a = b.ax;
-    double c1, St[R], t[R];
+    double c1, St[R];
     const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, St, &c1);
-    if (b.periodic_like) {
-        /* the zero-initialised pass over the whole line; (49) gives the true p(Y) */
-        for (int g = 0; g <= gp.glast; ++g) {
-            rb_tiled_mv<R>(g == gp.glast ? gp.Mc_last : gp.Mc, St, t);
-RB_UNROLL
-            for (int k = 0; k < R; ++k) St[k] = t[k] + RB_TILED_SH(sh, g, k);
-        }
-        rb_tiled_mv<R>(b.Qc, St, t);
-RB_UNROLL
-        for (int k = 0; k < R; ++k) St[k] = t[k];
-    }
-    for (int g = 0; g <= gp.glast; ++g) {
-        rb_tiled_mv<R>(g == gp.glast ? gp.Mc_last : gp.Mc, St, t);
-RB_UNROLL
-        for (int k = 0; k < R; ++k) {
-            double z = RB_TILED_SH(sh, g, k);
-            RB_TILED_SH(sh, g, k) = St[k];
-            St[k] = t[k] + z;
-        }
-    }
+    /* periodic: the zero-initialised pass over the whole line; (49) gives the true p(Y) */
+    if (b.periodic_like) rb_tiled_pc_wrap<R, 1>(gp, gp.Mc, gp.Mc_last, b.Qc, sh, ls, St);
+    rb_tiled_pc_exchange<R, 1>(gp, gp.Mc, gp.Mc_last, sh, ls, St);
     double E[R];
     rb_tiled_epilogue<R>(a, const_like, St, c1, E);
 RB_UNROLL
@@ -395,12 +427,9 @@ template <int R, typename CT>
 RB_HD void rb_tiled_pc_run_c(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, CT *car1, CT *car2, double mu,
                           size_t lanes, size_t lane, const double *S0, double *Y)
 {
-    const rb_cuda_blocks &b = f.b;
     int b0, b1;
-    rb_tiled_grp_range(gp, b.nb, g, &b0, &b1);
     double St[R];
-RB_UNROLL
-    for (int k = 0; k < R; ++k) St[k] = S0[k];
+    rb_tiled_grp_enter<R>(gp, f.b.nb, g, S0, St, &b0, &b1);
     rb_tiled_chain_c<R, CT>(f, b0, b1, St, mu, car1, car2, lanes, lane);
     /* anticausal from zero over the heads just stored (as CT, as the sequential chain reads them) */
 RB_UNROLL
@@ -417,28 +446,11 @@ RB_HD void rb_tiled_pc_combine_a(const rb_cuda_tiled &f, const rb_tiled_grp &gp,
                               int els)
 {
     const rb_cuda_blocks &b = f.b;
-    double E[R], t[R];
+    double E[R];
 RB_UNROLL
     for (int k = 0; k < R; ++k) E[k] = b.periodic_like ? 0.0 : Eend[(size_t)k * els];
-    if (b.periodic_like) {
-        for (int g = gp.glast; g >= 0; --g) {
-            rb_tiled_mv<R>(g == gp.glast ? gp.Ma_last : gp.Ma, E, t);
-RB_UNROLL
-            for (int k = 0; k < R; ++k) E[k] = t[k] + RB_TILED_SH(sh, g, k);
-        }
-        rb_tiled_mv<R>(b.Qa, E, t); /* (51) */
-RB_UNROLL
-        for (int k = 0; k < R; ++k) E[k] = t[k];
-    }
-    for (int g = gp.glast; g >= 0; --g) {
-        rb_tiled_mv<R>(g == gp.glast ? gp.Ma_last : gp.Ma, E, t);
-RB_UNROLL
-        for (int k = 0; k < R; ++k) {
-            double y = RB_TILED_SH(sh, g, k);
-            RB_TILED_SH(sh, g, k) = E[k];
-            E[k] = t[k] + y;
-        }
-    }
+    if (b.periodic_like) rb_tiled_pc_wrap<R, -1>(gp, gp.Ma, gp.Ma_last, b.Qa, sh, ls, E); /* (51) */
+    rb_tiled_pc_exchange<R, -1>(gp, gp.Ma, gp.Ma_last, sh, ls, E);
 }
 
 /* phase 5: the group's true anticausal states E_b, backwards from E0 */
@@ -446,12 +458,9 @@ template <int R, typename CT>
 RB_HD void rb_tiled_pc_run_a(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, CT *car2, size_t lanes, size_t lane,
                           const double *E0)
 {
-    const rb_cuda_blocks &b = f.b;
     int b0, b1;
-    rb_tiled_grp_range(gp, b.nb, g, &b0, &b1);
     double E[R];
-RB_UNROLL
-    for (int k = 0; k < R; ++k) E[k] = E0[k];
+    rb_tiled_grp_enter<R>(gp, f.b.nb, g, E0, E, &b0, &b1);
     rb_tiled_chain_a<R, CT>(f, b0, b1, E, car2, lanes, lane);
 }
 

@@ -33,13 +33,10 @@ __global__ void __launch_bounds__(RB_TILED_COL_THREADS)
 rb_tiled_s1_cols(const rb_cuda_tiled f, const float *__restrict__ in, CT *__restrict__ car1,
               CT *__restrict__ car2, float *__restrict__ sums, size_t lanes, unsigned nlc)
 {
-    const unsigned lc = blockIdx.x % nlc;
-    const int blk = (int)(blockIdx.x / nlc);
-    const size_t lane = (size_t)lc * RB_TILED_COL_THREADS + threadIdx.x;
+    const auto [blk, lane, len, j0] = rb_tiled_col_thread(f, nlc);
     if (lane >= lanes) return;
     const rb_cuda_axis &a = f.b.ax;
-    const int len = min(B, a.m - blk * B);
-    const long long j0 = (long long)a.s0 + (long long)blk * B, S = f.ld;
+    const long long S = f.ld;
     const float *x = in + lane;
     double bs = 0.0, T[R], H[R];
     if constexpr (std::is_same<IT, float>::value) {
@@ -56,12 +53,7 @@ rb_tiled_s1_cols(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
                 for (int j = 0; j < B; ++j) bs += (double)v[j];
             }
             rb_tiled_stage1_dot<R>(f, v, T, H);
-#pragma unroll
-            for (int k = 0; k < R; ++k) {
-                RB_TILED_CAR(car1, blk, k) = (CT)T[k];
-                RB_TILED_CAR(car2, blk, k) = (CT)H[k];
-            }
-            if (a.shift) RB_TILED_SUM(sums, blk) = (float)bs;
+            rb_tiled_put_carries<R, CT>(a, car1, car2, sums, blk, T, H, bs, lanes, lane);
             return;
         }
         /* float recursion: the thread's column of a shared-memory tile, loaded
@@ -100,12 +92,7 @@ rb_tiled_s1_cols(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
         }
         rb_tiled_stage1<R, IT>(f, u, len, T, H);
     }
-#pragma unroll
-    for (int k = 0; k < R; ++k) {
-        RB_TILED_CAR(car1, blk, k) = (CT)T[k];
-        RB_TILED_CAR(car2, blk, k) = (CT)H[k];
-    }
-    if (a.shift) RB_TILED_SUM(sums, blk) = (float)bs;
+    rb_tiled_put_carries<R, CT>(a, car1, car2, sums, blk, T, H, bs, lanes, lane);
 }
 
 template <int R, typename CT, typename IT>
@@ -114,13 +101,10 @@ rb_tiled_final_cols(const rb_cuda_tiled f, const float *__restrict__ in, float *
                  const CT *__restrict__ car1, const CT *__restrict__ car2,
                  const float *__restrict__ mean, size_t lanes, unsigned nlc)
 {
-    const unsigned lc = blockIdx.x % nlc;
-    const int blk = (int)(blockIdx.x / nlc);
-    const size_t lane = (size_t)lc * RB_TILED_COL_THREADS + threadIdx.x;
+    const auto [blk, lane, len, j0] = rb_tiled_col_thread(f, nlc);
     if (lane >= lanes) return;
     const rb_cuda_axis &a = f.b.ax;
-    const int len = min(B, a.m - blk * B);
-    const long long j0 = (long long)a.s0 + (long long)blk * B, S = f.ld;
+    const long long S = f.ld;
     if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line */
     const float *x = in + lane;
     IT u[B];

@@ -32,11 +32,9 @@ rb_tiled_final_cols_s1(const rb_cuda_tiled f, const rb_cuda_tiled fr, const floa
 {
     __shared__ float sm[B * RB_TILED_XS];
     const unsigned lc = blockIdx.x % nlc;
-    const int blk = (int)(blockIdx.x / nlc);
-    const size_t lane = (size_t)lc * RB_TILED_COL_THREADS + threadIdx.x;
+    const auto [blk, lane, len, j0] = rb_tiled_col_thread(f, nlc);
     const rb_cuda_axis &a = f.b.ax;
-    const int len = min(B, a.m - blk * B);
-    const long long j0 = (long long)a.s0 + (long long)blk * B, S = f.ld;
+    const long long S = f.ld;
     if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line: uniform */
     if (lane < lanes) {
         /* the column recursion in place in the thread's column of the tile (as
@@ -99,12 +97,7 @@ rb_tiled_final_cols_s1(const rb_cuda_tiled f, const rb_cuda_tiled fr, const floa
      * whole blocks where the axis allows): the carries stay bit-identical */
     if (fr.wdot && rlen == B) rb_tiled_stage1_dot<R>(fr, u, T, H);
     else rb_tiled_stage1<R, float>(fr, u, rlen, T, H);
-#pragma unroll
-    for (int p = 0; p < R; ++p) {
-        rcar1[((size_t)qg * R + p) * rlanes + rlane] = T[p];
-        rcar2[((size_t)qg * R + p) * rlanes + rlane] = H[p];
-    }
-    if (ra.shift) rsums[(size_t)qg * rlanes + rlane] = (float)bs;
+    rb_tiled_put_carries<R, float>(ra, rcar1, rcar2, rsums, qg, T, H, bs, rlanes, rlane);
 }
 
 #endif

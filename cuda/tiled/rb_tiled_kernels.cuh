@@ -37,4 +37,57 @@ static __device__ __forceinline__ int rb_tiled_plain(const rb_cuda_tiled &f, lon
     return f.b.ax.ntaps == 0 && j0 >= 0 && j0 + len <= f.b.ax.n;
 }
 
+/* where a column kernel's thread works: its lane and block blk of the line,
+ * len samples from sample j0 (the last block may be short); a lane past the
+ * last one is the caller's to skip */
+struct rb_tiled_col_at {
+    int blk;
+    size_t lane;
+    int len;
+    long long j0;
+};
+static __device__ __forceinline__ rb_tiled_col_at rb_tiled_col_thread(const rb_cuda_tiled &f, unsigned nlc)
+{
+    const int blk = (int)(blockIdx.x / nlc);
+    const long long j0 = (long long)f.b.ax.s0 + (long long)blk * B;
+    return {blk, (size_t)(blockIdx.x % nlc) * RB_TILED_COL_THREADS + threadIdx.x, min(B, f.b.ax.m - blk * B), j0};
+}
+
+/* where a row kernel's thread works: tile row ty (image row y of h, the tile
+ * starting at row0), channel k, lane y c + k, and block blk of the row, len
+ * samples from sample j0 */
+struct rb_tiled_row_at {
+    long long h, row0;
+    int ty, k;
+    long long y;
+    size_t lane;
+    int len;
+    long long j0;
+};
+static __device__ __forceinline__ rb_tiled_row_at rb_tiled_row_thread(const rb_cuda_tiled &f, int c, int TR, size_t lanes,
+                                                                     unsigned tile, int blk)
+{
+    const long long row0 = (long long)tile * TR;
+    const int t = threadIdx.x, ty = t / c, k = t - (t / c) * c;
+    const long long y = row0 + ty;
+    return {(long long)(lanes / c), row0, ty, k, y, (size_t)y * c + k, min(B, f.b.ax.m - blk * B),
+            (long long)f.b.ax.s0 + (long long)blk * B};
+}
+
+/* stage 1's results for one lane and block: the R tail and head carries (Tbar,
+ * Hbar, stored as CT) and, when the mean is shifted out, the block's sum */
+template <int R, typename CT>
+static __device__ __forceinline__ void rb_tiled_put_carries(const rb_cuda_axis &a, CT *__restrict__ car1,
+                                                          CT *__restrict__ car2, float *__restrict__ sums, int blk,
+                                                          const double (&T)[R], const double (&H)[R], double bs,
+                                                          size_t lanes, size_t lane)
+{
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+        RB_TILED_CAR(car1, blk, k) = (CT)T[k];
+        RB_TILED_CAR(car2, blk, k) = (CT)H[k];
+    }
+    if (a.shift) RB_TILED_SUM(sums, blk) = (float)bs;
+}
+
 #endif

@@ -101,20 +101,27 @@ struct rb_tiled_bufs {
     }
 };
 
-/* grid of a stage-1 or final launch: n2 lane groups (columns) or row tiles
- * (rows) times nb blocks, bs threads; 0 if it does not fit */
-static unsigned rb_tiled_grid(const rb_cuda_tiled *f, size_t lanes, unsigned *n2, int *bs)
+/* the shape of a stage-1 or final launch: n2 lane groups (columns) or row
+ * tiles (rows) times nb blocks, bs threads a block */
+struct rb_tiled_geom {
+    unsigned grid, n2;
+    int bs;
+};
+
+/* grid 0 if it does not fit */
+static rb_tiled_geom rb_tiled_grid(const rb_cuda_tiled *f, size_t lanes)
 {
+    rb_tiled_geom g;
     if (f->rows) {
-        *n2 = (unsigned)((lanes / f->c + RB_TILED_TR(f->c) - 1) / RB_TILED_TR(f->c));
-        *bs = RB_TILED_TR(f->c) * f->c;
+        g.n2 = (unsigned)((lanes / f->c + RB_TILED_TR(f->c) - 1) / RB_TILED_TR(f->c));
+        g.bs = RB_TILED_TR(f->c) * f->c;
     } else {
-        *n2 = (unsigned)((lanes + RB_TILED_COL_THREADS - 1) / RB_TILED_COL_THREADS);
-        *bs = RB_TILED_COL_THREADS;
+        g.n2 = (unsigned)((lanes + RB_TILED_COL_THREADS - 1) / RB_TILED_COL_THREADS);
+        g.bs = RB_TILED_COL_THREADS;
     }
-    unsigned long long grid = (unsigned long long)*n2 * f->b.nb;
-    if (grid > 0x7fffffffull || *n2 == 0) return 0;
-    return (unsigned)grid;
+    unsigned long long grid = (unsigned long long)g.n2 * f->b.nb;
+    g.grid = grid > 0x7fffffffull || g.n2 == 0 ? 0 : (unsigned)grid;
+    return g;
 }
 
 /* RGBA rows get their own instantiation (channel count known at compile time,
@@ -141,42 +148,59 @@ static void rb_tiled_chain_launch(const rb_cuda_tiled *f, const float *in, const
     }
 }
 
+/* the row stage 1 over the row tiles of g (g.grid: their blocks but the
+ * nskip from skip0, which the fused route made) */
+template <int R, typename CT, typename IT>
+static void rb_tiled_s1_rows_launch(const rb_cuda_tiled *f, const float *in, const rb_tiled_bufs<CT> &m, size_t lanes,
+                                 const rb_tiled_geom &g, int skip0, int nskip, cudaStream_t s)
+{
+    if (f->c == 1)
+        rb_tiled_s1_rows<R, CT, IT, 1><<<g.grid, g.bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, g.n2, skip0, nskip);
+    else if (f->c == 4 && rb_tiled_c4<CT, IT>())
+        rb_tiled_s1_rows<R, CT, IT, rb_tiled_c4<CT, IT>() ? 4 : 0><<<g.grid, g.bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums,
+                                                                                       lanes, g.n2, skip0, nskip);
+    else
+        rb_tiled_s1_rows<R, CT, IT, 0><<<g.grid, g.bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, g.n2, skip0, nskip);
+}
+
 template <int R, typename CT, typename IT>
 static void rb_tiled_final_launch(const rb_cuda_tiled *f, const float *in, float *out, const rb_tiled_bufs<CT> &m,
-                               size_t lanes, unsigned grid, unsigned n2, int bs, cudaStream_t s)
+                               size_t lanes, const rb_tiled_geom &g, cudaStream_t s)
 {
     if (f->rows && f->c == 1)
-        rb_tiled_final_rows<R, CT, IT, 1><<<grid, bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, n2);
+        rb_tiled_final_rows<R, CT, IT, 1><<<g.grid, g.bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, g.n2);
     else if (f->rows && f->c == 4 && rb_tiled_c4<CT, IT>())
-        rb_tiled_final_rows<R, CT, IT, rb_tiled_c4<CT, IT>() ? 4 : 0><<<grid, bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean,
-                                                                                      lanes, n2);
+        rb_tiled_final_rows<R, CT, IT, rb_tiled_c4<CT, IT>() ? 4 : 0><<<g.grid, g.bs, 0, s>>>(*f, in, out, m.car1, m.car2,
+                                                                                          m.mean, lanes, g.n2);
     else if (f->rows)
-        rb_tiled_final_rows<R, CT, IT, 0><<<grid, bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, n2);
-    else rb_tiled_final_cols<R, CT, IT><<<grid, bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, n2);
+        rb_tiled_final_rows<R, CT, IT, 0><<<g.grid, g.bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, g.n2);
+    else rb_tiled_final_cols<R, CT, IT><<<g.grid, g.bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, g.n2);
+}
+
+/* the chain and the final stage of an axis whose stage 1 has run (events 0,
+ * 1, 2 after stage 1, chain, final when profiling) */
+template <int R, typename CT, typename IT>
+static cudaError_t rb_tiled_chain_final(const rb_cuda_tiled *f, const float *in, float *out, const rb_tiled_bufs<CT> &m,
+                                     size_t lanes, const rb_tiled_geom &g, cudaStream_t s, cudaEvent_t *ev)
+{
+    if (ev) cudaEventRecord(ev[0], s);
+    rb_tiled_chain_launch<R, CT>(f, in, m, lanes, s);
+    if (ev) cudaEventRecord(ev[1], s);
+    rb_tiled_final_launch<R, CT, IT>(f, in, out, m, lanes, g, s);
+    if (ev) cudaEventRecord(ev[2], s);
+    return cudaGetLastError();
 }
 
 template <int R, typename CT, typename IT>
 static cudaError_t rb_tiled_launch(const rb_cuda_tiled *f, const float *in, float *out, float *carry,
                                 size_t lanes, cudaStream_t s, cudaEvent_t *ev)
 {
-    unsigned n2;
-    int bs;
-    const unsigned grid = rb_tiled_grid(f, lanes, &n2, &bs);
-    if (!grid) return cudaErrorInvalidConfiguration;
+    const rb_tiled_geom g = rb_tiled_grid(f, lanes);
+    if (!g.grid) return cudaErrorInvalidConfiguration;
     const rb_tiled_bufs<CT> m(f, carry, lanes, R);
-    if (f->rows && f->c == 1)
-        rb_tiled_s1_rows<R, CT, IT, 1><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, n2, 0, 0);
-    else if (f->rows && f->c == 4 && rb_tiled_c4<CT, IT>())
-        rb_tiled_s1_rows<R, CT, IT, rb_tiled_c4<CT, IT>() ? 4 : 0><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes,
-                                                                                   n2, 0, 0);
-    else if (f->rows) rb_tiled_s1_rows<R, CT, IT, 0><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, n2, 0, 0);
-    else rb_tiled_s1_cols<R, CT, IT><<<grid, bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, n2);
-    if (ev) cudaEventRecord(ev[0], s);
-    rb_tiled_chain_launch<R, CT>(f, in, m, lanes, s);
-    if (ev) cudaEventRecord(ev[1], s);
-    rb_tiled_final_launch<R, CT, IT>(f, in, out, m, lanes, grid, n2, bs, s);
-    if (ev) cudaEventRecord(ev[2], s);
-    return cudaGetLastError();
+    if (f->rows) rb_tiled_s1_rows_launch<R, CT, IT>(f, in, m, lanes, g, 0, 0, s);
+    else rb_tiled_s1_cols<R, CT, IT><<<g.grid, g.bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, g.n2);
+    return rb_tiled_chain_final<R, CT, IT>(f, in, out, m, lanes, g, s, ev);
 }
 
 /* fn(std::integral_constant<int, R>) for the axis' order R (1 .. 8): the
@@ -252,40 +276,29 @@ static cudaError_t rb_tiled_launch_cols_s1(const rb_cuda_tiled *fc, const rb_cud
                                         float *ccarry, float *rcarry, size_t lanes, size_t rlanes,
                                         cudaStream_t s, cudaEvent_t *ev)
 {
-    unsigned n2;
-    int bs;
-    const unsigned grid = rb_tiled_grid(fc, lanes, &n2, &bs);
-    if (!grid) return cudaErrorInvalidConfiguration;
+    const rb_tiled_geom g = rb_tiled_grid(fc, lanes);
+    if (!g.grid) return cudaErrorInvalidConfiguration;
     const rb_tiled_bufs<float> m(fc, ccarry, lanes, R), rm(fr, rcarry, rlanes, R);
-    rb_tiled_s1_cols<R, float, float><<<grid, bs, 0, s>>>(*fc, in, m.car1, m.car2, m.sums, lanes, n2);
+    rb_tiled_s1_cols<R, float, float><<<g.grid, g.bs, 0, s>>>(*fc, in, m.car1, m.car2, m.sums, lanes, g.n2);
     if (ev) cudaEventRecord(ev[0], s);
     rb_tiled_chain_launch<R, float>(fc, in, m, lanes, s);
     if (ev) cudaEventRecord(ev[1], s);
     if (fc->c == 1)
-        rb_tiled_final_cols_s1<R, 1><<<grid, bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.mean, lanes, n2,
-                                                      rm.car1, rm.car2, rm.sums, rlanes);
+        rb_tiled_final_cols_s1<R, 1><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.mean, lanes, g.n2,
+                                                          rm.car1, rm.car2, rm.sums, rlanes);
     else if (fc->c == 4)
-        rb_tiled_final_cols_s1<R, 4><<<grid, bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.mean, lanes, n2,
-                                                      rm.car1, rm.car2, rm.sums, rlanes);
+        rb_tiled_final_cols_s1<R, 4><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.mean, lanes, g.n2,
+                                                          rm.car1, rm.car2, rm.sums, rlanes);
     else
-        rb_tiled_final_cols_s1<R, 0><<<grid, bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.mean, lanes, n2,
-                                                      rm.car1, rm.car2, rm.sums, rlanes);
+        rb_tiled_final_cols_s1<R, 0><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.mean, lanes, g.n2,
+                                                          rm.car1, rm.car2, rm.sums, rlanes);
     const int nf = rb_tiled_fused_nb(*fr), nrest = fr->b.nb - nf;
     if (nrest > 0) {
         /* the row blocks of the padding and the one across the line's end */
-        unsigned rn2;
-        int rbs;
-        if (!rb_tiled_grid(fr, rlanes, &rn2, &rbs)) return cudaErrorInvalidConfiguration;
-        const unsigned rgrid = rn2 * (unsigned)nrest, skip0 = (unsigned)((-fr->b.ax.s0) / B);
-        if (fr->c == 1)
-            rb_tiled_s1_rows<R, float, float, 1><<<rgrid, rbs, 0, s>>>(*fr, mid, rm.car1, rm.car2, rm.sums, rlanes, rn2,
-                                                                    (int)skip0, nf);
-        else if (fr->c == 4)
-            rb_tiled_s1_rows<R, float, float, 4><<<rgrid, rbs, 0, s>>>(*fr, mid, rm.car1, rm.car2, rm.sums, rlanes, rn2,
-                                                                    (int)skip0, nf);
-        else
-            rb_tiled_s1_rows<R, float, float, 0><<<rgrid, rbs, 0, s>>>(*fr, mid, rm.car1, rm.car2, rm.sums, rlanes, rn2,
-                                                                    (int)skip0, nf);
+        rb_tiled_geom rg = rb_tiled_grid(fr, rlanes);
+        if (!rg.grid) return cudaErrorInvalidConfiguration;
+        rg.grid = rg.n2 * (unsigned)nrest;
+        rb_tiled_s1_rows_launch<R, float, float>(fr, mid, rm, rlanes, rg, (int)((-fr->b.ax.s0) / B), nf, s);
     }
     if (ev) cudaEventRecord(ev[2], s);
     return cudaGetLastError();
@@ -295,17 +308,11 @@ template <int R>
 static cudaError_t rb_tiled_launch_rows_rest(const rb_cuda_tiled *fr, const float *mid, float *out, float *rcarry,
                                           size_t rlanes, cudaStream_t s, cudaEvent_t *ev)
 {
-    unsigned n2;
-    int bs;
-    const unsigned grid = rb_tiled_grid(fr, rlanes, &n2, &bs);
-    if (!grid) return cudaErrorInvalidConfiguration;
-    const rb_tiled_bufs<float> m(fr, rcarry, rlanes, R);
-    if (ev) cudaEventRecord(ev[0], s); /* no row stage 1 of its own */
-    rb_tiled_chain_launch<R, float>(fr, mid, m, rlanes, s);
-    if (ev) cudaEventRecord(ev[1], s);
-    rb_tiled_final_launch<R, float, float>(fr, mid, out, m, rlanes, grid, n2, bs, s);
-    if (ev) cudaEventRecord(ev[2], s);
-    return cudaGetLastError();
+    const rb_tiled_geom g = rb_tiled_grid(fr, rlanes);
+    if (!g.grid) return cudaErrorInvalidConfiguration;
+    /* no row stage 1 of its own: rb_cuda_tiled_cols_making_row_carries made the carries */
+    return rb_tiled_chain_final<R, float, float>(fr, mid, out, rb_tiled_bufs<float>(fr, rcarry, rlanes, R), rlanes, g, s,
+                                                 ev);
 }
 
 /* Columns in -> mid, with the row carries into rcarry (the row pass's own

@@ -75,7 +75,7 @@ rb_tiled_s1_rows(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
               int nskip)
 {
     __shared__ float sm[RB_TILED_SM_FLOATS];
-    const int c = C ? C : f.c, st = RB_TILED_SM_STRIDE(c), t = threadIdx.x, TR = RB_TILED_TR(c);
+    const int c = C ? C : f.c, st = RB_TILED_SM_STRIDE(c), TR = RB_TILED_TR(c);
     /* consecutive thread blocks take consecutive blocks along the same rows, so
      * the blocks resident at a time read whole rows (DRAM pages), not 128 B of
      * each of thousands of rows. nskip > 0: blocks skip0 .. skip0+nskip-1 are
@@ -84,13 +84,8 @@ rb_tiled_s1_rows(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
     const int bsel = (int)(blockIdx.x % nsel);
     const int blk = bsel < skip0 ? bsel : bsel + nskip;
     const unsigned tile = blockIdx.x / nsel;
-    const long long h = (long long)(lanes / c), row0 = (long long)tile * TR;
-    const int ty = t / c, k = t - (t / c) * c;
-    const long long y = row0 + ty;
-    const size_t lane = (size_t)y * c + k;
+    const auto [h, row0, ty, k, y, lane, len, j0] = rb_tiled_row_thread(f, c, TR, lanes, tile, blk);
     const rb_cuda_axis &a = f.b.ax;
-    const int len = min(B, a.m - blk * B);
-    const long long j0 = (long long)a.s0 + (long long)blk * B;
     const int plain = rb_tiled_plain(f, j0, len);
     if (plain) {
         rb_tiled_tile_load<C>(f, in, sm, row0, h, j0, len);
@@ -130,12 +125,7 @@ rb_tiled_s1_rows(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
         }
         rb_tiled_stage1<R, IT>(f, u, len, T, H);
     }
-#pragma unroll
-    for (int q = 0; q < R; ++q) {
-        RB_TILED_CAR(car1, blk, q) = (CT)T[q];
-        RB_TILED_CAR(car2, blk, q) = (CT)H[q];
-    }
-    if (a.shift) RB_TILED_SUM(sums, blk) = (float)bs;
+    rb_tiled_put_carries<R, CT>(a, car1, car2, sums, blk, T, H, bs, lanes, lane);
 }
 
 template <int R, typename CT, typename IT, int C>
@@ -145,19 +135,14 @@ rb_tiled_final_rows(const rb_cuda_tiled f, const float *__restrict__ in, float *
                  const float *__restrict__ mean, size_t lanes, unsigned ntile)
 {
     __shared__ float sm[RB_TILED_SM_FLOATS];
-    const int c = C ? C : f.c, st = RB_TILED_SM_STRIDE(c), t = threadIdx.x, TR = RB_TILED_TR(c);
+    const int c = C ? C : f.c, st = RB_TILED_SM_STRIDE(c), TR = RB_TILED_TR(c);
     /* consecutive thread blocks take consecutive blocks along the same rows, so
      * the blocks resident at a time read whole rows (DRAM pages), not 128 B of
      * each of thousands of rows */
     const int blk = (int)(blockIdx.x % (unsigned)f.b.nb);
     const unsigned tile = blockIdx.x / (unsigned)f.b.nb;
-    const long long h = (long long)(lanes / c), row0 = (long long)tile * TR;
-    const int ty = t / c, k = t - (t / c) * c;
-    const long long y = row0 + ty;
-    const size_t lane = (size_t)y * c + k;
+    const auto [h, row0, ty, k, y, lane, len, j0] = rb_tiled_row_thread(f, c, TR, lanes, tile, blk);
     const rb_cuda_axis &a = f.b.ax;
-    const int len = min(B, a.m - blk * B);
-    const long long j0 = (long long)a.s0 + (long long)blk * B;
     if (j0 >= a.n || j0 + len <= 0) return; /* uniform over the thread block */
     const int plain = rb_tiled_plain(f, j0, len);
     if (plain) {

@@ -224,6 +224,10 @@ size_t rb_image_stride(const rb_image *img);   /* stride, or packed stride when 
 /* Validate an image against a size/channel expectation; message names `what`. */
 rb_status rb_image_check(rb_context *ctx, const rb_image *img, int width, int height,
                          int channels, const char *what);
+/* The input and output of an operation that runs on the CPU only (op names it
+ * in the messages): both checked as above, in host memory, not F64. */
+rb_status rb_host_images_check(rb_context *ctx, const rb_image *in, const rb_image *out, int width, int height,
+                               int channels, const char *op);
 
 #ifdef __cplusplus
 }

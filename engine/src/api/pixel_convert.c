@@ -3,6 +3,7 @@
 #include "pixel_convert.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 size_t rb_format_size(rb_format f)
@@ -21,6 +22,25 @@ size_t rb_image_stride(const rb_image *img)
     if (img->stride)
         return img->stride;
     return (size_t)img->width * (size_t)img->channels * rb_format_size(img->format);
+}
+
+rb_status rb_host_images_check(rb_context *ctx, const rb_image *in, const rb_image *out, int width, int height,
+                               int channels, const char *op)
+{
+    char what[64];
+    snprintf(what, sizeof what, "%s input", op);
+    rb_status s = rb_image_check(ctx, in, width, height, channels, what);
+    if (s != RB_OK)
+        return s;
+    snprintf(what, sizeof what, "%s output", op);
+    s = rb_image_check(ctx, out, width, height, channels, what);
+    if (s != RB_OK)
+        return s;
+    if (in->memory != RB_MEMORY_HOST || out->memory != RB_MEMORY_HOST)
+        return rb_error(ctx, RB_ERR_UNSUPPORTED, "%s: images must be in host memory", op);
+    if (in->format == RB_F64 || out->format == RB_F64)
+        return rb_error(ctx, RB_ERR_UNSUPPORTED, "%s: F64 images are not supported (U8, U16, F32)", op);
+    return RB_OK;
 }
 
 rb_status rb_image_check(rb_context *ctx, const rb_image *img, int width, int height, int channels,

@@ -243,15 +243,9 @@ rb_status rb_box_filter(rb_context *ctx, int size_x, int size_y, rb_boundary bou
         return rb_error(ctx, RB_ERR_SIZE, "box filter: image size %dx%d out of range", w, h);
     if (ch < 1 || ch > 4)
         return rb_error(ctx, RB_ERR_ARGUMENT, "box filter: %d channels: must be 1 to 4", ch);
-    rb_status s = rb_image_check(ctx, in, w, h, ch, "input");
-    if (s == RB_OK)
-        s = rb_image_check(ctx, out, w, h, ch, "output");
+    rb_status s = rb_host_images_check(ctx, in, out, w, h, ch, "box filter");
     if (s != RB_OK)
         return s;
-    if (in->memory != RB_MEMORY_HOST || out->memory != RB_MEMORY_HOST)
-        return rb_error(ctx, RB_ERR_UNSUPPORTED, "box filter: only host memory is supported");
-    if (in->format == RB_F64 || out->format == RB_F64)
-        return rb_error(ctx, RB_ERR_UNSUPPORTED, "box filter: F64 images are not supported");
 
     /* Bands write rows that other bands still read: filtering in place reads a
      * copy of the input in its own format (the only whole-image buffer). */

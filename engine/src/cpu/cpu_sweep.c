@@ -177,6 +177,20 @@ typedef struct {
     void *Y;                     /* lane vectors of this call's type */
 } sw_thread;
 
+/* every buffer of one sweep (free(NULL) for those not, or not yet, made);
+ * Ymem: the threads' line scratch */
+static void sw_free_buffers(sw_shared *sh, unsigned char *Ymem)
+{
+    free(sh->heads);
+    free(sh->ctr);
+    free(sh->cs.sums);
+    free(sh->cs.blk);
+    free(sh->cs.st);
+    free(sh->cs.z);
+    free(sh->bb[0]);
+    free(Ymem);
+}
+
 
 /* Sample index of extended index i for periodic and mirror (edge sample
  * repeated: period 2n, FORMULAS.md). */
@@ -499,13 +513,7 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     sh.bb[1] = sh.bb[0] ? sh.bb[0] + bbn : NULL;
     unsigned char *Ymem = sw_alloc64((size_t)ymax * vs * (size_t)nt);
     if (!cs->blk || !cs->st || !cs->z || !cs->sums || !sh.ctr || !sh.bb[0] || !Ymem) {
-        free(sh.ctr);
-        free(cs->sums);
-        free(cs->blk);
-        free(cs->st);
-        free(cs->z);
-        free(sh.bb[0]);
-        free(Ymem);
+        sw_free_buffers(&sh, Ymem);
         return rb_error(ctx, RB_ERR_NOMEM, "out of memory for the %ldx%ld blur's band buffers", W, H);
     }
 
@@ -547,13 +555,7 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
         sh.headrow = (size_t)W * (size_t)ch * fmt_size(in->format);
         sh.heads = malloc((size_t)cs->nbands * (size_t)sh.nhead * sh.headrow);
         if (!sh.heads) {
-            free(sh.ctr);
-            free(cs->sums);
-            free(cs->blk);
-            free(cs->st);
-            free(cs->z);
-            free(sh.bb[0]);
-            free(Ymem);
+            sw_free_buffers(&sh, Ymem);
             return rb_error(ctx, RB_ERR_NOMEM, "out of memory for the in-place blur's saved rows");
         }
         for (long b = 1; b < cs->nbands; b++)
@@ -590,14 +592,7 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     pthread_cond_destroy(&sh.bar.cv);
     pthread_mutex_destroy(&sh.bar.mu);
 
-    free(sh.heads);
-    free(sh.ctr);
-    free(cs->sums);
-    free(cs->blk);
-    free(cs->st);
-    free(cs->z);
-    free(sh.bb[0]);
-    free(Ymem);
+    sw_free_buffers(&sh, Ymem);
     if (times)
         fprintf(stderr, "recblur cpu sweep: %.4f s wall; thread 0 CPU: column phase A %.4f s, "
                 "column bands %.4f s, row pass %.4f s; %d threads; %s lanes (float vs double probe %.2g)\n",

@@ -69,39 +69,42 @@ void rb_line_layout_get(const rb_axis_plan *ap, rb_line_layout *lay)
 #else
 #define RB_SIMD_CLONES
 #endif
-/* Forward recurrence: out[i] = in[i] - sum_k d[k] out[i-1-k], i = 0..m-1, with
- * out[-R..-1] holding the state; in may be NULL (zero input) or equal out. */
+#if defined(__GNUC__)
+#define RB_ROW_INLINE static inline __attribute__((always_inline))
+#else
+#define RB_ROW_INLINE static inline
+#endif
+/* One row of a recursion, in place of its input: o[l] = s[l] - sum_k d[k]
+ * o[l + (k+1) back] over the L lanes, back = -L for the forward pass (the R
+ * rows before hold the state), +L for the backward one (the R rows after); s
+ * may be NULL (zero input) or equal o. Inlined into each pass (and each of
+ * its clones), so the lane loop vectorises as written. */
 #define DEF_REC(R)                                                                        \
-    RB_SIMD_CLONES static void rec_fwd_##R(rb_lane *out, const rb_lane *in, ptrdiff_t m, ptrdiff_t L,         \
-                            const rb_lane *d)                                               \
+    RB_ROW_INLINE void rec_row_##R(rb_lane *o, const rb_lane *s, ptrdiff_t L, ptrdiff_t back, \
+                                   const rb_lane *d)                                      \
     {                                                                                     \
-        for (ptrdiff_t i = 0; i < m; i++) {                                               \
-            rb_lane *o = out + i * L;                                                       \
-            const rb_lane *s = in ? in + i * L : NULL;                                      \
-            _Pragma("GCC ivdep") for (ptrdiff_t l = 0; l < L; l++)                        \
-            {                                                                             \
-                rb_lane acc = s ? s[l] : 0.0;                                              \
-                for (int k = 0; k < R; k++)                                               \
-                    acc -= d[k] * o[l - (k + 1) * L];                                     \
-                o[l] = acc;                                                               \
-            }                                                                             \
+        _Pragma("GCC ivdep") for (ptrdiff_t l = 0; l < L; l++)                            \
+        {                                                                                 \
+            rb_lane acc = s ? s[l] : 0.0;                                                 \
+            for (int k = 0; k < R; k++)                                                   \
+                acc -= d[k] * o[l + (k + 1) * back];                                      \
+            o[l] = acc;                                                                   \
         }                                                                                 \
     }                                                                                     \
-    /* Backward: out[i] = in[i] - sum_k d[k] out[i+1+k], i = m-1..0, out[m..m+R-1] state */ \
-    RB_SIMD_CLONES static void rec_bwd_##R(rb_lane *out, const rb_lane *in, ptrdiff_t m, ptrdiff_t L,         \
-                            const rb_lane *d)                                               \
+    /* Forward: out[i] = in[i] - sum_k d[k] out[i-1-k], i = 0..m-1, out[-R..-1] state;  \
+     * in may be NULL (zero input) or equal out */                                        \
+    RB_SIMD_CLONES static void rec_fwd_##R(rb_lane *out, const rb_lane *in, ptrdiff_t m, ptrdiff_t L, \
+                                           const rb_lane *d)                              \
     {                                                                                     \
-        for (ptrdiff_t i = m - 1; i >= 0; i--) {                                          \
-            rb_lane *o = out + i * L;                                                       \
-            const rb_lane *s = in ? in + i * L : NULL;                                      \
-            _Pragma("GCC ivdep") for (ptrdiff_t l = 0; l < L; l++)                        \
-            {                                                                             \
-                rb_lane acc = s ? s[l] : 0.0;                                              \
-                for (int k = 0; k < R; k++)                                               \
-                    acc -= d[k] * o[l + (k + 1) * L];                                     \
-                o[l] = acc;                                                               \
-            }                                                                             \
-        }                                                                                 \
+        for (ptrdiff_t i = 0; i < m; i++)                                                 \
+            rec_row_##R(out + i * L, in ? in + i * L : NULL, L, -L, d);                   \
+    }                                                                                     \
+    /* Backward: out[i] = in[i] - sum_k d[k] out[i+1+k], i = m-1..0, out[m..m+R-1] state */ \
+    RB_SIMD_CLONES static void rec_bwd_##R(rb_lane *out, const rb_lane *in, ptrdiff_t m, ptrdiff_t L, \
+                                           const rb_lane *d)                              \
+    {                                                                                     \
+        for (ptrdiff_t i = m - 1; i >= 0; i--)                                            \
+            rec_row_##R(out + i * L, in ? in + i * L : NULL, L, L, d);                    \
     }
 DEF_REC(1)
 DEF_REC(2)

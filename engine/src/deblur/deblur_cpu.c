@@ -153,6 +153,21 @@ typedef struct {
     atomic_int failed;           /* a worker could not allocate its row buffer */
 } wave;
 
+/* u[j] += sum k[r1][r2] at[j - r1 Wp - r2], j < n, over rows r1 = r_first ..
+ * rows-1 and columns r2 = 0 .. cols-1 of the cols-wide coefficients k: whole
+ * shifted rows, in the order of the coefficients (vectorisable over j) */
+static inline void add_shifted_rows(float *u, long n, const float *k, int r_first, int rows, int cols, const float *at,
+                                    long Wp)
+{
+    for (int r1 = r_first; r1 < rows; r1++)
+        for (int r2 = 0; r2 < cols; r2++) {
+            const float kr = k[r1 * cols + r2];
+            const float *x = at - r1 * Wp - r2;
+            for (long j = 0; j < n; j++)
+                u[j] += kr * x[j];
+        }
+}
+
 /* One row of one strip. Everything but the in-row recursion is a sum of
  * whole shifted rows (vectorisable over j, no reassociation needed): the
  * FIR part and the rows above; then the short left-to-right recursion along
@@ -164,20 +179,8 @@ static void run_row(const wave *w, long i, long j0, long j1, float *u)
     const long Wp = w->Wp, n = j1 - j0;
     for (long j = 0; j < n; j++)
         u[j] = 0.f;
-    for (int r1 = 0; r1 < c->ra; r1++)
-        for (int r2 = 0; r2 < c->ca; r2++) {
-            const float k = c->a[r1 * c->ca + r2];
-            const float *x = w->X + (i - r1) * Wp + j0 - r2;
-            for (long j = 0; j < n; j++)
-                u[j] += k * x[j];
-        }
-    for (int k1 = 1; k1 < c->rb; k1++)
-        for (int k2 = 0; k2 < c->cb; k2++) {
-            const float k = c->b[k1 * c->cb + k2];
-            const float *y = w->Y + (i - k1) * Wp + j0 - k2;
-            for (long j = 0; j < n; j++)
-                u[j] += k * y[j];
-        }
+    add_shifted_rows(u, n, c->a, 0, c->ra, c->ca, w->X + i * Wp + j0, Wp); /* the FIR part */
+    add_shifted_rows(u, n, c->b, 1, c->rb, c->cb, w->Y + i * Wp + j0, Wp); /* the rows above */
     float *y = w->Y + i * Wp + j0;
     const float *b0 = c->b;  /* row k1 = 0: b(0, k2), k2 >= 1 */
     for (long j = 0; j < n; j++) {
@@ -247,15 +250,9 @@ rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out
     if (!p)
         return RB_ERR_NULL;
     rb_context *ctx = p->ctx;
-    rb_status st = rb_image_check(ctx, in, p->width, p->height, p->channels, "deblur input");
-    if (st == RB_OK)
-        st = rb_image_check(ctx, out, p->width, p->height, p->channels, "deblur output");
+    rb_status st = rb_host_images_check(ctx, in, out, p->width, p->height, p->channels, "deblur");
     if (st != RB_OK)
         return st;
-    if (in->memory != RB_MEMORY_HOST || out->memory != RB_MEMORY_HOST)
-        return rb_error(ctx, RB_ERR_UNSUPPORTED, "deblur: images must be in host memory");
-    if (in->format == RB_F64 || out->format == RB_F64)
-        return rb_error(ctx, RB_ERR_UNSUPPORTED, "deblur: F64 images are not supported (U8, U16, F32)");
 
     const long W = p->width, H = p->height, ch = p->channels, P = p->margin;
     int maxr = 1;

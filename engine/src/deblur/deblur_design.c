@@ -214,6 +214,26 @@ static void weight_target(const double *t, double *Tw, double *f)
         apply_q(Tw + p2, FD, Tw + p2, FD, f);
 }
 
+/* sum_p g1[p - from] x[p stride], p = from .. FD-1: column `from` of G1 (the
+ * denominator's impulse response g1 shifted down by `from`) dotted with a
+ * strided vector */
+static double g1_column_dot(const double *g1, int from, const double *x, int stride)
+{
+    double acc = 0;
+    for (int p = from; p < FD; p++)
+        acc += g1[p - from] * x[p * stride];
+    return acc;
+}
+
+/* (X Y)[i][j] of two m x m row-major matrices */
+static double product_entry(const double *X, const double *Y, int m, int i, int j)
+{
+    double acc = 0;
+    for (int k = 0; k < m; k++)
+        acc += X[i * m + k] * Y[k * m + j];
+    return acc;
+}
+
 /* Fit target t with a / (A(z1) A(z2)), a m x m, minimising the quadrant's
  * response error in the weighted norm |e|_Q^2 = e . (Q (x) Q) e: the mean
  * squared restoration error on images with the separable Markov
@@ -244,28 +264,15 @@ static double fit(const double *Tw, double tQt, int m, const denom *d, double *a
             col[p] = p >= r ? g1[p - r] : 0.0;
         apply_q(col, 1, V + r, m, f);
     }
-    for (int r = 0; r < m; r++)
-        for (int s2 = 0; s2 < m; s2++) {
-            double acc = 0;
-            for (int p = r; p < FD; p++)
-                acc += g1[p - r] * V[p * m + s2];
-            R[r * m + s2] = acc;
-        }
-    for (int p1 = 0; p1 < FD; p1++)
-        for (int r2 = 0; r2 < m; r2++) {
-            double acc = 0;
-            const double *row = Tw + p1 * FD;
-            for (int p2 = r2; p2 < FD; p2++)
-                acc += g1[p2 - r2] * row[p2];
-            tmp[p1 * m + r2] = acc;
-        }
-    for (int r1 = 0; r1 < m; r1++)
-        for (int r2 = 0; r2 < m; r2++) {
-            double acc = 0;
-            for (int p1 = r1; p1 < FD; p1++)
-                acc += g1[p1 - r1] * tmp[p1 * m + r2];
-            C[r1 * m + r2] = acc;
-        }
+    for (int r = 0; r < m; r++)          /* R = G1' Q G1 */
+        for (int s2 = 0; s2 < m; s2++)
+            R[r * m + s2] = g1_column_dot(g1, r, V + s2, m);
+    for (int p1 = 0; p1 < FD; p1++)      /* T' G1 */
+        for (int r2 = 0; r2 < m; r2++)
+            tmp[p1 * m + r2] = g1_column_dot(g1, r2, Tw + p1 * FD, 1);
+    for (int r1 = 0; r1 < m; r1++)       /* C = G1' T' G1 */
+        for (int r2 = 0; r2 < m; r2++)
+            C[r1 * m + r2] = g1_column_dot(g1, r1, tmp + r2, m);
     /* A small ridge keeps a bounded when R is near singular: huge, cancelling
      * taps would cost float32 accuracy at run time. */
     for (int i = 0; i < m; i++)
@@ -283,20 +290,12 @@ static double fit(const double *Tw, double tQt, int m, const denom *d, double *a
     double ac = 0, aRa = 0;
     for (int k = 0; k < m * m; k++)
         ac += a[k] * C[k];
+    for (int i = 0; i < m; i++)          /* Z = R a */
+        for (int j = 0; j < m; j++)
+            Z[i * m + j] = product_entry(R, a, m, i, j);
     for (int i = 0; i < m; i++)
-        for (int j = 0; j < m; j++) {
-            double acc = 0;
-            for (int k = 0; k < m; k++)
-                acc += R[i * m + k] * a[k * m + j];
-            Z[i * m + j] = acc;
-        }
-    for (int i = 0; i < m; i++)
-        for (int j = 0; j < m; j++) {
-            double acc = 0;
-            for (int k = 0; k < m; k++)
-                acc += Z[i * m + k] * R[k * m + j];
-            aRa += a[i * m + j] * acc;
-        }
+        for (int j = 0; j < m; j++)
+            aRa += a[i * m + j] * product_entry(Z, R, m, i, j);
     double res = tQt - 2 * ac + aRa;
     return res > 0 ? res : 0;
 }

@@ -242,6 +242,14 @@ static int padding(long steps, int fir_ext)
     return p > (1L << 28) ? (1 << 28) : (int)p;
 }
 
+/* out = (I - a)^-1, the resolvent of the closed forms (43), (44), (67);
+ * t: scratch. 0 when I - a is singular. */
+static int inverse_of_i_minus(int r, const rb_real *I, const rb_real *a, rb_real *t, rb_real *out)
+{
+    rb_mat_sub(r, I, a, t);
+    return rb_mat_inverse(r, t, out);
+}
+
 static rb_status singular(rb_context *ctx, const char *what)
 {
     return rb_error(ctx, RB_ERR_UNSTABLE,
@@ -317,11 +325,9 @@ rb_status rb_axis_plan_init(rb_context *ctx, const rb_axis *ax, rb_boundary_mode
         /* too slow to die out for the series: the closed form */
         /* (44): e(Z) = S_RF A_F^r e_{-1}(Y) + (S_R Abar_R - S_RF A_F^r) S_F Abar_F [c..c] */
         rb_real SF[RB_MAT_MAX], SR[RB_MAT_MAX], SRF[RB_MAT_MAX], w[RB_MAX_ORDER], ones[RB_MAX_ORDER];
-        rb_mat_sub(r, I, AFr, t);
-        if (!rb_mat_inverse(r, t, SF))
+        if (!inverse_of_i_minus(r, I, AFr, t, SF))
             return singular(ctx, "I - A_F^r");
-        rb_mat_sub(r, I, ARr, t);
-        if (!rb_mat_inverse(r, t, SR))
+        if (!inverse_of_i_minus(r, I, ARr, t, SR))
             return singular(ctx, "I - A_R^r");
         if (!rb_stein_solve(r, ARr, AFr, AbR, SRF)) /* (43) */
             return singular(ctx, "Stein (43)");
@@ -349,8 +355,7 @@ rb_status rb_axis_plan_init(rb_context *ctx, const rb_axis *ax, rb_boundary_mode
             rb_mat_pow(r, AF, (unsigned long)n, AFh);
             rb_mat_mul(r, AFh, AFh, AF2h);
             rb_mat_pow(r, AR, (unsigned long)n, ARh);
-            rb_mat_sub(r, I, AF2h, t);
-            ok = ok && rb_mat_inverse(r, t, S2);
+            ok = ok && inverse_of_i_minus(r, I, AF2h, t, S2);
             ok = ok && rb_mat_inverse(r, AbF, iAbF);
             memset(K, 0, sizeof K);
             for (int i = 0; i < r; i++)

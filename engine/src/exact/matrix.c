@@ -62,23 +62,49 @@ void rb_mat_vec(int r, const rb_real *a, const rb_real *x, rb_real *y)
     }
 }
 
+static void swap_rows(int n, rb_real *m, int a, int b)
+{
+    for (int j = 0; j < n; j++) {
+        rb_real t = m[a * n + j];
+        m[a * n + j] = m[b * n + j];
+        m[b * n + j] = t;
+    }
+}
+
+/* Partial pivoting in column c of the n x n m: the row p >= c of the largest
+ * |m[p][c]| swapped into row c; p, or -1 when that is (numerically) zero:
+ * singular */
+static int partial_pivot(int n, rb_real *m, int c)
+{
+    int p = c;
+    for (int i = c + 1; i < n; i++)
+        if (fabsl(m[i * n + c]) > fabsl(m[p * n + c]))
+            p = i;
+    if (!(fabsl(m[p * n + c]) > 1e-300))
+        return -1;
+    if (p != c)
+        swap_rows(n, m, c, p);
+    return p;
+}
+
+/* row i -= f row c, columns from .. n-1 (the others are zero in row c) */
+static void subtract_row_multiple(int n, rb_real *m, int i, int c, rb_real f, int from)
+{
+    for (int j = from; j < n; j++)
+        m[i * n + j] -= f * m[c * n + j];
+}
+
 int rb_mat_inverse(int r, const rb_real *a, rb_real *out)
 {
     rb_real m[RB_MAT_MAX], inv[RB_MAT_MAX];
     rb_mat_copy(r, a, m);
     rb_mat_identity(r, inv);
     for (int c = 0; c < r; c++) {
-        int p = c;
-        for (int i = c + 1; i < r; i++)
-            if (fabsl(m[i * r + c]) > fabsl(m[p * r + c]))
-                p = i;
-        if (!(fabsl(m[p * r + c]) > 1e-300))
+        const int p = partial_pivot(r, m, c);
+        if (p < 0)
             return 0;
-        if (p != c)
-            for (int j = 0; j < r; j++) {
-                rb_real t = m[c * r + j]; m[c * r + j] = m[p * r + j]; m[p * r + j] = t;
-                t = inv[c * r + j]; inv[c * r + j] = inv[p * r + j]; inv[p * r + j] = t;
-            }
+        if (p != c) /* the same row swap on the inverse being built */
+            swap_rows(r, inv, c, p);
         rb_real piv = 1.0 / m[c * r + c];
         for (int j = 0; j < r; j++) {
             m[c * r + j] *= piv;
@@ -90,10 +116,8 @@ int rb_mat_inverse(int r, const rb_real *a, rb_real *out)
             rb_real f = m[i * r + c];
             if (f == 0.0)
                 continue;
-            for (int j = 0; j < r; j++) {
-                m[i * r + j] -= f * m[c * r + j];
-                inv[i * r + j] -= f * inv[c * r + j];
-            }
+            subtract_row_multiple(r, m, i, c, f, 0);
+            subtract_row_multiple(r, inv, i, c, f, 0);
         }
     }
     rb_mat_copy(r, inv, out);
@@ -103,24 +127,17 @@ int rb_mat_inverse(int r, const rb_real *a, rb_real *out)
 int rb_lin_solve(int n, rb_real *m, rb_real *b)
 {
     for (int c = 0; c < n; c++) {
-        int p = c;
-        for (int i = c + 1; i < n; i++)
-            if (fabsl(m[i * n + c]) > fabsl(m[p * n + c]))
-                p = i;
-        if (!(fabsl(m[p * n + c]) > 1e-300))
+        const int p = partial_pivot(n, m, c);
+        if (p < 0)
             return 0;
-        if (p != c) {
-            for (int j = 0; j < n; j++) {
-                rb_real t = m[c * n + j]; m[c * n + j] = m[p * n + j]; m[p * n + j] = t;
-            }
+        if (p != c) { /* and on the right-hand side */
             rb_real t = b[c]; b[c] = b[p]; b[p] = t;
         }
         for (int i = c + 1; i < n; i++) {
             rb_real f = m[i * n + c] / m[c * n + c];
             if (f == 0.0)
                 continue;
-            for (int j = c; j < n; j++)
-                m[i * n + j] -= f * m[c * n + j];
+            subtract_row_multiple(n, m, i, c, f, c);
             b[i] -= f * b[c];
         }
     }
