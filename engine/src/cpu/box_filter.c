@@ -7,6 +7,7 @@
  * added, the row leaving subtracted, both converted as they are read); each
  * output row is then a window of that row's prefix sums. Sums are in double,
  * so 8- and 16-bit results land on the rounding floor. */
+#include "missing_data.h"
 #include "pixel_convert.h"
 #include "parallel.h"
 
@@ -252,6 +253,9 @@ rb_status rb_box_filter(rb_context *ctx, int size_x, int size_y, rb_boundary bou
         return rb_error(ctx, RB_ERR_UNSUPPORTED, "box filter: only host memory is supported");
     if (in->format == RB_F64 || out->format == RB_F64)
         return rb_error(ctx, RB_ERR_UNSUPPORTED, "box filter: F64 images are not supported");
+    uint64_t n_missing;
+    if (ctx->nan_mode == RB_NAN_MISSING && (n_missing = rb_missing_count(in)) > 0)
+        return rb_missing_box(ctx, size_x, size_y, boundary, in, out, n_missing);
 
     /* Bands write rows that other bands still read: filtering in place reads a
      * copy of the input in its own format (the only whole-image buffer). */

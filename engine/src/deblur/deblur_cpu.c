@@ -17,6 +17,7 @@
 #include "deblur_internal.h"
 #include "pixel_convert.h"
 #include "plan_build.h"
+#include "missing_data.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -256,6 +257,9 @@ rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out
         return rb_error(ctx, RB_ERR_UNSUPPORTED, "deblur: images must be in host memory");
     if (in->format == RB_F64 || out->format == RB_F64)
         return rb_error(ctx, RB_ERR_UNSUPPORTED, "deblur: F64 images are not supported (U8, U16, F32)");
+    uint64_t n_missing; /* a deblur filter has negative lobes: no normalised filtering */
+    if (ctx->nan_mode == RB_NAN_MISSING && (n_missing = rb_missing_count(in)) > 0)
+        return rb_missing_refuse(ctx, "deblur", n_missing);
 
     const long W = p->width, H = p->height, ch = p->channels, P = p->margin;
     int maxr = 1;
