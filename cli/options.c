@@ -280,6 +280,8 @@ int cli_apply_context_settings(rb_context *ctx, const rb_settings *s)
 {
     if (rb_context_set_backend(ctx, (rb_backend)rb_settings_int(s, "backend")) != RB_OK)
         return -1;
+    if (rb_context_set_nan_mode(ctx, (rb_nan_mode)rb_settings_int(s, "nan")) != RB_OK) /* missing without it */
+        return -1;
     if (rb_settings_given(s, "threads") && rb_context_set_threads(ctx, rb_settings_int(s, "threads")) != RB_OK)
         return -1;
     return 0;

@@ -303,6 +303,8 @@ static rb_status run_engine(rb_context *ctx, const rb_settings *s, rb_image *img
     rb_status st = RB_OK;
     if (rb_op_setting(s->op, "backend"))
         st = rb_context_set_backend(ctx, (rb_backend)rb_settings_int(s, "backend"));
+    if (st == RB_OK) /* 0 (missing) for ops without the setting */
+        st = rb_context_set_nan_mode(ctx, (rb_nan_mode)rb_settings_int(s, "nan"));
     if (st == RB_OK && rb_op_setting(s->op, "threads"))
         st = rb_context_set_threads(ctx, rb_settings_int(s, "threads"));
     if (st != RB_OK)

@@ -105,7 +105,9 @@ static rb_status blur_plan(rb_context *ctx, const void *vals, int w, int h, int 
     rb_boundary boundary;
     rb_filter *f = NULL;
     rb_plan *p = NULL;
-    rb_status st = rbg_make_filter(ctx, v, &f, &boundary);
+    rb_status st = rb_context_set_nan_mode(ctx, (rb_nan_mode)v->nan);
+    if (st == RB_OK)
+        st = rbg_make_filter(ctx, v, &f, &boundary);
     if (st == RB_OK)
         st = rb_plan_create(ctx, f, boundary, w, h, channels, &p);
     *filter = f;

@@ -42,6 +42,7 @@ void rbg_vals_defaults_for(RbgVals *v, int operation)
     v->boundary = b.mode;
     v->constant = b.value;
     v->backend = rb_settings_int(&s, "backend");
+    v->nan = rb_settings_int(&s, "nan");
     /* RB_SETTING_HOST_DEFAULT: GIMP's own blurs filter linear light */
     v->linear = 1;
     v->lock_sigma = 1;
@@ -69,6 +70,7 @@ rb_status rbg_vals_to_settings(rb_context *ctx, const RbgVals *v, rb_settings *s
     SET("degree", v->operation == RBG_OP_BSPLINE5 ? 5 : 3);
     SET("backend", v->backend);
     SET("linear", v->linear != 0);
+    SET("nan", v->nan);
 #undef SET
     if (st == RB_OK && rb_op_setting(op, "signature"))
         st = rb_settings_set(ctx, s, "signature", v->signature);
@@ -108,6 +110,8 @@ rb_status rbg_vals_from_settings(const rb_settings *s, RbgVals *v)
     }
     if (rb_settings_given(s, "backend"))
         v->backend = rb_settings_int(s, "backend");
+    if (rb_settings_given(s, "nan"))
+        v->nan = rb_settings_int(s, "nan");
     if (rb_settings_given(s, "linear"))
         v->linear = rb_settings_int(s, "linear");
     return RB_OK;

@@ -34,6 +34,8 @@ typedef struct {
     int    linear;        /* filter in linear light ("RaGaBaA float") */
     int    lock_sigma;    /* dialog only: chain button state */
     int    preview;       /* dialog only: preview toggle */
+    int    nan;           /* an rb_nan_mode (table: "nan"); not a PDB argument: a float
+                             layer's NaN is missing data unless a preset says otherwise */
 } RbgVals;
 
 /* The table's operation of a PDB operation value (NULL when out of range). */

@@ -222,6 +222,8 @@ ModuleExport size_t recblurImage(Image **images, const int argc, const char **ar
     rb_op_id op = o.settings.op->id;
     int linear = rb_settings_int(&o.settings, "linear"); /* 0 for ops without it */
     rb_status st = rb_context_set_backend(ctx, (rb_backend)rb_settings_int(&o.settings, "backend"));
+    if (st == RB_OK) /* nan=missing|propagate (HDRI builds hold NaN; Q16 non-HDRI never does) */
+        st = rb_context_set_nan_mode(ctx, (rb_nan_mode)rb_settings_int(&o.settings, "nan"));
     /* threads=N, else ImageMagick's thread limit (-limit thread N, MAGICK_THREAD_LIMIT). */
     MagickSizeType threads = GetMagickResourceLimit(ThreadResource);
     if (st == RB_OK && rb_settings_given(&o.settings, "threads"))

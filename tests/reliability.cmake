@@ -17,3 +17,7 @@ add_test(NAME cli_hostile COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_hostile_cl
 set_tests_properties(cli_hostile PROPERTIES
   SKIP_RETURN_CODE 77
   ENVIRONMENT "RECBLUR=$<TARGET_FILE:recblur_cli>;CLI_REF=$<TARGET_FILE:test_cli_ref>;SRC=${PROJECT_SOURCE_DIR};RECBLUR_PRESET_PATH=${PROJECT_SOURCE_DIR}/presets")
+
+# Missing data (issue 20): NaN samples filtered by normalised convolution
+# against a float64 reference, every boundary; refusals; Inf; propagate.
+rb_add_test(test_missing_data ${CMAKE_CURRENT_LIST_DIR}/test_missing_data.c ${CMAKE_CURRENT_LIST_DIR}/reference.c)

@@ -69,4 +69,31 @@ else
     echo "ok refused signature leaves the image unchanged"
 fi
 
+# NaN samples of a float buffer (issue 20): missing data by default (no NaN
+# out), IEEE spreading with nan=propagate (NaN out). A float TIFF made from
+# PFM by the CLI; the NaN counted back through PFM.
+nan_count() {
+    "$CLI" blur --sigma 0 "$1" "$1.pfm" && python3 -c '
+import math, struct, sys
+b = open(sys.argv[1], "rb").read(); p = b.split(maxsplit=4); n = int(p[1]) * int(p[2])
+print(sum(1 for s in struct.unpack("<%df" % n, b[len(b) - 4 * n:]) if math.isnan(s)))' "$1.pfm"
+}
+python3 -c '
+import struct
+w = h = 40
+v = [float("nan") if (x * 31 + y * 17) % 97 == 0 else ((x * 7 + y * 13) % 17) / 16.0 for y in range(h) for x in range(w)]
+open("nan.pfm", "wb").write(b"Pf\n40 40\n-1.0\n" + struct.pack("<%df" % (w * h), *v))'
+"$CLI" blur --sigma 0 nan.pfm nan.tif || bad "nan: no float TIFF"
+for mode in missing propagate; do
+    checks=$((checks + 1))
+    if ! "$GEGL" nan.tif -o "nan_$mode.tif" -- recblur:gaussian-blur sigma-x=3 sigma-y=3 nan=$mode 2>"nan_$mode.err"; then
+        bad "nan=$mode: gegl failed: $(cat "nan_$mode.err")"
+        continue
+    fi
+    n=$(nan_count "nan_$mode.tif")
+    if [ "$mode" = missing ] && [ "$n" = 0 ]; then echo "ok nan=missing: no NaN out"
+    elif [ "$mode" = propagate ] && [ "$n" -gt 0 ]; then echo "ok nan=propagate: $n NaN samples out (IEEE)"
+    else bad "nan=$mode: $n NaN samples out"; fi
+done
+
 host_done

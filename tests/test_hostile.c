@@ -422,6 +422,8 @@ static void fir_reference(const rb_axis_filter *fx, const rb_axis_filter *fy, rb
 static void test_nan_inf_fir(void **state)
 {
     (void)state;
+    /* IEEE behaviour is what --nan propagate asks for (test_missing_data: the default) */
+    assert_int_equal(rb_context_set_nan_mode(ctx, RB_NAN_PROPAGATE), RB_OK);
     const int w = 64, h = 48;
     rb_filter *f = NULL;
     assert_int_equal(rb_filter_gaussian(ctx, 1.0, 1.5, RB_GAUSSIAN_DEFAULT, &f), RB_OK);
@@ -469,15 +471,17 @@ static void test_nan_inf_fir(void **state)
         assert_true(maxerr < 1e-5);
     }
     rb_filter_destroy(f);
+    assert_int_equal(rb_context_set_nan_mode(ctx, RB_NAN_MISSING), RB_OK);
 }
 
-/* A recursive filter reaches the whole line: a NaN in one channel may make
+/* --nan propagate: a recursive filter reaches the whole line: a NaN in one channel may make
  * that channel non-finite everywhere (documented), but the NaN pixel never
  * comes out as a number in float output, it becomes 0 in 8/16-bit output,
  * and the other channels are finite and right. */
 static void test_nan_iir_channels(void **state)
 {
     (void)state;
+    assert_int_equal(rb_context_set_nan_mode(ctx, RB_NAN_PROPAGATE), RB_OK);
     const int w = 40, h = 30, ch = 3;
     double g, p1[2] = {0.8, 0.5};
     rb_axis_filter a = real_poles(p1, 2, 1.0, &g);
@@ -527,6 +531,7 @@ static void test_nan_iir_channels(void **state)
     free(din);
     free(ref);
     rb_filter_destroy(f);
+    assert_int_equal(rb_context_set_nan_mode(ctx, RB_NAN_MISSING), RB_OK);
 }
 
 /* ------------------------------------------------------------- stability */

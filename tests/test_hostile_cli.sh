@@ -157,7 +157,7 @@ for i in range(hdr_end, len(b), 4):
 open(sys.argv[2], "wb").write(bytes(b))
 PYEOF
 for bnd in clamp mirror periodic zero; do
-  if "$R" blur $CPU --sigma 1 --boundary $bnd "$T/nan.pfm" "$T/nan-out.pfm" 2>"$T/stderr" &&
+  if "$R" blur $CPU --nan propagate --sigma 1 --boundary $bnd "$T/nan.pfm" "$T/nan-out.pfm" 2>"$T/stderr" &&
      "$R" blur $CPU --sigma 1 --boundary $bnd "$T/clean.pfm" "$T/clean-out.pfm" 2>>"$T/stderr"; then
     read -r outside inside worst < <(pfm_py nanfar "$T/nan-out.pfm" "$T/clean-out.pfm" 6)
     if "$PY" -c "import sys; sys.exit(not ($worst < 1e-6 and $inside > 0))"; then
@@ -165,7 +165,7 @@ for bnd in clamp mirror periodic zero; do
     else fail "NaN/Inf $bnd: outside max diff $worst, $inside non-finite near"; fi
   else fail "NaN/Inf $bnd: $(cat "$T/stderr")"; fi
 done
-if "$R" blur $CPU --sigma 8 "$T/nan.pfm" "$T/nan-iir.pfm" 2>"$T/stderr"; then
+if "$R" blur $CPU --nan propagate --sigma 8 "$T/nan.pfm" "$T/nan-iir.pfm" 2>"$T/stderr"; then
   pass "NaN/Inf pixels, sigma 8 (recursive): runs (non-finite count $(pfm_py stats "$T/nan-iir.pfm" | cut -d' ' -f4), documented)"
 else fail "NaN/Inf with a recursive filter: $(cat "$T/stderr")"; fi
 

@@ -92,6 +92,21 @@ rb_status rb_context_set_backend(rb_context *ctx, rb_backend backend);
 rb_status rb_context_set_threads(rb_context *ctx, int threads); /* 0 = all cores */
 void rb_context_set_progress(rb_context *ctx, rb_progress_fn fn, void *user);
 void rb_context_set_log(rb_context *ctx, rb_log_fn fn, void *user);
+/* What NaN samples of a float image mean (docs/RELIABILITY.md, "Missing data").
+ * MISSING (the default): a NaN is an unknown sample of its channel. rb_execute
+ * and rb_box_filter filter the data with those samples set to 0 and the
+ * validity weights (1 known, 0 missing) the same way, and divide (normalised
+ * convolution): every output with valid data within the filter's reach is
+ * finite; one with none (weights' filter below 1e-5 of the filter's DC gain)
+ * is NaN. Images without NaN run the ordinary path (a scan only). Filters
+ * whose impulse response goes negative (B-spline prefilters, some
+ * signatures, deblur) refuse NaN input in this mode: the division means
+ * nothing there. +-Inf are data, not missing.
+ * PROPAGATE: IEEE arithmetic, as the filter computes it (one NaN reaches the
+ * whole line of a recursive filter). Images in device memory and
+ * rb_recurrence_1d always run this way. */
+typedef enum { RB_NAN_MISSING = 0, RB_NAN_PROPAGATE } rb_nan_mode;
+rb_status rb_context_set_nan_mode(rb_context *ctx, rb_nan_mode mode);
 /* The last error message of this context ("" when none). */
 const char *rb_context_error(const rb_context *ctx);
 /* Parse "auto" | "cpu" | "cuda". */

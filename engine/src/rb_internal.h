@@ -20,6 +20,7 @@ struct rb_context {
     void *progress_user;
     rb_log_fn log;
     void *log_user;
+    rb_nan_mode nan_mode;        /* what NaN samples mean (api/missing_data.c) */
     rb_switches sw;              /* the run-time switches, read at creation (switches.h) */
     char error[1024];
 };

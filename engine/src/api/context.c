@@ -44,6 +44,16 @@ rb_status rb_context_set_threads(rb_context *ctx, int threads)
     return RB_OK;
 }
 
+rb_status rb_context_set_nan_mode(rb_context *ctx, rb_nan_mode mode)
+{
+    if (!ctx)
+        return RB_ERR_NULL;
+    if (mode != RB_NAN_MISSING && mode != RB_NAN_PROPAGATE)
+        return rb_error(ctx, RB_ERR_ARGUMENT, "unknown NaN mode %d (missing or propagate)", (int)mode);
+    ctx->nan_mode = mode;
+    return RB_OK;
+}
+
 void rb_context_set_progress(rb_context *ctx, rb_progress_fn fn, void *user)
 {
     if (!ctx)

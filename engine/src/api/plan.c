@@ -2,6 +2,7 @@
  * route comes from route.c; a CUDA device failure under AUTO falls back to
  * the CPU and says so). */
 #include "plan_build.h"
+#include "missing_data.h"
 
 #include <limits.h>
 #include <math.h>
@@ -166,6 +167,9 @@ rb_status rb_execute(rb_plan *plan, const rb_image *in, rb_image *out)
     if (in->memory == RB_MEMORY_HOST && out->memory == RB_MEMORY_HOST && partial_overlap(in, out))
         return rb_error(ctx, RB_ERR_ARGUMENT,
                         "input and output images overlap without being the same buffer");
+    uint64_t n_missing;
+    if (ctx->nan_mode == RB_NAN_MISSING && (n_missing = rb_missing_count(in)) > 0)
+        return rb_missing_execute(plan, in, out, n_missing);
     s = plan->backend->execute(plan, in, out);
     if (s == RB_ERR_DEVICE && plan->backend != &rb_backend_cpu && ctx->backend == RB_BACKEND_AUTO &&
         in->memory == RB_MEMORY_HOST && out->memory == RB_MEMORY_HOST) {

@@ -7,6 +7,7 @@
  * added, the row leaving subtracted, both converted as they are read); each
  * output row is then a window of that row's prefix sums. Sums are in double,
  * so 8- and 16-bit results land on the rounding floor. */
+#include "missing_data.h"
 #include "pixel_convert.h"
 #include "parallel.h"
 
@@ -246,6 +247,9 @@ rb_status rb_box_filter(rb_context *ctx, int size_x, int size_y, rb_boundary bou
     rb_status s = rb_host_images_check(ctx, in, out, w, h, ch, "box filter");
     if (s != RB_OK)
         return s;
+    uint64_t n_missing;
+    if (ctx->nan_mode == RB_NAN_MISSING && (n_missing = rb_missing_count(in)) > 0)
+        return rb_missing_box(ctx, size_x, size_y, boundary, in, out, n_missing);
 
     /* Bands write rows that other bands still read: filtering in place reads a
      * copy of the input in its own format (the only whole-image buffer). */

@@ -17,6 +17,7 @@
 #include "deblur_internal.h"
 #include "pixel_convert.h"
 #include "plan_build.h"
+#include "missing_data.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -253,6 +254,9 @@ rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out
     rb_status st = rb_host_images_check(ctx, in, out, p->width, p->height, p->channels, "deblur");
     if (st != RB_OK)
         return st;
+    uint64_t n_missing; /* a deblur filter has negative lobes: no normalised filtering */
+    if (ctx->nan_mode == RB_NAN_MISSING && (n_missing = rb_missing_count(in)) > 0)
+        return rb_missing_refuse(ctx, "deblur", n_missing);
 
     const long W = p->width, H = p->height, ch = p->channels, P = p->margin;
     int maxr = 1;

@@ -121,6 +121,16 @@ static const rb_setting_desc s_backend = {
 static const rb_setting_desc s_threads = {
     .key = "threads", .type = RB_SETTING_INTEGER, .min = 0, .max = 4096, .def = 0,
     .label = "CPU threads", .help = "CPU threads (0 = all cores)", .flags = RB_SETTING_ADVANCED};
+static const rb_choice nan_choices[] = {
+    {"missing", RB_NAN_MISSING, "Missing data (filled from neighbours)"},
+    {"propagate", RB_NAN_PROPAGATE, "Propagate (IEEE)"},
+    {NULL, 0, NULL}};
+static const rb_setting_desc s_nan = {
+    .key = "nan", .type = RB_SETTING_CHOICE, .def = RB_NAN_MISSING, .choices = nan_choices,
+    .label = "NaN samples",
+    .help = "float NaN samples: missing (filtered as unknown data, from the valid samples in reach) "
+            "or propagate (IEEE: a NaN spreads along the filter's reach)",
+    .flags = RB_SETTING_ADVANCED};
 static const rb_setting_desc s_linear = {
     .key = "linear", .type = RB_SETTING_BOOL, .def = 0, .label = "Linear light",
     .help = "filter sRGB-encoded colour in linear light (decode, filter, encode)",
@@ -128,16 +138,16 @@ static const rb_setting_desc s_linear = {
     .flags = RB_SETTING_HOST_DEFAULT};
 
 static const rb_setting_desc *const blur_settings[] = {
-    &s_sigma, &s_sigma_x, &s_sigma_y, &s_accurate, &s_boundary, &s_linear, &s_backend, &s_threads};
+    &s_sigma, &s_sigma_x, &s_sigma_y, &s_accurate, &s_boundary, &s_nan, &s_linear, &s_backend, &s_threads};
 static const rb_setting_desc *const filter_settings[] = {
-    &s_signature, &s_direction, &s_axes, &s_boundary, &s_linear, &s_backend, &s_threads};
+    &s_signature, &s_direction, &s_axes, &s_boundary, &s_nan, &s_linear, &s_backend, &s_threads};
 static const rb_setting_desc *const bspline_settings[] = {
-    &s_degree, &s_boundary, &s_linear, &s_backend, &s_threads};
+    &s_degree, &s_boundary, &s_nan, &s_linear, &s_backend, &s_threads};
 static const rb_setting_desc *const sat_settings[] = {&s_backend, &s_threads};
 static const rb_setting_desc *const box_settings[] = {
-    &s_size, &s_size_x, &s_size_y, &s_boundary, &s_backend, &s_threads};
+    &s_size, &s_size_x, &s_size_y, &s_boundary, &s_nan, &s_backend, &s_threads};
 static const rb_setting_desc *const deblur_settings[] = {
-    &s_psf_sigma, &s_noise, &s_window, &s_fir_only, &s_boundary, &s_backend, &s_threads};
+    &s_psf_sigma, &s_noise, &s_window, &s_fir_only, &s_boundary, &s_nan, &s_backend, &s_threads};
 static const rb_setting_desc *const design_deblur_settings[] = {
     &s_psf_sigma, &s_noise, &s_window, &s_fir_only, &s_description, &s_boundary, &s_backend,
     &s_threads};
