@@ -19,9 +19,9 @@
 #include "pixel_convert.h"
 #include "line_solver.h"
 #include "strip_carries.h"
+#include "parallel.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -437,35 +437,45 @@ typedef struct lane_job {
     void (*fn)(struct lane_job *);
 } lane_job;
 
-static void *lane_job_main(void *arg)
+/* The slices of one fan-out: slice t of n items, for rb_parallel_for. */
+typedef struct {
+    lane_job jobs[16];
+    long n;
+    int nt;
+} lane_fanout;
+
+static void lane_slice(void *user, int t)
 {
-    lane_job *j = arg;
+    lane_fanout *f = user;
+    lane_job *j = &f->jobs[t];
+    j->l0 = f->n * t / f->nt;
+    j->l1 = f->n * (t + 1) / f->nt;
     j->fn(j);
-    return NULL;
 }
 
-/* Run fn on nt slices of the lanes (the caller runs the first); 0 when a
+/* Run fn on nt slices of n items (job t a copy of proto with its slice; when
+ * slot_is_thread, stop_u is the slice's index: its scratch slot). 0 when a
  * slice failed. */
+static int run_slices(const lane_job *proto, long n, int nt, int slot_is_thread)
+{
+    lane_fanout f = {.n = n, .nt = nt};
+    for (int t = 0; t < nt; t++) {
+        f.jobs[t] = *proto;
+        if (slot_is_thread)
+            f.jobs[t].stop_u = t;
+    }
+    rb_parallel_for(nt, nt, lane_slice, &f);
+    int ok = 1;
+    for (int t = 0; t < nt; t++)
+        ok = ok && f.jobs[t].ok;
+    return ok;
+}
+
+/* Run fn on the stream's thread count of slices of the lanes. */
 static int run_lanes(rb_stream *st, void (*fn)(lane_job *), int k, long stop_u)
 {
-    lane_job jobs[16];
-    pthread_t tid[16];
-    int started[16] = {0}, nt = st->nt, ok = 1;
-    for (int t = 0; t < nt; t++) {
-        jobs[t] = (lane_job){st, st->L * t / nt, st->L * (t + 1) / nt, k, stop_u, 1, fn};
-        if (t > 0)
-            started[t] = pthread_create(&tid[t], NULL, lane_job_main, &jobs[t]) == 0;
-    }
-    fn(&jobs[0]);
-    for (int t = 1; t < nt; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            fn(&jobs[t]); /* no thread: its share here */
-    }
-    for (int t = 0; t < nt; t++)
-        ok = ok && jobs[t].ok;
-    return ok;
+    const lane_job proto = {st, 0, 0, k, stop_u, 1, fn};
+    return run_slices(&proto, st->L, st->nt, 0);
 }
 
 /* Where segment k of the domain starts and ends (the last ends at H + D
@@ -764,21 +774,8 @@ static void rows_job(lane_job *j)
 
 static void pass2_rows(rb_stream *st, long rows)
 {
-    lane_job jobs[16];
-    pthread_t tid[16];
-    int started[16] = {0}, nt = st->nt < rows ? st->nt : (int)rows;
-    for (int t = 0; t < nt; t++) {
-        jobs[t] = (lane_job){st, rows * t / nt, rows * (t + 1) / nt, 0, t, 1, rows_job};
-        if (t > 0)
-            started[t] = pthread_create(&tid[t], NULL, lane_job_main, &jobs[t]) == 0;
-    }
-    rows_job(&jobs[0]);
-    for (int t = 1; t < nt; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            rows_job(&jobs[t]);
-    }
+    const lane_job proto = {st, 0, 0, 0, 0, 1, rows_job};
+    run_slices(&proto, rows, st->nt < rows ? st->nt : (int)rows, 1);
 }
 
 rb_status rb_stream_produce(rb_stream *st, const rb_image *in, rb_image *out, int y0)

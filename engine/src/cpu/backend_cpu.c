@@ -1,12 +1,12 @@
 /* The multi-threaded CPU back end: image -> float working buffer, the exact
  * line solver on bundles of columns then bundles of rows, -> image.
- * Threads are plain pthreads created and joined inside each call (no pool,
+ * Threads come from rb_parallel_for, created and joined inside each call (no pool,
  * no global state: ImageMagick unloads the module after every use). */
 #include "cpu_sweep.h"
 #include "line_solver.h"
+#include "parallel.h"
 #include "pixel_convert.h"
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,19 +179,17 @@ static void run_bundle(const pass_desc *pd, long b, rb_lane *X, rb_lane *Wk)
     }
 }
 
-static void *worker_main(void *arg)
+/* Worker t runs its own run of bundles with its own scratch. */
+static void worker_task(void *user, int t)
 {
-    worker *wk = arg;
+    worker *wk = (worker *)user + t;
     for (long b = wk->b0; b < wk->b1; b++)
         run_bundle(wk->pd, b, wk->x, wk->w);
-    return NULL;
 }
 
 /* Run bundles [b0, b1) split across nt workers (the caller is one of them). */
 static void run_range(worker *wks, int nt, const pass_desc *pd, long b0, long b1)
 {
-    pthread_t tid[256];
-    int started[256] = {0};
     long cnt = b1 - b0;
     if (nt > cnt)
         nt = (int)(cnt > 0 ? cnt : 1);
@@ -200,15 +198,7 @@ static void run_range(worker *wks, int nt, const pass_desc *pd, long b0, long b1
         wks[t].b0 = b0 + cnt * t / nt;
         wks[t].b1 = b0 + cnt * (t + 1) / nt;
     }
-    for (int t = 1; t < nt; t++)
-        started[t] = pthread_create(&tid[t], NULL, worker_main, &wks[t]) == 0;
-    worker_main(&wks[0]);
-    for (int t = 1; t < nt; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            worker_main(&wks[t]); /* could not start a thread: do its share here */
-    }
+    rb_parallel_for(nt, nt, worker_task, wks);
 }
 
 typedef struct {
