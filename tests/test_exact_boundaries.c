@@ -363,16 +363,6 @@ static float *engine_run(rb_context *ctx, const rb_axis_filter *fx, const rb_axi
     return out;
 }
 
-static double rel_rms_f(const float *a, const float *b, size_t n)
-{
-    double num = 0, den = 0;
-    for (size_t i = 0; i < n; i++) {
-        num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
-        den += (double)b[i] * b[i];
-    }
-    return sqrt(num / (den > 0 ? den : 1));
-}
-
 /* Periodic output is shift invariant (no seam anywhere), and the wrap-around
  * differences look like interior differences. */
 static void test_periodic_seamless(void **state)
@@ -460,7 +450,7 @@ static void test_mirror_doubled(void **state)
                         qp[(y * w + x) * ch + c] = op[(y * W + x) * ch + c];
                     }
                 }
-        double e1 = rel_rms_f(q, o, (size_t)w * h * ch), e2 = rel_rms_f(qp, o, (size_t)w * h * ch);
+        double e1 = tu_rel_rms_f(q, o, (size_t)w * h * ch), e2 = tu_rel_rms_f(qp, o, (size_t)w * h * ch);
         double e3 = sqrt(sym / (den > 0 ? den : 1));
         printf("mirror %dx%dx%d: doubled-mirror %.3g, doubled-periodic %.3g, symmetry %.3g%s\n", w,
                h, ch, e1, e2, e3, symmetric ? "" : " (not checked: odd filter)");

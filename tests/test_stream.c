@@ -122,16 +122,6 @@ static rb_status run_strips(rb_plan *plan, const rb_image *in, rb_image *out, in
     return s;
 }
 
-static double rel_rms_f(const float *a, const float *b, size_t n)
-{
-    double num = 0, den = 0;
-    for (size_t i = 0; i < n; i++) {
-        num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
-        den += (double)b[i] * b[i];
-    }
-    return den > 0 ? sqrt(num / den) : sqrt(num);
-}
-
 static const rb_boundary_mode modes[] = {RB_BOUNDARY_ZERO, RB_BOUNDARY_CONSTANT, RB_BOUNDARY_CLAMP,
                                          RB_BOUNDARY_PERIODIC, RB_BOUNDARY_MIRROR, RB_BOUNDARY_NONE};
 
@@ -184,7 +174,7 @@ static void test_random_filters(void **state)
                         if (s != RB_OK)
                             print_error("%s\n", rb_context_error(ctx));
                         assert_int_equal(s, RB_OK);
-                        double e = rel_rms_f(y2, y1, n);
+                        double e = tu_rel_rms_f(y2, y1, n);
                         assert_int_equal(ref_filter_image(&ax.f, &ay.f, b, xd, yr, w, h, ch), 0);
                         double er = 0, den = 0;
                         for (size_t i = 0; i < n; i++) {
@@ -305,7 +295,7 @@ static void test_wide_gaussian(void **state)
             /* the route this test is about */
             assert_int_equal(rb_axis_plan_route(&plan->cols), RB_AXIS_ROUTE_PADDED);
             assert_int_equal(ref_filter_image(&fx, &fy, b, xd, yr, w, h, 1), 0);
-            double e = rel_rms_f(y2, y1, n), er = 0, den = 0;
+            double e = tu_rel_rms_f(y2, y1, n), er = 0, den = 0;
             for (size_t i = 0; i < n; i++) {
                 er += (y2[i] - yr[i]) * (y2[i] - yr[i]);
                 den += yr[i] * yr[i];
@@ -359,7 +349,7 @@ static void test_threads(void **state)
         }
         rb_context_set_threads(ctx, 0);
         assert_memory_equal(y2, y3, n * 4); /* lanes are independent: bit for bit */
-        double e = rel_rms_f(y3, y1, n);
+        double e = tu_rel_rms_f(y3, y1, n);
         if (e > 1e-5)
             print_error("%s: %dx%dx%d off by %.2e\n", rb_boundary_name(modes[mi]), w, h, ch, e);
         assert_true(e <= 1e-5);

@@ -89,6 +89,17 @@ static inline void tu_fill_random(void *data, rb_format fmt, size_t count)
     }
 }
 
+/* Relative RMS of float a against float b (absolute where b is all zero). */
+static inline double tu_rel_rms_f(const float *a, const float *b, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+        den += (double)b[i] * b[i];
+    }
+    return sqrt(num / (den > 0 ? den : 1));
+}
+
 static inline double tu_sample(const void *data, rb_format fmt, size_t i)
 {
     switch (fmt) {
