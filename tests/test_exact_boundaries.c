@@ -17,84 +17,10 @@
 #include "cpu_sweep.h"
 #include "axis_route.h"
 
-typedef struct {
-    rb_axis_filter f;
-    double taps[16];
-} test_axis;
 
 static const char *variant_names[] = {"symmetric", "symmetric+even FIR", "different c/a",
                                       "causal-only", "anticausal-only", "asymmetric FIR",
                                       "FIR only"};
-
-/* A DC gain for a random axis: 0.3..3, negative one time in five. A unit
- * gain everywhere hid every formula that forgets a gain (the constant row
- * value times the column pass' gain, the sweep's mean shift). */
-static double random_dc_gain(void)
-{
-    double g = 0.3 + 2.7 * tu_uniform();
-    return tu_uniform() < 0.2 ? -g : g;
-}
-
-/* A random axis of the given variant, of a random DC gain. */
-static void random_axis(test_axis *t, int order, double pmax, int variant)
-{
-    memset(t, 0, sizeof *t);
-    rb_axis_filter *f = &t->f;
-    int co = order, ao = order;
-    if (variant == 2) {
-        if (tu_uniform() < 0.5)
-            co = tu_int(1, order);
-        else
-            ao = tu_int(1, order);
-    }
-    if (variant == 3)
-        ao = 0;
-    if (variant == 4)
-        co = 0;
-    if (variant == 6)
-        co = ao = 0;
-    f->causal_order = co;
-    f->anticausal_order = ao;
-    if (co)
-        tu_random_feedback(co, pmax, f->causal);
-    if (ao) {
-        if (variant == 2 || variant == 4)
-            tu_random_feedback(ao, pmax, f->anticausal);
-        else
-            memcpy(f->anticausal, f->causal, sizeof(double) * (size_t)ao);
-    }
-    int lo = 0, hi = 0;
-    if (variant == 1 || variant == 6) {
-        hi = tu_int(1, 3);
-        lo = -hi;
-    } else if (variant == 5) {
-        lo = -tu_int(0, 3);
-        hi = tu_int(0, 3);
-        if (lo == 0 && hi == 0)
-            hi = 2;
-    }
-    double sum = 0.0;
-    for (int k = lo; k <= hi; k++) {
-        double v = 0.2 + tu_uniform();
-        if (variant == 1 || variant == 6) {
-            if (k > 0)
-                v = t->taps[-k - lo];
-        }
-        t->taps[k - lo] = v;
-        sum += v;
-    }
-    double sc = 1.0, sa = 1.0;
-    for (int k = 0; k < co; k++)
-        sc -= f->causal[k];
-    for (int k = 0; k < ao; k++)
-        sa -= f->anticausal[k];
-    double gain = random_dc_gain();
-    for (int k = lo; k <= hi; k++)
-        t->taps[k - lo] *= gain * sc * sa / sum;
-    f->fir = t->taps;
-    f->fir_lo = lo;
-    f->fir_hi = hi;
-}
 
 typedef struct {
     int w, h;
@@ -280,9 +206,9 @@ static void random_cases(double pmax, double tol)
                 }
                 int ch = tu_int(1, 4);
                 int vx = tu_int(0, 6), vy = tu_int(0, 6);
-                test_axis ax, ay;
-                random_axis(&ax, order, pmax, vx);
-                random_axis(&ay, tu_int(1, order), pmax, vy);
+                tu_axis ax, ay;
+                tu_random_axis(&ax, order, pmax, vx);
+                tu_random_axis(&ay, tu_int(1, order), pmax, vy);
                 const rb_axis_filter *fx = &ax.f, *fy = &ay.f;
                 double u = tu_uniform();
                 if (u < 0.1)
@@ -333,9 +259,9 @@ static void test_u16(void **state)
     (void)state;
     rb_context *ctx;
     assert_int_equal(rb_context_create(&ctx), RB_OK);
-    test_axis ax, ay;
-    random_axis(&ax, 3, 0.9, 0);
-    random_axis(&ay, 2, 0.9, 1);
+    tu_axis ax, ay;
+    tu_random_axis(&ax, 3, 0.9, 0);
+    tu_random_axis(&ay, 2, 0.9, 1);
     rb_boundary b = {RB_BOUNDARY_CLAMP, 0};
     double err = run_case(ctx, &ax.f, &ay.f, b, 64, 48, 3, RB_U16, "u16 clamp");
     printf("u16 clamp: relative RMS %.3g\n", err);
@@ -371,9 +297,9 @@ static void test_periodic_seamless(void **state)
     rb_context *ctx;
     assert_int_equal(rb_context_create(&ctx), RB_OK);
     const int w = 73, h = 41, ch = 2, dx = 30, dy = 17;
-    test_axis ax, ay;
-    random_axis(&ax, 4, 0.9, 0);
-    random_axis(&ay, 3, 0.9, 2);
+    tu_axis ax, ay;
+    tu_random_axis(&ax, 4, 0.9, 0);
+    tu_random_axis(&ay, 3, 0.9, 2);
     float *in = malloc(sizeof(float) * w * h * ch), *sh = malloc(sizeof(float) * w * h * ch);
     for (int i = 0; i < w * h * ch; i++)
         in[i] = (float)tu_uniform();
@@ -416,12 +342,12 @@ static void test_mirror_doubled(void **state)
     assert_int_equal(rb_context_create(&ctx), RB_OK);
     for (int rep = 0; rep < 6; rep++) {
         int w = tu_int(1, 40), h = tu_int(1, 40), ch = tu_int(1, 3), W = 2 * w, H = 2 * h;
-        test_axis ax, ay;
+        tu_axis ax, ay;
         int vx = rep == 0 ? 0 : tu_int(0, 6), vy = rep == 0 ? 1 : tu_int(0, 6);
         /* only even filters (symmetric recursion, even FIR) keep mirror symmetry */
         int symmetric = (vx == 0 || vx == 1 || vx == 6) && (vy == 0 || vy == 1 || vy == 6);
-        random_axis(&ax, tu_int(1, 5), 0.9, vx);
-        random_axis(&ay, tu_int(1, 5), 0.9, vy);
+        tu_random_axis(&ax, tu_int(1, 5), 0.9, vx);
+        tu_random_axis(&ay, tu_int(1, 5), 0.9, vy);
         float *in = malloc(sizeof(float) * w * h * ch), *dbl = malloc(sizeof(float) * W * H * ch);
         for (int i = 0; i < w * h * ch; i++)
             in[i] = (float)tu_uniform();
@@ -524,7 +450,7 @@ static void test_sweep_wrap(void **state)
     double worst = 0.0;
     for (int m = 0; m < 2; m++)
         for (int k = 0; k < 6; k++, idx++) {
-            test_axis ax, ay;
+            tu_axis ax, ay;
             rb_axis_filter gx, gy;
             const rb_axis_filter *fx = &ax.f, *fy = &ay.f;
             rb_filter *g = NULL;
@@ -543,8 +469,8 @@ static void test_sweep_wrap(void **state)
                 /* the variants with both passes (the sweep route's) */
                 static const int both[] = {0, 1, 2, 5};
                 int vx = both[tu_int(0, 3)], vy = both[tu_int(0, 3)];
-                random_axis(&ax, tu_int(1, 4), 0.8, vx);
-                random_axis(&ay, tu_int(1, 4), 0.8, vy);
+                tu_random_axis(&ax, tu_int(1, 4), 0.8, vx);
+                tu_random_axis(&ay, tu_int(1, 4), 0.8, vy);
                 snprintf(label, sizeof label, "sweep %s %dx%dx%d x:%s y:%s pmax 0.8",
                          rb_boundary_name(wm[m]), w, h, ch, variant_names[vx], variant_names[vy]);
             }

@@ -18,63 +18,6 @@
 
 static rb_context *ctx;
 
-/* A random axis: variant 0 symmetric, 1 symmetric with an even FIR, 2
- * different causal/anticausal, 3 causal only, 4 anticausal only, 5 an
- * asymmetric FIR. Random DC gain (negative too). */
-typedef struct {
-    rb_axis_filter f;
-    double taps[16];
-} axis_t;
-
-static void random_axis(axis_t *t, int order, int variant)
-{
-    memset(t, 0, sizeof *t);
-    rb_axis_filter *f = &t->f;
-    int co = variant == 4 ? 0 : order, ao = variant == 3 ? 0 : order;
-    if (variant == 2)
-        co = tu_int(1, order);
-    f->causal_order = co;
-    f->anticausal_order = ao;
-    if (co)
-        tu_random_feedback(co, 0.9, f->causal);
-    if (ao) {
-        if (variant == 2 || variant == 4)
-            tu_random_feedback(ao, 0.9, f->anticausal);
-        else
-            memcpy(f->anticausal, f->causal, sizeof(double) * (size_t)ao);
-    }
-    int lo = 0, hi = 0;
-    if (variant == 1) {
-        hi = tu_int(1, 4);
-        lo = -hi;
-    } else if (variant == 5) {
-        lo = -tu_int(0, 3);
-        hi = tu_int(0, 3);
-        if (lo == 0 && hi == 0)
-            lo = -2;
-    }
-    double sum = 0;
-    for (int k = lo; k <= hi; k++) {
-        double v = 0.2 + tu_uniform();
-        if (variant == 1 && k > 0)
-            v = t->taps[-k - lo];
-        t->taps[k - lo] = v;
-        sum += v;
-    }
-    double sc = 1, sa = 1, g = 0.3 + 2.7 * tu_uniform();
-    if (tu_uniform() < 0.2)
-        g = -g;
-    for (int k = 0; k < co; k++)
-        sc -= f->causal[k];
-    for (int k = 0; k < ao; k++)
-        sa -= f->anticausal[k];
-    for (int k = lo; k <= hi; k++)
-        t->taps[k - lo] *= g * sc * sa / sum;
-    f->fir = t->taps;
-    f->fir_lo = lo;
-    f->fir_hi = hi;
-}
-
 /* The strip split: shape 0 one-row strips, 1 random heights 1..5, 2 equal
  * strips of q rows with a last short one, 3 a single strip. */
 static int make_split(int h, int shape, int *y0, int *rows)
@@ -138,9 +81,9 @@ static void test_random_filters(void **state)
                     const rb_boundary_mode mode = modes[mi];
                     const int hs[] = {1, 2, 3, 7, 13, 31, 40};
                     int w = tu_int(1, 9), h = hs[tu_int(0, 6)], ch = tu_int(1, 4);
-                    axis_t ax, ay;
-                    random_axis(&ax, tu_int(1, 5), tu_int(0, 5));
-                    random_axis(&ay, order, variant);
+                    tu_axis ax, ay;
+                    tu_random_axis(&ax, tu_int(1, 5), 0.9, tu_int(0, 5));
+                    tu_random_axis(&ay, order, 0.9, variant);
                     rb_filter *f;
                     assert_int_equal(rb_filter_create(ctx, &ax.f, &ay.f, &f), RB_OK);
                     rb_boundary b = {mode, (float)(tu_uniform() * 2 - 0.5)};

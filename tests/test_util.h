@@ -89,6 +89,84 @@ static inline void tu_fill_random(void *data, rb_format fmt, size_t count)
     }
 }
 
+/* A random filter axis and the FIR taps it points at. */
+typedef struct {
+    rb_axis_filter f;
+    double taps[16];
+} tu_axis;
+
+/* A DC gain for a random axis: 0.3..3, negative one time in five. A unit
+ * gain everywhere hid every formula that forgets a gain (the constant row
+ * value times the column pass' gain, the sweep's mean shift). */
+static inline double tu_random_dc_gain(void)
+{
+    double g = 0.3 + 2.7 * tu_uniform();
+    return tu_uniform() < 0.2 ? -g : g;
+}
+
+/* A random axis of the given variant (0 symmetric, 1 symmetric + even FIR,
+ * 2 different causal/anticausal, 3 causal only, 4 anticausal only,
+ * 5 asymmetric FIR, 6 FIR only), poles up to pmax, of a random DC gain. */
+static inline void tu_random_axis(tu_axis *t, int order, double pmax, int variant)
+{
+    memset(t, 0, sizeof *t);
+    rb_axis_filter *f = &t->f;
+    int co = order, ao = order;
+    if (variant == 2) {
+        if (tu_uniform() < 0.5)
+            co = tu_int(1, order);
+        else
+            ao = tu_int(1, order);
+    }
+    if (variant == 3)
+        ao = 0;
+    if (variant == 4)
+        co = 0;
+    if (variant == 6)
+        co = ao = 0;
+    f->causal_order = co;
+    f->anticausal_order = ao;
+    if (co)
+        tu_random_feedback(co, pmax, f->causal);
+    if (ao) {
+        if (variant == 2 || variant == 4)
+            tu_random_feedback(ao, pmax, f->anticausal);
+        else
+            memcpy(f->anticausal, f->causal, sizeof(double) * (size_t)ao);
+    }
+    int lo = 0, hi = 0;
+    if (variant == 1 || variant == 6) {
+        hi = tu_int(1, 3);
+        lo = -hi;
+    } else if (variant == 5) {
+        lo = -tu_int(0, 3);
+        hi = tu_int(0, 3);
+        if (lo == 0 && hi == 0)
+            hi = 2;
+    }
+    double sum = 0.0;
+    for (int k = lo; k <= hi; k++) {
+        double v = 0.2 + tu_uniform();
+        if (variant == 1 || variant == 6) {
+            if (k > 0)
+                v = t->taps[-k - lo];
+        }
+        t->taps[k - lo] = v;
+        sum += v;
+    }
+    double sc = 1.0, sa = 1.0;
+    for (int k = 0; k < co; k++)
+        sc -= f->causal[k];
+    for (int k = 0; k < ao; k++)
+        sa -= f->anticausal[k];
+    double gain = tu_random_dc_gain();
+    for (int k = lo; k <= hi; k++)
+        t->taps[k - lo] *= gain * sc * sa / sum;
+    f->fir = t->taps;
+    f->fir_lo = lo;
+    f->fir_hi = hi;
+}
+
 /* Relative RMS of float a against float b (absolute where b is all zero). */
 static inline double tu_rel_rms_f(const float *a, const float *b, size_t n)
 {
