@@ -8,200 +8,12 @@
  * directly, coalesced. Rows go through 32-row tiles in shared memory, so a
  * warp's loads and stores stay contiguous and no transpose is needed; the
  * tile is 32 pixels by all channels, so interleaved channels need no passes
- * of their own. */
-#include "rb_tiled.h"
-#include "rb_tiled_cols.cuh"
-#include "rb_tiled_rows.cuh"
-#include "rb_tiled_cols_rows.cuh"
-#include <stdlib.h>
-#include <string.h>
+ * of their own.
+ * The kernels and their launches are templates over the order in
+ * rb_tiled_launch.cuh, compiled one order per translation unit; this file
+ * dispatches on the run-time order. */
+#include "rb_tiled_orders.h"
 #include <type_traits>
-
-template <int R, typename CT>
-__global__ void __launch_bounds__(32)
-rb_tiled_chain_k(const rb_cuda_tiled f, const float *__restrict__ in, CT *__restrict__ car1,
-              CT *__restrict__ car2, const float *__restrict__ sums, float *__restrict__ mean,
-              size_t lanes)
-{
-    size_t lane = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (lane >= lanes) return;
-    rb_tiled_chain<R, CT>(f, in, car1, car2, sums, mean, lanes, lane);
-}
-
-/* The parallel chain (rb_tiled_chain.cuh, phases 0-5): a thread block holds
- * 32 lanes x RB_TILED_NG groups; threadIdx.x is the lane (coalesced carries),
- * threadIdx.y the group; the group states meet in shared memory. */
-template <int R, typename CT>
-__global__ void __launch_bounds__(32 * RB_TILED_NG)
-rb_tiled_pchain_k(const rb_cuda_tiled f, const rb_tiled_grp gp, const float *__restrict__ in, CT *__restrict__ car1,
-               CT *__restrict__ car2, const float *__restrict__ sums, float *__restrict__ mean, size_t lanes)
-{
-    __shared__ double sh[RB_TILED_NG * R * 32];
-    __shared__ double se[R * 32];
-    __shared__ double sm[RB_TILED_NG * 32];
-    const int l = threadIdx.x, g = threadIdx.y;
-    const size_t lane = (size_t)blockIdx.x * 32 + l;
-    const bool ok = lane < lanes;
-    double mu = 0.0, v[R];
-    if (f.b.ax.shift) {
-        if (ok) sm[g * 32 + l] = rb_tiled_pc_sum(f, gp, g, sums, lanes, lane);
-        __syncthreads();
-        if (g == 0 && ok) {
-            double s = 0.0;
-            for (int q = 0; q < RB_TILED_NG; ++q) s += sm[q * 32 + l];
-            const float mf = (float)(s / f.b.ax.n);
-            mean[lane] = mf;
-            se[l] = (double)mf * f.sumfird;
-        }
-        __syncthreads();
-        mu = se[l];
-        __syncthreads(); /* se is reused below */
-    } else if (g == 0 && ok) {
-        mean[lane] = 0.0f;
-    }
-    if (ok) {
-        rb_tiled_pc_zero_c<R, CT>(f, gp, g, car1, mu, lanes, lane, v);
-#pragma unroll
-        for (int k = 0; k < R; ++k) sh[(g * R + k) * 32 + l] = v[k];
-    }
-    __syncthreads();
-    if (g == 0 && ok) rb_tiled_pc_combine_c<R>(f, gp, in, lane, mu, sh + l, 32, se + l, 32);
-    __syncthreads();
-    if (ok) {
-        double S0[R];
-#pragma unroll
-        for (int k = 0; k < R; ++k) S0[k] = sh[(g * R + k) * 32 + l];
-        rb_tiled_pc_run_c<R, CT>(f, gp, g, car1, car2, mu, lanes, lane, S0, v);
-#pragma unroll
-        for (int k = 0; k < R; ++k) sh[(g * R + k) * 32 + l] = v[k];
-    }
-    __syncthreads();
-    if (g == 0 && ok) rb_tiled_pc_combine_a<R>(f, gp, sh + l, 32, se + l, 32);
-    __syncthreads();
-    if (ok) {
-#pragma unroll
-        for (int k = 0; k < R; ++k) v[k] = sh[(g * R + k) * 32 + l];
-        rb_tiled_pc_run_a<R, CT>(f, gp, g, car2, lanes, lane, v);
-    }
-}
-
-
-/* the carry arrays of one axis inside its scratch: car1, car2 ([blk][k][lane]), sums, mean */
-template <typename CT>
-struct rb_tiled_bufs {
-    CT *car1, *car2;
-    float *sums, *mean;
-    rb_tiled_bufs(const rb_cuda_tiled *f, float *carry, size_t lanes, int R)
-    {
-        const int nb = f->b.nb;
-        car1 = (CT *)carry;
-        car2 = car1 + (size_t)nb * R * lanes;
-        sums = (float *)(car2 + (size_t)nb * R * lanes);
-        mean = sums + (size_t)nb * lanes;
-    }
-};
-
-/* the shape of a stage-1 or final launch: n2 lane groups (columns) or row
- * tiles (rows) times nb blocks, bs threads a block */
-struct rb_tiled_geom {
-    unsigned grid, n2;
-    int bs;
-};
-
-/* grid 0 if it does not fit */
-static rb_tiled_geom rb_tiled_grid(const rb_cuda_tiled *f, size_t lanes)
-{
-    rb_tiled_geom g;
-    if (f->rows) {
-        g.n2 = (unsigned)((lanes / f->c + RB_TILED_TR(f->c) - 1) / RB_TILED_TR(f->c));
-        g.bs = RB_TILED_TR(f->c) * f->c;
-    } else {
-        g.n2 = (unsigned)((lanes + RB_TILED_COL_THREADS - 1) / RB_TILED_COL_THREADS);
-        g.bs = RB_TILED_COL_THREADS;
-    }
-    unsigned long long grid = (unsigned long long)g.n2 * f->b.nb;
-    g.grid = grid > 0x7fffffffull || g.n2 == 0 ? 0 : (unsigned)grid;
-    return g;
-}
-
-/* RGBA rows get their own instantiation (channel count known at compile time,
- * as c = 1) for float carries and float recursion, the common case; other
- * types keep the run-time count (fewer kernels to compile) */
-template <typename CT, typename IT>
-static constexpr bool rb_tiled_c4()
-{
-    return std::is_same<CT, float>::value && std::is_same<IT, float>::value;
-}
-
-template <int R, typename CT>
-static void rb_tiled_chain_launch(const rb_cuda_tiled *f, const float *in, const rb_tiled_bufs<CT> &m, size_t lanes,
-                               cudaStream_t s)
-{
-    if (f->dbl || f->seq_chain) {
-        rb_tiled_chain_k<R, CT><<<(unsigned)((lanes + 31) / 32), 32, 0, s>>>(*f, in, m.car1, m.car2, m.sums, m.mean,
-                                                                          lanes);
-    } else {
-        rb_tiled_grp gp;
-        rb_tiled_grp_init(f, &gp);
-        rb_tiled_pchain_k<R, CT><<<(unsigned)((lanes + 31) / 32), dim3(32, RB_TILED_NG), 0, s>>>(
-            *f, gp, in, m.car1, m.car2, m.sums, m.mean, lanes);
-    }
-}
-
-/* the row stage 1 over the row tiles of g (g.grid: their blocks but the
- * nskip from skip0, which the fused route made) */
-template <int R, typename CT, typename IT>
-static void rb_tiled_s1_rows_launch(const rb_cuda_tiled *f, const float *in, const rb_tiled_bufs<CT> &m, size_t lanes,
-                                 const rb_tiled_geom &g, int skip0, int nskip, cudaStream_t s)
-{
-    if (f->c == 1)
-        rb_tiled_s1_rows<R, CT, IT, 1><<<g.grid, g.bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, g.n2, skip0, nskip);
-    else if (f->c == 4 && rb_tiled_c4<CT, IT>())
-        rb_tiled_s1_rows<R, CT, IT, rb_tiled_c4<CT, IT>() ? 4 : 0><<<g.grid, g.bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums,
-                                                                                       lanes, g.n2, skip0, nskip);
-    else
-        rb_tiled_s1_rows<R, CT, IT, 0><<<g.grid, g.bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, g.n2, skip0, nskip);
-}
-
-template <int R, typename CT, typename IT>
-static void rb_tiled_final_launch(const rb_cuda_tiled *f, const float *in, float *out, const rb_tiled_bufs<CT> &m,
-                               size_t lanes, const rb_tiled_geom &g, cudaStream_t s)
-{
-    if (f->rows && f->c == 1)
-        rb_tiled_final_rows<R, CT, IT, 1><<<g.grid, g.bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, g.n2);
-    else if (f->rows && f->c == 4 && rb_tiled_c4<CT, IT>())
-        rb_tiled_final_rows<R, CT, IT, rb_tiled_c4<CT, IT>() ? 4 : 0><<<g.grid, g.bs, 0, s>>>(*f, in, out, m.car1, m.car2,
-                                                                                          m.mean, lanes, g.n2);
-    else if (f->rows)
-        rb_tiled_final_rows<R, CT, IT, 0><<<g.grid, g.bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, g.n2);
-    else rb_tiled_final_cols<R, CT, IT><<<g.grid, g.bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, g.n2);
-}
-
-/* the chain and the final stage of an axis whose stage 1 has run (events 0,
- * 1, 2 after stage 1, chain, final when profiling) */
-template <int R, typename CT, typename IT>
-static cudaError_t rb_tiled_chain_final(const rb_cuda_tiled *f, const float *in, float *out, const rb_tiled_bufs<CT> &m,
-                                     size_t lanes, const rb_tiled_geom &g, cudaStream_t s, cudaEvent_t *ev)
-{
-    if (ev) cudaEventRecord(ev[0], s);
-    rb_tiled_chain_launch<R, CT>(f, in, m, lanes, s);
-    if (ev) cudaEventRecord(ev[1], s);
-    rb_tiled_final_launch<R, CT, IT>(f, in, out, m, lanes, g, s);
-    if (ev) cudaEventRecord(ev[2], s);
-    return cudaGetLastError();
-}
-
-template <int R, typename CT, typename IT>
-static cudaError_t rb_tiled_launch(const rb_cuda_tiled *f, const float *in, float *out, float *carry,
-                                size_t lanes, cudaStream_t s, cudaEvent_t *ev)
-{
-    const rb_tiled_geom g = rb_tiled_grid(f, lanes);
-    if (!g.grid) return cudaErrorInvalidConfiguration;
-    const rb_tiled_bufs<CT> m(f, carry, lanes, R);
-    if (f->rows) rb_tiled_s1_rows_launch<R, CT, IT>(f, in, m, lanes, g, 0, 0, s);
-    else rb_tiled_s1_cols<R, CT, IT><<<g.grid, g.bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, g.n2);
-    return rb_tiled_chain_final<R, CT, IT>(f, in, out, m, lanes, g, s, ev);
-}
 
 /* fn(std::integral_constant<int, R>) for the axis' order R (1 .. 8): the
  * kernels are compiled per order */
@@ -219,15 +31,6 @@ static cudaError_t rb_tiled_by_order(int r, Fn fn)
     case 8: return fn(std::integral_constant<int, 8>());
     default: return cudaErrorInvalidValue;
     }
-}
-
-template <int R>
-static cudaError_t rb_tiled_launch_ct(const rb_cuda_tiled *f, const float *in, float *out, float *carry,
-                                   size_t lanes, cudaStream_t s, cudaEvent_t *ev)
-{
-    if (f->dbl) return rb_tiled_launch<R, double, double>(f, in, out, carry, lanes, s, ev);
-    return f->fin ? rb_tiled_launch<R, float, float>(f, in, out, carry, lanes, s, ev)
-                  : rb_tiled_launch<R, float, double>(f, in, out, carry, lanes, s, ev);
 }
 
 extern "C" cudaError_t rb_cuda_tiled_axis(const rb_cuda_tiled *f, const float *in, float *out,
@@ -252,7 +55,7 @@ extern "C" int rb_cuda_tiled_can_fuse(const rb_cuda_tiled *fc, const rb_cuda_til
     if (a.r != ra.r || a.r < 1 || a.r > RB_TILED_MAX_ORDER) return 0;
     if (fc->dbl || fr->dbl || !fc->fin || !fr->fin) return 0;
     if (ra.ntaps != 0 || ra.via_periodic) return 0;
-    if (ra.padded) return ra.s0 <= 0 && (-ra.s0) % B == 0 && ra.m == ra.n - 2 * ra.s0;
+    if (ra.padded) return ra.s0 <= 0 && (-ra.s0) % RB_TILED_B == 0 && ra.m == ra.n - 2 * ra.s0;
     return ra.s0 == 0 && ra.m == ra.n;
 }
 
@@ -269,50 +72,6 @@ extern "C" int rb_cuda_tiled_fuse_wanted(const rb_cuda_tiled *fc, const rb_cuda_
     if (force == RB_FORCE_OFF) return 0;
     if (force == RB_FORCE_ON) return 1;
     return !(fr->b.ax.padded && fc->b.ax.r > 1);
-}
-
-template <int R>
-static cudaError_t rb_tiled_launch_cols_s1(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in, float *mid,
-                                        float *ccarry, float *rcarry, size_t lanes, size_t rlanes,
-                                        cudaStream_t s, cudaEvent_t *ev)
-{
-    const rb_tiled_geom g = rb_tiled_grid(fc, lanes);
-    if (!g.grid) return cudaErrorInvalidConfiguration;
-    const rb_tiled_bufs<float> m(fc, ccarry, lanes, R), rm(fr, rcarry, rlanes, R);
-    rb_tiled_s1_cols<R, float, float><<<g.grid, g.bs, 0, s>>>(*fc, in, m.car1, m.car2, m.sums, lanes, g.n2);
-    if (ev) cudaEventRecord(ev[0], s);
-    rb_tiled_chain_launch<R, float>(fc, in, m, lanes, s);
-    if (ev) cudaEventRecord(ev[1], s);
-    if (fc->c == 1)
-        rb_tiled_final_cols_s1<R, 1><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.mean, lanes, g.n2,
-                                                          rm.car1, rm.car2, rm.sums, rlanes);
-    else if (fc->c == 4)
-        rb_tiled_final_cols_s1<R, 4><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.mean, lanes, g.n2,
-                                                          rm.car1, rm.car2, rm.sums, rlanes);
-    else
-        rb_tiled_final_cols_s1<R, 0><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.mean, lanes, g.n2,
-                                                          rm.car1, rm.car2, rm.sums, rlanes);
-    const int nf = rb_tiled_fused_nb(*fr), nrest = fr->b.nb - nf;
-    if (nrest > 0) {
-        /* the row blocks of the padding and the one across the line's end */
-        rb_tiled_geom rg = rb_tiled_grid(fr, rlanes);
-        if (!rg.grid) return cudaErrorInvalidConfiguration;
-        rg.grid = rg.n2 * (unsigned)nrest;
-        rb_tiled_s1_rows_launch<R, float, float>(fr, mid, rm, rlanes, rg, (int)((-fr->b.ax.s0) / B), nf, s);
-    }
-    if (ev) cudaEventRecord(ev[2], s);
-    return cudaGetLastError();
-}
-
-template <int R>
-static cudaError_t rb_tiled_launch_rows_rest(const rb_cuda_tiled *fr, const float *mid, float *out, float *rcarry,
-                                          size_t rlanes, cudaStream_t s, cudaEvent_t *ev)
-{
-    const rb_tiled_geom g = rb_tiled_grid(fr, rlanes);
-    if (!g.grid) return cudaErrorInvalidConfiguration;
-    /* no row stage 1 of its own: rb_cuda_tiled_cols_making_row_carries made the carries */
-    return rb_tiled_chain_final<R, float, float>(fr, mid, out, rb_tiled_bufs<float>(fr, rcarry, rlanes, R), rlanes, g, s,
-                                                 ev);
 }
 
 /* Columns in -> mid, with the row carries into rcarry (the row pass's own
@@ -334,4 +93,3 @@ extern "C" cudaError_t rb_cuda_tiled_rows_from_carries(const rb_cuda_tiled *fr, 
         return rb_tiled_launch_rows_rest<decltype(R)::value>(fr, mid, out, rcarry, rlanes, s, ev);
     });
 }
-
