@@ -57,34 +57,6 @@ static __device__ __forceinline__ void rb_sat_publish(volatile int *flags, long 
     if (lane == 0) flags[k] = state;
 }
 
-/* Decoupled look-back by one warp over the `count` predecessors of tile k,
- * `step` tiles apart (1: along the band, tiles_x: up the tile column): 32 at
- * once (lane q polls the tile base + q back), up to the nearest one that
- * published its inclusive record; add(record) takes each predecessor's record
- * (inclusive where flagged 2, else its aggregate; rec doubles a record), from
- * the nearest back. */
-template <class Add>
-static __device__ __forceinline__ void rb_sat_look_back(volatile int *flags, long long k, long long step, int count,
-                                                        int lane, const double *inc, const double *agg, int rec, Add add)
-{
-    for (int base = 1;; base += 32) {
-        const int dist = base + lane;
-        int f = 2;
-        if (dist <= count)
-            do {
-                f = flags[k - (long long)dist * step];
-            } while (f == 0);
-        const unsigned im = __ballot_sync(0xffffffffu, f == 2);
-        const int stop = im ? __ffs(im) - 1 : 31;
-        __threadfence();
-        for (int q = 0; q <= stop && base + q <= count; ++q) {
-            const int fq = __shfl_sync(0xffffffffu, f, q);
-            add((fq == 2 ? inc : agg) + (k - (long long)(base + q) * step) * rec);
-        }
-        if (im) break;
-    }
-}
-
 template <int CH, typename TIn, typename TOut>
 __global__ void __launch_bounds__(RB_SAT_THREADS) rb_sat_kernel(const rb_sat_args a)
 {
@@ -161,12 +133,26 @@ __global__ void __launch_bounds__(RB_SAT_THREADS) rb_sat_kernel(const rb_sat_arg
 #pragma unroll
             for (int c = 0; c < CH; ++c) a.hagg[k * HS + lane * CH + c] = agg[c];
             rb_sat_publish(hf, k, 1, lane);
-            /* the band's first tile always publishes an inclusive record */
-            rb_sat_look_back(hf, k, 1, si, lane, a.hinc, a.hagg, HS, [&](const double *record) {
-                const double *src = record + lane * CH;
+            /* 32 predecessors at once (lane q: distance base + q), up to the nearest
+             * inclusive record; the band's first tile always publishes one */
+            for (int base = 1;; base += 32) {
+                const int dist = base + lane;
+                int f = 2;
+                if (dist <= si)
+                    do {
+                        f = hf[k - dist];
+                    } while (f == 0);
+                const unsigned im = __ballot_sync(0xffffffffu, f == 2);
+                const int stop = im ? __ffs(im) - 1 : 31;
+                __threadfence();
+                for (int q = 0; q <= stop && base + q <= si; ++q) {
+                    const int fq = __shfl_sync(0xffffffffu, f, q);
+                    const double *src = (fq == 2 ? a.hinc : a.hagg) + (k - base - q) * HS + lane * CH;
 #pragma unroll
-                for (int c = 0; c < CH; ++c) acc[c] += __ldcg(src + c);
-            });
+                    for (int c = 0; c < CH; ++c) acc[c] += __ldcg(src + c);
+                }
+                if (im) break;
+            }
         }
 #pragma unroll
         for (int c = 0; c < CH; ++c) a.hinc[k * HS + lane * CH + c] = acc[c] + agg[c];
@@ -204,11 +190,25 @@ __global__ void __launch_bounds__(RB_SAT_THREADS) rb_sat_kernel(const rb_sat_arg
             for (int j = 0; j <= P; ++j)
                 if (lane + 32 * j < VS) a.vagg[k * VS + lane + 32 * j] = cv[j];
             rb_sat_publish(vf, k, 1, lane);
-            rb_sat_look_back(vf, k, a.tiles_x, ti, lane, a.vinc, a.vagg, VS, [&](const double *record) {
+            for (int base = 1;; base += 32) {
+                const int dist = base + lane;
+                int f = 2;
+                if (dist <= ti)
+                    do {
+                        f = vf[k - (long long)dist * a.tiles_x];
+                    } while (f == 0);
+                const unsigned im = __ballot_sync(0xffffffffu, f == 2);
+                const int stop = im ? __ffs(im) - 1 : 31;
+                __threadfence();
+                for (int q = 0; q <= stop && base + q <= ti; ++q) {
+                    const int fq = __shfl_sync(0xffffffffu, f, q);
+                    const double *src = (fq == 2 ? a.vinc : a.vagg) + (k - (long long)(base + q) * a.tiles_x) * VS;
 #pragma unroll
-                for (int j = 0; j <= P; ++j)
-                    if (lane + 32 * j < VS) ca[j] += __ldcg(record + lane + 32 * j);
-            });
+                    for (int j = 0; j <= P; ++j)
+                        if (lane + 32 * j < VS) ca[j] += __ldcg(src + lane + 32 * j);
+                }
+                if (im) break;
+            }
         }
 #pragma unroll
         for (int j = 0; j <= P; ++j)
