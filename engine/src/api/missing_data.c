@@ -18,6 +18,7 @@
  * within reach: the output is NaN and counted. */
 #include "missing_data.h"
 
+#include "parallel.h"
 #include "pixel_convert.h"
 #include "plan_build.h"
 
@@ -25,19 +26,48 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t rb_missing_count(const rb_image *img)
+#define RB_MISSING_SCAN_TASKS 64 /* threads the NaN count spreads over, at most */
+
+typedef struct {
+    const rb_image *img;
+    int ntasks;
+    uint64_t count[RB_MISSING_SCAN_TASKS];
+} nan_scan;
+
+static void count_nan_rows(void *user, int task)
 {
-    if (!img || !img->data || img->format != RB_F32 || img->memory != RB_MEMORY_HOST)
-        return 0;
+    nan_scan *sc = user;
+    const rb_image *img = sc->img;
     const size_t stride = rb_image_stride(img), row_len = (size_t)img->width * img->channels;
+    const int y0 = (int)((long)img->height * task / sc->ntasks);
+    const int y1 = (int)((long)img->height * (task + 1) / sc->ntasks);
     uint64_t n = 0;
-    for (int y = 0; y < img->height; y++) {
+    for (int y = y0; y < y1; y++) {
         const float *row = (const float *)((const char *)img->data + (size_t)y * stride);
         unsigned count = 0; /* a branch-free count the compiler vectorises */
         for (size_t i = 0; i < row_len; i++)
             count += row[i] != row[i];
         n += count;
     }
+    sc->count[task] = n;
+}
+
+uint64_t rb_missing_count(const rb_context *ctx, const rb_image *img)
+{
+    if (!ctx || ctx->nan_mode != RB_NAN_MISSING || !img || !img->data || img->format != RB_F32 ||
+        img->memory != RB_MEMORY_HOST || img->height < 1)
+        return 0;
+    /* one task per thread for images worth the threads' start (4 MB and up) */
+    const size_t samples = (size_t)img->width * img->channels * img->height;
+    const int threads = samples < ((size_t)1 << 20) ? 1 : rb_context_thread_count(ctx);
+    nan_scan sc = {.img = img};
+    sc.ntasks = threads < RB_MISSING_SCAN_TASKS ? threads : RB_MISSING_SCAN_TASKS;
+    if (sc.ntasks > img->height)
+        sc.ntasks = img->height;
+    rb_parallel_for(threads, sc.ntasks, count_nan_rows, &sc);
+    uint64_t n = 0;
+    for (int t = 0; t < sc.ntasks; t++)
+        n += sc.count[t];
     return n;
 }
 

@@ -22,9 +22,11 @@
  * prefilter's first lobe is -0.27 of its peak, "1: -0.5" -0.5. */
 #define RB_MISSING_NEGATIVE_LOBE 1e-3
 
-/* Number of NaN samples of img when it is F32 in host memory (0 otherwise:
- * U8/U16 hold no NaN, device memory is not scanned). */
-uint64_t rb_missing_count(const rb_image *img);
+/* Number of NaN samples of img to filter as missing data: 0 when the
+ * context propagates NaN or img is not F32 in host memory (U8/U16 hold no
+ * NaN, device memory is not scanned). Every execute pays this read of the
+ * input, so it runs on the context's threads. */
+uint64_t rb_missing_count(const rb_context *ctx, const rb_image *img);
 
 /* Filter img (F32, host, no alpha, no sRGB, no NaN) in place with the
  * caller's linear filter and boundary b. */

@@ -168,7 +168,7 @@ rb_status rb_execute(rb_plan *plan, const rb_image *in, rb_image *out)
         return rb_error(ctx, RB_ERR_ARGUMENT,
                         "input and output images overlap without being the same buffer");
     uint64_t n_missing;
-    if (ctx->nan_mode == RB_NAN_MISSING && (n_missing = rb_missing_count(in)) > 0)
+    if ((n_missing = rb_missing_count(ctx, in)) > 0)
         return rb_missing_execute(plan, in, out, n_missing);
     s = plan->backend->execute(plan, in, out);
     if (s == RB_ERR_DEVICE && plan->backend != &rb_backend_cpu && ctx->backend == RB_BACKEND_AUTO &&

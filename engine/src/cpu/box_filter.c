@@ -248,7 +248,7 @@ rb_status rb_box_filter(rb_context *ctx, int size_x, int size_y, rb_boundary bou
     if (s != RB_OK)
         return s;
     uint64_t n_missing;
-    if (ctx->nan_mode == RB_NAN_MISSING && (n_missing = rb_missing_count(in)) > 0)
+    if ((n_missing = rb_missing_count(ctx, in)) > 0)
         return rb_missing_box(ctx, size_x, size_y, boundary, in, out, n_missing);
 
     /* Bands write rows that other bands still read: filtering in place reads a

@@ -255,7 +255,7 @@ rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out
     if (st != RB_OK)
         return st;
     uint64_t n_missing; /* a deblur filter has negative lobes: no normalised filtering */
-    if (ctx->nan_mode == RB_NAN_MISSING && (n_missing = rb_missing_count(in)) > 0)
+    if ((n_missing = rb_missing_count(ctx, in)) > 0)
         return rb_missing_refuse(ctx, "deblur", n_missing);
 
     const long W = p->width, H = p->height, ch = p->channels, P = p->margin;
