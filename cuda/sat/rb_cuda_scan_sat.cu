@@ -57,6 +57,21 @@ static __device__ __forceinline__ void rb_sat_publish(volatile int *flags, long 
     if (lane == 0) flags[k] = state;
 }
 
+/* One round of a decoupled look-back, by the whole warp: a lane whose
+ * predecessor is in range (within) polls its flag at index i until it is
+ * published; *incl: the lanes that found an inclusive record (flag 2). */
+static __device__ __forceinline__ int rb_sat_poll(volatile int *flags, long long i, bool within, unsigned *incl)
+{
+    int f = 2;
+    if (within)
+        do {
+            f = flags[i];
+        } while (f == 0);
+    *incl = __ballot_sync(0xffffffffu, f == 2);
+    __threadfence();
+    return f;
+}
+
 template <int CH, typename TIn, typename TOut>
 __global__ void __launch_bounds__(RB_SAT_THREADS) rb_sat_kernel(const rb_sat_args a)
 {
@@ -136,15 +151,9 @@ __global__ void __launch_bounds__(RB_SAT_THREADS) rb_sat_kernel(const rb_sat_arg
             /* 32 predecessors at once (lane q: distance base + q), up to the nearest
              * inclusive record; the band's first tile always publishes one */
             for (int base = 1;; base += 32) {
-                const int dist = base + lane;
-                int f = 2;
-                if (dist <= si)
-                    do {
-                        f = hf[k - dist];
-                    } while (f == 0);
-                const unsigned im = __ballot_sync(0xffffffffu, f == 2);
+                unsigned im;
+                const int f = rb_sat_poll(hf, k - (base + lane), base + lane <= si, &im);
                 const int stop = im ? __ffs(im) - 1 : 31;
-                __threadfence();
                 for (int q = 0; q <= stop && base + q <= si; ++q) {
                     const int fq = __shfl_sync(0xffffffffu, f, q);
                     const double *src = (fq == 2 ? a.hinc : a.hagg) + (k - base - q) * HS + lane * CH;
@@ -191,15 +200,9 @@ __global__ void __launch_bounds__(RB_SAT_THREADS) rb_sat_kernel(const rb_sat_arg
                 if (lane + 32 * j < VS) a.vagg[k * VS + lane + 32 * j] = cv[j];
             rb_sat_publish(vf, k, 1, lane);
             for (int base = 1;; base += 32) {
-                const int dist = base + lane;
-                int f = 2;
-                if (dist <= ti)
-                    do {
-                        f = vf[k - (long long)dist * a.tiles_x];
-                    } while (f == 0);
-                const unsigned im = __ballot_sync(0xffffffffu, f == 2);
+                unsigned im;
+                const int f = rb_sat_poll(vf, k - (long long)(base + lane) * a.tiles_x, base + lane <= ti, &im);
                 const int stop = im ? __ffs(im) - 1 : 31;
-                __threadfence();
                 for (int q = 0; q <= stop && base + q <= ti; ++q) {
                     const int fq = __shfl_sync(0xffffffffu, f, q);
                     const double *src = (fq == 2 ? a.vinc : a.vagg) + (k - (long long)(base + q) * a.tiles_x) * VS;
