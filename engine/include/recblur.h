@@ -232,7 +232,7 @@ rb_status rb_execute(rb_plan *plan, const rb_image *in, rb_image *out);
  *     premultiplied) weighs its colour channels: transparent pixels are
  *     unknown and get filled from their opaque neighbours. The output's alpha
  *     is 1 (opaque) wherever colour came out and 0 where no weight lay in
- *     reach (its colour NaN in float output, 0 in U8/U16).
+ *     reach (its colour 0 in straight output, NaN in premultiplied float).
  * Filters with negative lobes refuse weights (RB_ERR_UNSUPPORTED), as they
  * refuse NaN. Both images in host memory; the plan's back end runs the
  * filtering (the same rb_execute runs as for NaN input). The first weighted
