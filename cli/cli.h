@@ -44,9 +44,15 @@ typedef struct {
 } cli_op_report;
 
 int cli_op_filter(rb_context *ctx, const cli_options *o, const cli_settings *s, const rb_image *in,
-                  rb_image *out, cli_op_report *rep);
+                  const rb_weights *weights, rb_image *out, cli_op_report *rep);
 int cli_op_box(rb_context *ctx, const cli_options *o, const cli_settings *s, const rb_image *in,
-               rb_image *out, cli_op_report *rep);
+               const rb_weights *weights, rb_image *out, cli_op_report *rep);
+
+/* The weights --mask names for the input `in` (cli/mask.c): none, alpha, or
+ * a file read into `file` (free it with cli_image_free) that must be a gray
+ * image of in's size. 0, or -1 with the message in err. */
+int cli_mask_load(const cli_settings *s, const rb_image *in, cli_image *file, rb_weights *w,
+                  char *err, size_t errlen);
 int cli_op_sat(rb_context *ctx, const cli_options *o, const cli_settings *s, const rb_image *in,
                rb_image *out, cli_op_report *rep);
 

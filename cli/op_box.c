@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 int cli_op_box(rb_context *ctx, const cli_options *o, const cli_settings *s, const rb_image *in,
-               rb_image *out, cli_op_report *rep)
+               const rb_weights *weights, rb_image *out, cli_op_report *rep)
 {
     (void)o;
     int sx = rb_settings_int(&s->op, "size-x"), sy = rb_settings_int(&s->op, "size-y");
@@ -14,7 +14,7 @@ int cli_op_box(rb_context *ctx, const cli_options *o, const cli_settings *s, con
                        ? "cpu (the box filter has no CUDA version)"
                        : "cpu";
     double t0 = cli_now_ms();
-    rb_status st = rb_box_filter(ctx, sx, sy, rb_settings_boundary(&s->op), in, out);
+    rb_status st = rb_box_filter_weighted(ctx, sx, sy, rb_settings_boundary(&s->op), in, weights, out);
     rep->execute_ms = cli_now_ms() - t0;
     return st == RB_OK ? 0 : -1;
 }

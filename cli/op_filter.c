@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 int cli_op_filter(rb_context *ctx, const cli_options *o, const cli_settings *s, const rb_image *in,
-                  rb_image *out, cli_op_report *rep)
+                  const rb_weights *weights, rb_image *out, cli_op_report *rep)
 {
     (void)o;
     rb_filter *f = NULL;
@@ -21,7 +21,7 @@ int cli_op_filter(rb_context *ctx, const cli_options *o, const cli_settings *s, 
     if (st == RB_OK && rb_settings_int(&s->op, "linear"))
         st = rb_plan_set_linear_light(plan, 1);
     if (st == RB_OK) {
-        st = rb_execute(plan, in, out);
+        st = rb_execute_weighted(plan, in, weights, out);
         /* after execute: a GPU failure under --backend auto moves the plan to the cpu */
         rep->backend = rb_plan_backend_name(plan);
     }

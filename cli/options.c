@@ -337,6 +337,8 @@ void cli_print_options(const rb_op_desc *op)
             for (const rb_choice *c = d->choices; c->name && at < sizeof metavar; c++)
                 at += (size_t)snprintf(metavar + at, sizeof metavar - at, "%s%s", c == d->choices ? "" : "|",
                                        c->name);
+            if ((d->flags & RB_SETTING_OR_FILE) && at < sizeof metavar)
+                snprintf(metavar + at, sizeof metavar - at, "|FILE");
         } else {
             snprintf(metavar, sizeof metavar, "%s",
                      d->type == RB_SETTING_BOUNDARY ? "MODE" : d->type == RB_SETTING_TEXT ? "TEXT" : "N");

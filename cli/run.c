@@ -158,7 +158,7 @@ int cli_run(const cli_options *o)
     if (rb_context_create(&ctx) != RB_OK)
         return cli_fail(CLI_EXIT_FAIL, "cannot create the engine context (out of memory?)");
     int status = CLI_EXIT_FAIL;
-    cli_image in = {0};
+    cli_image in = {0}, mask = {0};
     rb_image out = {0};
     cli_settings s;
 
@@ -193,7 +193,8 @@ int cli_run(const cli_options *o)
         goto done;
     }
 
-    int strips = try_strips(ctx, o, &s, out_type);
+    /* a mask is a whole image beside the input: the in-memory route */
+    int strips = rb_settings_int(&s.op, "mask") != RB_WEIGHTS_NONE ? -1 : try_strips(ctx, o, &s, out_type);
     if (strips >= 0) {
         status = strips;
         goto done;
@@ -214,6 +215,11 @@ int cli_run(const cli_options *o)
         status = cli_fail(CLI_EXIT_USAGE, "%s", err);
         goto done;
     }
+    rb_weights weights;
+    if (cli_mask_load(&s, &in.img, &mask, &weights, err, sizeof err)) {
+        cli_fail(CLI_EXIT_FAIL, "%s", err);
+        goto done;
+    }
     rb_format fmt;
     if (choose_format(o, &s, out_type, &in.img, &fmt, err, sizeof err)) {
         cli_fail(CLI_EXIT_FAIL, "%s", err);
@@ -232,8 +238,8 @@ int cli_run(const cli_options *o)
     int rc;
     switch (o->cmd) {
     case CLI_SAT: rc = cli_op_sat(ctx, o, &s, &in.img, &out, &rep); break;
-    case CLI_BOX: rc = cli_op_box(ctx, o, &s, &in.img, &out, &rep); break;
-    default: rc = cli_op_filter(ctx, o, &s, &in.img, &out, &rep); break;
+    case CLI_BOX: rc = cli_op_box(ctx, o, &s, &in.img, &weights, &out, &rep); break;
+    default: rc = cli_op_filter(ctx, o, &s, &in.img, &weights, &out, &rep); break;
     }
     if (rc) {
         cli_fail(CLI_EXIT_FAIL, "%s", cli_engine_message(ctx));
@@ -268,6 +274,7 @@ int cli_run(const cli_options *o)
 done:
     free(out.data);
     cli_image_free(&in);
+    cli_image_free(&mask);
     rb_context_destroy(ctx);
     return status;
 }

@@ -149,6 +149,7 @@ void rbg_dialog_set_widgets(RbgDialog *d)
     gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d->op_combo), v->operation);
     gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d->boundary_combo), v->boundary);
     gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d->backend_combo), v->backend);
+    gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d->mask_combo), v->mask);
     gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d->direction_combo), v->direction);
     gimp_int_combo_box_set_active(GIMP_INT_COMBO_BOX(d->axes_combo), v->axes);
     gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(d->accurate_toggle), v->accurate);
@@ -238,7 +239,7 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
     GtkWidget *expander = gtk_expander_new_with_mnemonic("_Advanced");
     gtk_table_attach(GTK_TABLE(table), expander, 0, 4, row, row + 1, GTK_FILL, GTK_FILL, 0, 0);
     row++;
-    GtkWidget *adv = rbg_options_table_new(expander, 5, 4);
+    GtkWidget *adv = rbg_options_table_new(expander, 6, 4);
     int arow = 0;
 
     d.accurate_toggle = table_toggle(&d, adv, arow++, setting(RB_OP_BLUR, "accurate"), &v->accurate);
@@ -258,6 +259,10 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
     d.axes_combo = choice_combo(&d, &v->axes, setting(RB_OP_FILTER, "axes"));
     gimp_table_attach_aligned(GTK_TABLE(adv), 0, arow++, label(setting(RB_OP_FILTER, "axes")),
                               0.0, 0.5, d.axes_combo, 3, FALSE);
+
+    d.mask_combo = choice_combo(&d, &v->mask, setting(RB_OP_BLUR, "mask"));
+    gimp_table_attach_aligned(GTK_TABLE(adv), 0, arow++, label(setting(RB_OP_BLUR, "mask")),
+                              0.0, 0.5, d.mask_combo, 3, FALSE);
 
     d.backend_combo = choice_combo(&d, &v->backend, setting(RB_OP_BLUR, "backend"));
     gimp_table_attach_aligned(GTK_TABLE(adv), 0, arow++, label(setting(RB_OP_BLUR, "backend")),

@@ -18,6 +18,7 @@ typedef struct {
     GtkObject *sigma_x_adj, *sigma_y_adj, *constant_adj;
     GtkWidget *chain;
     GtkWidget *op_combo, *boundary_combo, *backend_combo, *direction_combo, *axes_combo;
+    GtkWidget *mask_combo;
     GtkWidget *accurate_toggle, *linear_toggle;
     GtkWidget *signature_entry;
     GtkWidget *preset_combo;

@@ -36,7 +36,14 @@ gboolean rbg_apply_preset(const char *name, RbgVals *v, gchar **error)
         g_free(what);
         goto done;
     }
-    if (rbg_vals_from_settings(&p.settings, v) != RB_OK) {
+    st = rbg_vals_from_settings(&p.settings, v);
+    if (st == RB_ERR_UNSUPPORTED) {
+        *error = g_strdup_printf("recblur: preset \"%s\": mask %s: the GIMP plug-in takes "
+                                 "mask = alpha only (mask files: the recblur command)", name,
+                                 rb_settings_text(&p.settings, "mask"));
+        goto done;
+    }
+    if (st != RB_OK) {
         *error = g_strdup_printf("recblur: preset \"%s\": op %s is not a filter the GIMP "
                                  "plug-in runs (use the recblur command)", name, p.settings.op->name);
         goto done;

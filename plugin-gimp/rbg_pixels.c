@@ -98,33 +98,45 @@ gboolean rbg_run_pixels(const RbgEngineRun *run, const void *vals, gchar *bad, i
     return st == RB_OK;
 }
 
+/* The blur's plan and the weights its execute takes (the table's "mask":
+ * none, or the layer's alpha). */
+typedef struct {
+    rb_plan *plan;
+    rb_weights weights;
+} blur_job;
+
 static rb_status blur_plan(rb_context *ctx, const void *vals, int w, int h, int channels,
                            void **filter, void **plan)
 {
     const RbgVals *v = vals;
     rb_boundary boundary;
     rb_filter *f = NULL;
-    rb_plan *p = NULL;
+    blur_job *job = g_new0(blur_job, 1);
+    job->weights.source = (rb_weights_source)v->mask;
     rb_status st = rb_context_set_nan_mode(ctx, (rb_nan_mode)v->nan);
     if (st == RB_OK)
         st = rbg_make_filter(ctx, v, &f, &boundary);
     if (st == RB_OK)
-        st = rb_plan_create(ctx, f, boundary, w, h, channels, &p);
+        st = rb_plan_create(ctx, f, boundary, w, h, channels, &job->plan);
     *filter = f;
-    *plan = p;
+    *plan = job;
     return st;
 }
 
 static void blur_destroy(void *filter, void *plan)
 {
-    rb_plan_destroy(plan);
+    blur_job *job = plan;
+    if (job)
+        rb_plan_destroy(job->plan);
+    g_free(job);
     rb_filter_destroy(filter);
 }
 
 static rb_status blur_execute(void *plan, rb_image *img, const char **backend_name)
 {
-    *backend_name = rb_plan_backend_name(plan);
-    return rb_execute(plan, img, img);
+    blur_job *job = plan;
+    *backend_name = rb_plan_backend_name(job->plan);
+    return rb_execute_weighted(job->plan, img, &job->weights, img);
 }
 
 static const RbgEngineRun blur_run = { "blur", blur_plan, blur_execute, blur_destroy };

@@ -43,6 +43,7 @@ void rbg_vals_defaults_for(RbgVals *v, int operation)
     v->constant = b.value;
     v->backend = rb_settings_int(&s, "backend");
     v->nan = rb_settings_int(&s, "nan");
+    v->mask = rb_settings_int(&s, "mask");
     /* RB_SETTING_HOST_DEFAULT: GIMP's own blurs filter linear light */
     v->linear = 1;
     v->lock_sigma = 1;
@@ -71,6 +72,7 @@ rb_status rbg_vals_to_settings(rb_context *ctx, const RbgVals *v, rb_settings *s
     SET("backend", v->backend);
     SET("linear", v->linear != 0);
     SET("nan", v->nan);
+    SET("mask", v->mask);
 #undef SET
     if (st == RB_OK && rb_op_setting(op, "signature"))
         st = rb_settings_set(ctx, s, "signature", v->signature);
@@ -112,6 +114,11 @@ rb_status rbg_vals_from_settings(const rb_settings *s, RbgVals *v)
         v->backend = rb_settings_int(s, "backend");
     if (rb_settings_given(s, "nan"))
         v->nan = rb_settings_int(s, "nan");
+    if (rb_settings_given(s, "mask")) {
+        if (rb_settings_int(s, "mask") == RB_WEIGHTS_IMAGE)
+            return RB_ERR_UNSUPPORTED;
+        v->mask = rb_settings_int(s, "mask");
+    }
     if (rb_settings_given(s, "linear"))
         v->linear = rb_settings_int(s, "linear");
     return RB_OK;

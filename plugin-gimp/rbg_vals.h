@@ -36,6 +36,9 @@ typedef struct {
     int    preview;       /* dialog only: preview toggle */
     int    nan;           /* an rb_nan_mode (table: "nan"); not a PDB argument: a float
                              layer's NaN is missing data unless a preset says otherwise */
+    int    mask;          /* an rb_weights_source, none or alpha (table: "mask"): the dialog's
+                             "Known-pixel mask" under Advanced, or a preset's mask = alpha; not
+                             a PDB argument. Mask files are the CLI's and ImageMagick's */
 } RbgVals;
 
 /* The table's operation of a PDB operation value (NULL when out of range). */
@@ -53,7 +56,8 @@ void rbg_vals_defaults(RbgVals *v);
 rb_status rbg_vals_to_settings(rb_context *ctx, const RbgVals *v, rb_settings *s);
 
 /* A preset's settings into v (operation, its values, the boundary when the
- * preset gives one). RB_ERR_ARGUMENT when its op is not one the plug-in runs. */
+ * preset gives one). RB_ERR_ARGUMENT when its op is not one the plug-in runs,
+ * RB_ERR_UNSUPPORTED when it names a mask file (the plug-in takes alpha only). */
 rb_status rbg_vals_from_settings(const rb_settings *s, RbgVals *v);
 
 #endif /* RBG_VALS_H */

@@ -140,10 +140,45 @@ static ExceptionType severity_of(rb_status st)
     }
 }
 
+/* mask=FILE (-define recblur:mask=FILE): the weights, a gray image read by
+ * ImageMagick itself (any format it reads), in the buffer the engine takes.
+ * 0, or non-zero with a message in err. */
+static int read_mask(const char *path, rb_magick_buffer *mb, ExceptionInfo *exception, char *err,
+                     size_t err_len)
+{
+    ImageInfo *info = AcquireImageInfo();
+    if (!info) {
+        snprintf(err, err_len, "recblur: out of memory");
+        return 1;
+    }
+    snprintf(info->filename, sizeof info->filename, "%s", path);
+    ExceptionInfo *own = AcquireExceptionInfo(); /* a missing file is our one-line error */
+    Image *m = ReadImage(info, own);
+    DestroyImageInfo(info);
+    if (!m) {
+        snprintf(err, err_len, "recblur: mask %.300s: cannot be read (%.200s)", path,
+                 own->reason ? own->reason : "no such image");
+        DestroyExceptionInfo(own);
+        return 1;
+    }
+    DestroyExceptionInfo(own);
+    int rc = rb_magick_buffer_plan(m, mb, err, err_len);
+    if (!rc && mb->layout != RB_MAGICK_GRAY) {
+        snprintf(err, err_len, "recblur: mask %.300s: %d channels; a mask is a gray image (one "
+                 "channel, black = unknown, white = valid)", path, mb->channels);
+        rc = 1;
+    }
+    if (!rc && rb_magick_buffer_read(m, mb, exception, err, err_len) == MagickFalse)
+        rc = 1;
+    DestroyImage(m);
+    return rc;
+}
+
 /* Phases 2 and 3 for a list whose jobs are planned. Returns 0, or non-zero with
  * the exception thrown and no image written. */
 static int filter_and_write(rb_context *ctx, const rb_magick_options *o, rb_boundary boundary,
-                            rb_magick_job *jobs, size_t njobs, ExceptionInfo *exception)
+                            const rb_weights *weights, rb_magick_job *jobs, size_t njobs,
+                            ExceptionInfo *exception)
 {
     char err[RB_MAGICK_ERR_LEN];
     rb_magick_progress progress = { NULL };
@@ -161,12 +196,13 @@ static int filter_and_write(rb_context *ctx, const rb_magick_options *o, rb_boun
         rb_image img = rb_magick_buffer_image(&j->buf);
         rb_status st;
         if (o->settings.op->id == RB_OP_BOX)
-            st = rb_box_filter(ctx, rb_settings_int(&o->settings, "size-x"), rb_settings_int(&o->settings, "size-y"),
-                               boundary, &img, &img);
+            st = rb_box_filter_weighted(ctx, rb_settings_int(&o->settings, "size-x"),
+                                        rb_settings_int(&o->settings, "size-y"), boundary, &img,
+                                        weights, &img);
         else if (o->settings.op->id == RB_OP_DEBLUR)
             st = rb_deblur_execute(j->dplan, &img, &img);
         else
-            st = rb_execute(j->plan, &img, &img);
+            st = rb_execute_weighted(j->plan, &img, weights, &img);
         if (st != RB_OK) {
             rb_magick_throw(exception, severity_of(st), rb_context_error(ctx));
             return 1;
@@ -205,6 +241,7 @@ ModuleExport size_t recblurImage(Image **images, const int argc, const char **ar
     rb_magick_job *jobs = NULL;
     size_t njobs = 0;
     rb_magick_options o;
+    rb_magick_buffer mask_buf = {0};
 
     if (rb_context_create(&ctx) != RB_OK) {
         rb_magick_throw(exception, ResourceLimitError, "recblur: cannot create an engine context");
@@ -290,7 +327,19 @@ ModuleExport size_t recblurImage(Image **images, const int argc, const char **ar
         }
         j->owns_plan = 1;
     }
-    (void)filter_and_write(ctx, &o, boundary, jobs, njobs, exception);
+    /* mask=alpha: the image's alpha weighs its colour; mask=FILE: a gray
+     * image of each image's size (0 for ops without the setting) */
+    rb_weights weights = {(rb_weights_source)rb_settings_int(&o.settings, "mask"), NULL};
+    rb_image mask_img;
+    if (weights.source == RB_WEIGHTS_IMAGE) {
+        if (read_mask(rb_settings_text(&o.settings, "mask"), &mask_buf, exception, err, sizeof err)) {
+            rb_magick_throw(exception, OptionError, err);
+            goto done;
+        }
+        mask_img = rb_magick_buffer_image(&mask_buf);
+        weights.image = &mask_img;
+    }
+    (void)filter_and_write(ctx, &o, boundary, &weights, jobs, njobs, exception);
 
 done:
     for (size_t i = 0; jobs && i < njobs; i++) {
@@ -301,6 +350,7 @@ done:
         }
     }
     free(jobs);
+    rb_magick_buffer_free(&mask_buf);
     free(defines);
     rb_filter_destroy(filter);
     rb_deblur_filter_destroy(dfilter);

@@ -56,6 +56,11 @@ same filter_causal_x gray16.png "recblur:filter signature=0.5:0.5 direction=caus
     filter --signature "0.5: 0.5" --direction causal --axes x --boundary periodic
 same box_even_alpha rgba16.png "recblur:box size-x=6 size-y=1 boundary=mirror" \
     box --size-x 6 --size-y 1 --boundary mirror
+# the table's mask choice as a GEGL property: the layer's alpha as the weights
+same blur_mask_alpha rgba16.png "recblur:gaussian-blur sigma-x=3 sigma-y=3 boundary=clamp mask=alpha linear=false" \
+    blur --sigma 3 --boundary clamp --mask alpha
+same box_mask_alpha rgba16.png "recblur:box size-x=5 size-y=5 boundary=zero mask=alpha" \
+    box --size 5 --boundary zero --mask alpha
 
 # An unstable signature: the engine refuses it, the image is left as it was and
 # the engine's message is shown.

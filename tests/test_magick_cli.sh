@@ -67,6 +67,19 @@ done
 same box_xy rgb16.png "size-x=9 size-y=4 boundary=clamp" box --size-x 9 --size-y 4 --boundary clamp
 same alpha rgba16.png "sigma=4 boundary=clamp" blur --sigma 4 --boundary clamp
 same alpha_periodic rgba16.png "sigma=2 boundary=periodic" blur --sigma 2 --boundary periodic
+# masks: the alpha channel as the colour's weights, and a gray mask file (the
+# alpha ramp, of rgb16's size), as a word and as a -define
+same mask_alpha rgba16.png "sigma=3 mask=alpha boundary=clamp" blur --sigma 3 --mask alpha --boundary clamp
+same mask_file rgb16.png "sigma=3 mask=alpha16.png boundary=mirror" blur --sigma 3 --mask alpha16.png --boundary mirror
+same mask_box rgb16.png "op=box size=5 mask=alpha16.png boundary=zero" box --size 5 --mask alpha16.png --boundary zero
+checks=$((checks + 1))
+if "$CONVERT" rgb16.png -define recblur:mask=alpha16.png -process "recblur sigma=3 boundary=mirror" -depth 16 \
+       im_mask_define.png 2>im_mask_define.err &&
+   "$PIXDIFF" im_mask_define.png im_mask_file.png 0 >/dev/null; then
+    echo "ok -define recblur:mask=FILE is mask=FILE"
+else
+    bad "-define recblur:mask=FILE: $(cat im_mask_define.err)"
+fi
 same gray gray16.png "sigma=3 boundary=mirror" blur --sigma 3 --boundary mirror
 same gray_box gray16.png "size=5 boundary=zero" box --size 5 --boundary zero
 same linear rgb16.png "sigma=4 linear=yes boundary=clamp" blur --sigma 4 --linear --boundary clamp

@@ -94,9 +94,8 @@ static void test_random_filters(void **state)
                           *y2 = malloc(n * sizeof(float));
                     double *xd = malloc(n * sizeof(double)), *yr = malloc(n * sizeof(double));
                     tu_fill_random(x, RB_F32, n);
-                    for (size_t i = 0; i < n; i++)
-                        xd[i] = x[i];
-                    rb_image in = {w, h, ch, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, x};
+                    tu_to_double(x, xd, n);
+                    rb_image in = tu_f32_image(w, h, ch, x);
                     rb_image o1 = in, o2 = in;
                     o1.data = y1;
                     o2.data = y2;
@@ -119,12 +118,7 @@ static void test_random_filters(void **state)
                         assert_int_equal(s, RB_OK);
                         double e = tu_rel_rms_f(y2, y1, n);
                         assert_int_equal(ref_filter_image(&ax.f, &ay.f, b, xd, yr, w, h, ch), 0);
-                        double er = 0, den = 0;
-                        for (size_t i = 0; i < n; i++) {
-                            er += (y2[i] - yr[i]) * (y2[i] - yr[i]);
-                            den += yr[i] * yr[i];
-                        }
-                        er = den > 0 ? sqrt(er / den) : sqrt(er);
+                        double er = tu_rel_rms_fd(y2, yr, n);
                         if (e > 1e-5 || er > 1e-5)
                             print_error("%s order %d variant %d shape %d (%dx%dx%d, %d strips): "
                                         "vs rb_execute %.2e, vs float64 reference %.2e\n",
@@ -221,9 +215,8 @@ static void test_wide_gaussian(void **state)
         float *x = malloc(n * 4), *y1 = malloc(n * 4), *y2 = malloc(n * 4);
         double *xd = malloc(n * 8), *yr = malloc(n * 8);
         tu_fill_random(x, RB_F32, n);
-        for (size_t i = 0; i < n; i++)
-            xd[i] = x[i];
-        rb_image in = {w, h, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, x}, o1 = in, o2 = in;
+        tu_to_double(x, xd, n);
+        rb_image in = tu_f32_image(w, h, 1, x), o1 = in, o2 = in;
         o1.data = y1;
         o2.data = y2;
         assert_int_equal(rb_execute(plan, &in, &o1), RB_OK);
@@ -238,12 +231,7 @@ static void test_wide_gaussian(void **state)
             /* the route this test is about */
             assert_int_equal(rb_axis_plan_route(&plan->cols), RB_AXIS_ROUTE_PADDED);
             assert_int_equal(ref_filter_image(&fx, &fy, b, xd, yr, w, h, 1), 0);
-            double e = tu_rel_rms_f(y2, y1, n), er = 0, den = 0;
-            for (size_t i = 0; i < n; i++) {
-                er += (y2[i] - yr[i]) * (y2[i] - yr[i]);
-                den += yr[i] * yr[i];
-            }
-            er = sqrt(er / den);
+            double e = tu_rel_rms_f(y2, y1, n), er = tu_rel_rms_fd(y2, yr, n);
             if (e > 2e-5 || er > 2e-5)
                 print_error("%s sigma %.0f, %dx%d, %d strips: vs rb_execute %.2e, vs reference %.2e\n",
                             rb_boundary_name(modes[mi]), sigma, w, h, K, e, er);
@@ -274,7 +262,7 @@ static void test_threads(void **state)
         size_t n = (size_t)w * h * ch;
         float *x = malloc(n * 4), *y1 = malloc(n * 4), *y2 = malloc(n * 4), *y3 = malloc(n * 4);
         tu_fill_random(x, RB_F32, n);
-        rb_image in = {w, h, ch, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, x};
+        rb_image in = tu_f32_image(w, h, ch, x);
         rb_image o1 = in, o2 = in, o3 = in;
         o1.data = y1;
         o2.data = y2;
@@ -319,7 +307,7 @@ static void test_bad_calls(void **state)
         x[i] = (float)i;
         y[i] = -7.0f;
     }
-    rb_image in = {w, h, 1, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, x}, out = in;
+    rb_image in = tu_f32_image(w, h, 1, x), out = in;
     out.data = y;
     rb_image s0 = strip_of(&in, 0, 4), s1 = strip_of(&in, 4, 4), s2 = strip_of(&in, 8, 4);
     rb_image o0 = strip_of(&out, 0, 4), o1 = strip_of(&out, 4, 4);

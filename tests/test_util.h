@@ -178,6 +178,25 @@ static inline double tu_rel_rms_f(const float *a, const float *b, size_t n)
     return sqrt(num / (den > 0 ? den : 1));
 }
 
+/* Relative RMS of float a against a float64 reference b (absolute where b
+ * is all zero): the engine against tests/reference.c. */
+static inline double tu_rel_rms_fd(const float *a, const double *b, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return sqrt(num / (den > 0 ? den : 1));
+}
+
+/* dst[i] = src[i]: float samples as the float64 reference takes them. */
+static inline void tu_to_double(const float *src, double *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = src[i];
+}
+
 static inline double tu_sample(const void *data, rb_format fmt, size_t i)
 {
     switch (fmt) {
@@ -194,6 +213,12 @@ static inline rb_image tu_image(int w, int h, int ch, rb_format fmt, size_t stri
 {
     return (rb_image){.width = w, .height = h, .channels = ch, .stride = stride, .format = fmt,
                       .memory = mem, .data = data};
+}
+
+/* A packed host F32 image of w x h x ch samples at data (no alpha, not sRGB). */
+static inline rb_image tu_f32_image(int w, int h, int ch, float *data)
+{
+    return tu_image(w, h, ch, RB_F32, 0, data, RB_MEMORY_HOST);
 }
 
 /* A packed host image of w x h x ch random samples of fmt (tu_fill_random);

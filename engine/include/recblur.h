@@ -216,6 +216,36 @@ rb_status rb_plan_create(rb_context *ctx, const rb_filter *filter, rb_boundary b
 rb_status rb_plan_set_linear_light(rb_plan *plan, int enable);
 /* in and out must match the plan's size and channels; formats may differ; in == out allowed. */
 rb_status rb_execute(rb_plan *plan, const rb_image *in, rb_image *out);
+
+/* Weights of the input's samples for missing-data filtering (docs/RELIABILITY.md,
+ * "Masks"): a weight in [0,1] per pixel, 0 = unknown, 1 = fully valid, between
+ * = partial confidence, multiplying the NaN validity of every channel of that
+ * pixel (RB_NAN_MISSING: a NaN is weight 0; RB_NAN_PROPAGATE: a NaN of non-zero
+ * weight spreads as IEEE arithmetic does). The output is the normalised
+ * convolution F(w x) / F(w) per channel, as for NaN, with the same boundary
+ * conventions; where F(w) is below 1e-5 of the filter's DC gain it is NaN.
+ * A sample of weight 0 contributes nothing, whatever its value.
+ *   RB_WEIGHTS_IMAGE: `image`, one channel of the plan's size in host memory,
+ *     U8/U16 (v/255, v/65535) or F32 in [0,1] (other floats, NaN included,
+ *     are an error).
+ *   RB_WEIGHTS_ALPHA: the input's alpha channel (in->alpha straight or
+ *     premultiplied) weighs its colour channels: transparent pixels are
+ *     unknown and get filled from their opaque neighbours. The output's alpha
+ *     is 1 (opaque) wherever colour came out and 0 where no weight lay in
+ *     reach (its colour 0 in straight output, NaN in premultiplied float).
+ * Filters with negative lobes refuse weights (RB_ERR_UNSUPPORTED), as they
+ * refuse NaN. Both images in host memory; the plan's back end runs the
+ * filtering (the same rb_execute runs as for NaN input). The first weighted
+ * or NaN execute of a plan caches what it can reuse (the impulse-response
+ * check, sibling plans, the boundary's response); later ones reuse it. */
+typedef enum { RB_WEIGHTS_NONE = 0, RB_WEIGHTS_ALPHA, RB_WEIGHTS_IMAGE } rb_weights_source;
+typedef struct {
+    rb_weights_source source;
+    const rb_image *image;   /* RB_WEIGHTS_IMAGE only */
+} rb_weights;
+/* rb_execute with weights (NULL or RB_WEIGHTS_NONE: exactly rb_execute). */
+rb_status rb_execute_weighted(rb_plan *plan, const rb_image *in, const rb_weights *weights,
+                              rb_image *out);
 void rb_plan_destroy(rb_plan *plan);
 /* "cpu (2 threads)" or "cuda (NVIDIA H100 80GB HBM3)". */
 const char *rb_plan_backend_name(const rb_plan *plan);
@@ -283,6 +313,9 @@ rb_status rb_sat(rb_context *ctx, const rb_image *in, rb_image *out);
  * at any size, computed through running sums. */
 rb_status rb_box_filter(rb_context *ctx, int size_x, int size_y, rb_boundary boundary,
                         const rb_image *in, rb_image *out);
+/* The box filter with weights (rb_execute_weighted says what they mean). */
+rb_status rb_box_filter_weighted(rb_context *ctx, int size_x, int size_y, rb_boundary boundary,
+                                 const rb_image *in, const rb_weights *weights, rb_image *out);
 
 /* 1D recurrence on a signal of n samples (n up to 2^31), with the x axis of `filter`
  * (orders up to RB_MAX_ORDER), with exact boundary handling. in == out allowed.

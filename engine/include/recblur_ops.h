@@ -44,7 +44,10 @@ enum {
     RB_SETTING_PERCENT = 1u << 3,      /* "0.5%" is read as 0.005 */
     RB_SETTING_MIN_EXCLUSIVE = 1u << 4,/* min itself is not allowed (a positive number) */
     RB_SETTING_BOTH_AXES = 1u << 5,    /* shorthand: sets `x_key` and `y_key` together */
-    RB_SETTING_HOST_DEFAULT = 1u << 6  /* a host may start from its own convention (see help) */
+    RB_SETTING_HOST_DEFAULT = 1u << 6, /* a host may start from its own convention (see help) */
+    RB_SETTING_OR_FILE = 1u << 7       /* CHOICE: text front ends may give a file name instead of
+                                          a choice: the value is then `off`, the name is the
+                                          setting's text (GUIs offer the choices only) */
 };
 
 /* One named value of a choice setting. */

@@ -175,6 +175,8 @@ struct rb_plan {
     const rb_backend_ops *backend;
     void *backend_state;
     char backend_name[160];
+    struct rb_missing_cache *missing; /* what missing-data runs reuse (api/missing_data.c):
+                                         made by the first, freed with the plan */
 };
 
 /* The one internal interface both back ends implement. */

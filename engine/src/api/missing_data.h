@@ -38,23 +38,40 @@ typedef struct {
     rb_boundary boundary;     /* the boundary the user asked for */
     double dc_gain;           /* the 2D filter's response to a constant 1 */
     int linear_light;         /* decode sRGB input as rb_execute would */
+    const float *extension;   /* zero / constant: G = F_1(0) (one value per pixel) when the
+                                 caller keeps it (a plan's cache); NULL: computed here */
 } rb_missing_filter;
 
-/* out = F(w x) / F(w) per channel (w: 1 for a number, 0 for NaN; straight
+/* Check weights (not RB_WEIGHTS_NONE) against the input `in`: an image of
+ * one channel and in's size in host memory with samples in [0,1], or an
+ * input with an alpha channel. RB_OK or an error naming the problem. */
+rb_status rb_weights_check(rb_context *ctx, const rb_weights *weights, const rb_image *in);
+
+/* out = F(w x) / F(w) per channel (w: the validity, 1 for a number and 0 for
+ * NaN (RB_NAN_MISSING), times the weights' value for the pixel; straight
  * alpha is premultiplied first, as the ordinary path does), with the
  * boundary conventions of docs/RELIABILITY.md: clamp, mirror and periodic
  * extend w x and w alike; zero and constant=c extend the data by 0 or c with
- * weight 1; none leaves both 0 outside. n_missing: rb_missing_count(in). */
+ * weight 1; none leaves both 0 outside. weights: NULL for NaN only (checked
+ * by rb_weights_check otherwise). n_missing: rb_missing_count(ctx, in)
+ * (0 in RB_NAN_PROPAGATE mode). */
 rb_status rb_missing_filter_image(rb_context *ctx, const rb_missing_filter *f, const rb_image *in,
-                                  rb_image *out, uint64_t n_missing);
+                                  const rb_weights *weights, rb_image *out, uint64_t n_missing);
 
-/* rb_execute's missing-data route: refuses filters with negative lobes, else
- * rb_missing_filter_image with the plan's filter. */
-rb_status rb_missing_execute(rb_plan *plan, const rb_image *in, rb_image *out, uint64_t n_missing);
+/* rb_execute's missing-data route (and rb_execute_weighted's): refuses
+ * filters with negative lobes, else rb_missing_filter_image with the plan's
+ * filter. The plan's cache (rb_plan.missing) keeps the impulse-response
+ * check, the sibling plans of the zero and constant-1 runs and G, so a plan
+ * executed again pays only the filtering. */
+rb_status rb_missing_execute(rb_plan *plan, const rb_image *in, const rb_weights *weights,
+                             rb_image *out, uint64_t n_missing);
+/* Frees plan->missing (rb_plan_destroy). */
+void rb_missing_cache_free(rb_plan *plan);
 
 /* rb_box_filter's missing-data route (a box is positive, DC gain 1). */
 rb_status rb_missing_box(rb_context *ctx, int size_x, int size_y, rb_boundary boundary,
-                         const rb_image *in, rb_image *out, uint64_t n_missing);
+                         const rb_image *in, const rb_weights *weights, rb_image *out,
+                         uint64_t n_missing);
 
 /* The refusal for an operation whose filter has negative lobes (`what`
  * names it) given NaN input in RB_NAN_MISSING mode. */

@@ -120,6 +120,7 @@ void rb_plan_destroy(rb_plan *plan)
 {
     if (!plan)
         return;
+    rb_missing_cache_free(plan);
     if (plan->backend && plan->backend->plan_fini)
         plan->backend->plan_fini(plan);
     rb_filter_clear(&plan->filter);
@@ -169,7 +170,7 @@ rb_status rb_execute(rb_plan *plan, const rb_image *in, rb_image *out)
                         "input and output images overlap without being the same buffer");
     uint64_t n_missing;
     if ((n_missing = rb_missing_count(ctx, in)) > 0)
-        return rb_missing_execute(plan, in, out, n_missing);
+        return rb_missing_execute(plan, in, NULL, out, n_missing);
     s = plan->backend->execute(plan, in, out);
     if (s == RB_ERR_DEVICE && plan->backend != &rb_backend_cpu && ctx->backend == RB_BACKEND_AUTO &&
         in->memory == RB_MEMORY_HOST && out->memory == RB_MEMORY_HOST) {
@@ -186,6 +187,35 @@ rb_status rb_execute(rb_plan *plan, const rb_image *in, rb_image *out)
         if (s == RB_OK)
             s = plan->backend->execute(plan, in, out);
     }
+    if (s == RB_OK)
+        ctx->error[0] = 0;
+    return s;
+}
+
+rb_status rb_execute_weighted(rb_plan *plan, const rb_image *in, const rb_weights *weights,
+                              rb_image *out)
+{
+    if (!weights || weights->source == RB_WEIGHTS_NONE)
+        return rb_execute(plan, in, out);
+    if (!plan)
+        return RB_ERR_NULL;
+    rb_context *ctx = plan->ctx;
+    rb_status s;
+    if ((s = check_exec_image(plan, in, "input")) != RB_OK)
+        return s;
+    if ((s = check_exec_image(plan, out, "output")) != RB_OK)
+        return s;
+    if (in->memory != RB_MEMORY_HOST || out->memory != RB_MEMORY_HOST)
+        return rb_error(ctx, RB_ERR_UNSUPPORTED,
+                        "weighted filtering takes images in host memory (the filtering itself "
+                        "runs on the plan's back end)");
+    if (partial_overlap(in, out))
+        return rb_error(ctx, RB_ERR_ARGUMENT,
+                        "input and output images overlap without being the same buffer");
+    if ((s = rb_weights_check(ctx, weights, in)) != RB_OK)
+        return s;
+    const uint64_t n_missing = rb_missing_count(ctx, in);
+    s = rb_missing_execute(plan, in, weights, out, n_missing);
     if (s == RB_OK)
         ctx->error[0] = 0;
     return s;

@@ -227,6 +227,12 @@ static double *period_sums(const rb_image *in, rb_boundary_mode mode)
 rb_status rb_box_filter(rb_context *ctx, int size_x, int size_y, rb_boundary boundary,
                         const rb_image *in, rb_image *out)
 {
+    return rb_box_filter_weighted(ctx, size_x, size_y, boundary, in, NULL, out);
+}
+
+rb_status rb_box_filter_weighted(rb_context *ctx, int size_x, int size_y, rb_boundary boundary,
+                                 const rb_image *in, const rb_weights *weights, rb_image *out)
+{
     if (!ctx)
         return RB_ERR_NULL;
     if (!in || !out)
@@ -247,9 +253,15 @@ rb_status rb_box_filter(rb_context *ctx, int size_x, int size_y, rb_boundary bou
     rb_status s = rb_host_images_check(ctx, in, out, w, h, ch, "box filter");
     if (s != RB_OK)
         return s;
+    if (weights && weights->source != RB_WEIGHTS_NONE) {
+        if ((s = rb_weights_check(ctx, weights, in)) != RB_OK)
+            return s;
+        const uint64_t n = rb_missing_count(ctx, in);
+        return rb_missing_box(ctx, size_x, size_y, boundary, in, weights, out, n);
+    }
     uint64_t n_missing;
     if ((n_missing = rb_missing_count(ctx, in)) > 0)
-        return rb_missing_box(ctx, size_x, size_y, boundary, in, out, n_missing);
+        return rb_missing_box(ctx, size_x, size_y, boundary, in, NULL, out, n_missing);
 
     /* Bands write rows that other bands still read: filtering in place reads a
      * copy of the input in its own format (the only whole-image buffer). */

@@ -131,6 +131,17 @@ static const rb_setting_desc s_nan = {
     .help = "float NaN samples: missing (filtered as unknown data, from the valid samples in reach) "
             "or propagate (IEEE: a NaN spreads along the filter's reach)",
     .flags = RB_SETTING_ADVANCED};
+static const rb_choice mask_choices[] = {
+    {"none", RB_WEIGHTS_NONE, "None"},
+    {"alpha", RB_WEIGHTS_ALPHA, "Alpha channel (transparent = unknown, filled in)"},
+    {NULL, 0, NULL}};
+static const rb_setting_desc s_mask = {
+    .key = "mask", .type = RB_SETTING_CHOICE, .def = RB_WEIGHTS_NONE, .choices = mask_choices,
+    .label = "Known-pixel mask",
+    .help = "weights of the samples as missing data (0 unknown, 1 valid, between partial): none, "
+            "alpha (the alpha channel weighs the colour; the output is opaque where colour came "
+            "out) or a gray image FILE of the input's size",
+    .flags = RB_SETTING_ADVANCED | RB_SETTING_OR_FILE, .off = RB_WEIGHTS_IMAGE};
 static const rb_setting_desc s_linear = {
     .key = "linear", .type = RB_SETTING_BOOL, .def = 0, .label = "Linear light",
     .help = "filter sRGB-encoded colour in linear light (decode, filter, encode)",
@@ -138,14 +149,16 @@ static const rb_setting_desc s_linear = {
     .flags = RB_SETTING_HOST_DEFAULT};
 
 static const rb_setting_desc *const blur_settings[] = {
-    &s_sigma, &s_sigma_x, &s_sigma_y, &s_accurate, &s_boundary, &s_nan, &s_linear, &s_backend, &s_threads};
+    &s_sigma, &s_sigma_x, &s_sigma_y, &s_accurate, &s_boundary, &s_nan, &s_mask, &s_linear, &s_backend,
+    &s_threads};
 static const rb_setting_desc *const filter_settings[] = {
-    &s_signature, &s_direction, &s_axes, &s_boundary, &s_nan, &s_linear, &s_backend, &s_threads};
+    &s_signature, &s_direction, &s_axes, &s_boundary, &s_nan, &s_mask, &s_linear, &s_backend,
+    &s_threads};
 static const rb_setting_desc *const bspline_settings[] = {
-    &s_degree, &s_boundary, &s_nan, &s_linear, &s_backend, &s_threads};
+    &s_degree, &s_boundary, &s_nan, &s_mask, &s_linear, &s_backend, &s_threads};
 static const rb_setting_desc *const sat_settings[] = {&s_backend, &s_threads};
 static const rb_setting_desc *const box_settings[] = {
-    &s_size, &s_size_x, &s_size_y, &s_boundary, &s_nan, &s_backend, &s_threads};
+    &s_size, &s_size_x, &s_size_y, &s_boundary, &s_nan, &s_mask, &s_backend, &s_threads};
 static const rb_setting_desc *const deblur_settings[] = {
     &s_psf_sigma, &s_noise, &s_window, &s_fir_only, &s_boundary, &s_nan, &s_backend, &s_threads};
 static const rb_setting_desc *const design_deblur_settings[] = {
@@ -273,6 +286,8 @@ const char *rb_setting_allowed(const rb_setting_desc *d, char *buf, size_t len)
                 break;
             at += (size_t)w;
         }
+        if ((d->flags & RB_SETTING_OR_FILE) && at < len)
+            snprintf(buf + at, len - at, ", or a file name");
         break;
     }
     case RB_SETTING_TEXT:

@@ -102,6 +102,14 @@ static rb_status parse_value(rb_context *ctx, const rb_setting_desc *d, const ch
                 return RB_OK;
             }
         }
+        if ((d->flags & RB_SETTING_OR_FILE) && text[0]) {
+            if (strlen(text) >= sizeof v->text)
+                return rb_error(ctx, RB_ERR_PARSE, "bad %s: file name longer than %zu characters",
+                                d->key, sizeof v->text - 1);
+            v->number = d->off;
+            snprintf(v->text, sizeof v->text, "%s", text);
+            return RB_OK;
+        }
         return bad(ctx, d, text, "not allowed");
     case RB_SETTING_TEXT:
         if (strlen(text) >= sizeof v->text)
