@@ -6,6 +6,10 @@ rb_add_test(test_hostile ${CMAKE_CURRENT_LIST_DIR}/test_hostile.c ${CMAKE_CURREN
 set_tests_properties(test_hostile PROPERTIES SKIP_RETURN_CODE 77)
 
 rb_add_test(test_threads ${CMAKE_CURRENT_LIST_DIR}/test_threads.c)
+# a worker thread that cannot be created: the engine's pthread_create calls go
+# to the test's wrapper, which refuses all but the first few
+rb_add_test(test_thread_start ${CMAKE_CURRENT_LIST_DIR}/test_thread_start.c)
+target_link_options(test_thread_start PRIVATE -Wl,--wrap=pthread_create)
 
 rb_add_test(test_gpu_faults ${CMAKE_CURRENT_LIST_DIR}/test_gpu_faults.c)
 rb_gpu_suite(test_gpu_faults HOST)

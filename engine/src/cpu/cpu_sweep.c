@@ -31,6 +31,7 @@
  * so results match line_solver.c to rounding, not bitwise. */
 #define _GNU_SOURCE
 #include "cpu_sweep.h"
+#include "parallel.h"
 
 #include <limits.h>
 #include <math.h>
@@ -471,6 +472,29 @@ static int use_float_lanes(int lanes, const sw_axis *ay, const sw_axis *ax, cons
     return *err <= tol;
 }
 
+/* What each member of the sweep's thread team gets (rb_parallel_team). */
+typedef struct {
+    sw_shared *sh;
+    int fl;                      /* float lanes */
+    unsigned char *Ymem;         /* line scratch, Ystride bytes per member */
+    size_t Ystride;
+} sweep_team;
+
+static void sweep_member(void *user, int member, int members)
+{
+    const sweep_team *team = user;
+    sw_shared *sh = team->sh;
+    sw_thread th = {sh, member, team->Ymem + team->Ystride * (size_t)member};
+    if (member == 0) { /* the team is complete: fix the barrier's parties */
+        pthread_mutex_lock(&sh->bar.mu);
+        sh->nt = members;
+        sh->bar.parties = members;
+        sh->cs.nsums = sh->p1->ax->shift ? members : 0;
+        pthread_mutex_unlock(&sh->bar.mu);
+    }
+    (team->fl ? sweep_main_f : sweep_main_d)(&th);
+}
+
 rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out, int nt,
                                const float *ccol, const float *crow)
 {
@@ -547,7 +571,7 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     sh.tphase = times ? tphase : NULL;
     pthread_mutex_init(&sh.bar.mu, NULL);
     pthread_cond_init(&sh.bar.cv, NULL);
-    sh.bar.parties = INT_MAX; /* until every thread has started */
+    sh.bar.parties = INT_MAX; /* until member 0 of the team fixes it (sweep_member) */
 
     /* in place (rb_cpu_sweep_ok allows only identical layouts to overlap) */
     if (in->data == out->data && plan->cols.ax.fir && plan->cols.ax.fir_hi > 0 && cs->nbands > 1) {
@@ -567,28 +591,8 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
             }
     }
 
-    sw_thread th[SW_MAX_THREADS];
-    pthread_t tid[SW_MAX_THREADS];
-    int started = 1;
-    for (int t = 1; t < nt; t++) {
-        th[t].sh = &sh;
-        th[t].t = t;
-        th[t].Y = Ymem + (size_t)ymax * vs * (size_t)t;
-        if (pthread_create(&tid[t], NULL, fl ? sweep_main_f : sweep_main_d, &th[t]) != 0)
-            break; /* fewer threads: the others claim their share of the work */
-        started++;
-    }
-    th[0].sh = &sh;
-    th[0].t = 0;
-    th[0].Y = Ymem;
-    pthread_mutex_lock(&sh.bar.mu);
-    sh.nt = started;
-    sh.bar.parties = started;
-    cs->nsums = ay.shift ? started : 0;
-    pthread_mutex_unlock(&sh.bar.mu);
-    (fl ? sweep_main_f : sweep_main_d)(&th[0]);
-    for (int t = 1; t < started; t++)
-        pthread_join(tid[t], NULL);
+    sweep_team team = {&sh, fl, Ymem, (size_t)ymax * vs};
+    const int started = rb_parallel_team(nt, sweep_member, &team);
     pthread_cond_destroy(&sh.bar.cv);
     pthread_mutex_destroy(&sh.bar.mu);
 

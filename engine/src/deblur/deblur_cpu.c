@@ -18,9 +18,9 @@
 #include "pixel_convert.h"
 #include "plan_build.h"
 #include "missing_data.h"
+#include "parallel.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -192,8 +192,13 @@ static void run_row(const wave *w, long i, long j0, long j1, float *u)
     }
 }
 
-static void *wave_main(void *arg)
+/* One worker of the wavefront (a task of rb_parallel_for): claims strips until
+ * none is left. However many workers run at once, the bits are the same; a
+ * worker that a thread runs after its first (fewer threads could be created)
+ * finds the strips claimed and returns. */
+static void wave_worker(void *arg, int worker)
 {
+    (void)worker;
     wave *w = arg;
     float *u = malloc(sizeof(float) * (size_t)w->strip_w);
     if (!u) {
@@ -243,7 +248,6 @@ static void *wave_main(void *arg)
         (void)avail;
     }
     free(u);
-    return NULL;
 }
 
 rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out)
@@ -305,9 +309,6 @@ rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out
     int nt = rb_context_thread_count(ctx);
     if (nt > nstrips)
         nt = nstrips;
-    if (nt > 256)
-        nt = 256;
-    pthread_t tid[256];
     rb_status result = RB_OK;
     int tasks = (int)ch * 4, done = 0;
     for (long cc = 0; cc < ch && result == RB_OK; cc++)
@@ -329,15 +330,7 @@ rb_status rb_deblur_execute(rb_deblur_plan *p, const rb_image *in, rb_image *out
                 atomic_init(&progress[s], Z);
             atomic_init(&w.next, 0);
             atomic_init(&w.failed, 0);
-            int started = 0;
-            for (int t = 1; t < nt; t++) {
-                if (pthread_create(&tid[t], NULL, wave_main, &w) != 0)
-                    break;  /* fewer helpers: still correct, see wave_main */
-                started = t;
-            }
-            wave_main(&w);
-            for (int t = 1; t <= started; t++)
-                pthread_join(tid[t], NULL);
+            rb_parallel_for(nt, nt, wave_worker, &w);
             if (atomic_load(&w.failed)) {
                 result = rb_error(ctx, RB_ERR_NOMEM, "deblur: out of memory for a row buffer");
                 break;
