@@ -14,7 +14,6 @@
 #include "reference.h"
 #include "test_util.h"
 #include "rb_internal.h"
-#include "axis_route.h"
 
 static rb_context *ctx;
 
@@ -228,8 +227,9 @@ static void test_wide_gaussian(void **state)
             assert_non_null(strstr(rb_context_error(ctx), "strips cannot run this plan"));
         } else {
             assert_int_equal(s, RB_OK);
-            /* the route this test is about */
-            assert_int_equal(rb_axis_plan_route(&plan->cols), RB_AXIS_ROUTE_PADDED);
+            /* the route this test is about: the strips run the padding (the
+             * whole-image CPU route may take (44) from the steady states) */
+            assert_true(plan->cols.padded);
             assert_int_equal(ref_filter_image(&fx, &fy, b, xd, yr, w, h, 1), 0);
             double e = tu_rel_rms_f(y2, y1, n), er = tu_rel_rms_fd(y2, yr, n);
             if (e > 2e-5 || er > 2e-5)

@@ -111,6 +111,12 @@ typedef struct {
     int pad;                     /* padding of the padded route (transients' decay + FIR reach) */
     long pad_need;               /* the padding that route needs, set whether it runs or not
                                     (the CPU sweep pads wrapped lines by it) */
+    int steady_epilogue;         /* constant modes with `padded` set: (44) taken relative to
+                                    the steady states and in backward differences,
+                                    zs + M44d [y_-1 - ys, D y_-1, .., D^(r-1) y_-1], agreed with
+                                    the padded route on the probe, so the CPU routes run it
+                                    instead of the padding (O(r^2) a line, not O(pad)); `padded`
+                                    and `pad` stay for the back ends that run (44) as is. */
 
     /* constant / clamp / zero (35), (44): with C = boundary value times sum(fir),
      *   p(Y) = prologue_dc * C (every slot), e(Z) = M44 e_{-1}(Y) + v44 * C */
@@ -118,6 +124,7 @@ typedef struct {
     double M44[RB_MAX_ORDER * RB_MAX_ORDER];   /* S_RF A_F^r */
     double v44[RB_MAX_ORDER];                  /* (S_R Abar_R - S_RF A_F^r) S_F Abar_F 1 */
     double anticausal_dc;        /* 1 / (1 + sum da): anticausal-only constant epilogue */
+    double M44d[RB_MAX_ORDER * RB_MAX_ORDER];  /* M44 in backward differences (steady_epilogue) */
 
     /* periodic (49), (51); for mirror_via_periodic built with length 2n */
     double Pf[RB_MAX_ORDER * RB_MAX_ORDER];    /* (I - A_F^h)^-1 */

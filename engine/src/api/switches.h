@@ -29,6 +29,8 @@ typedef struct rb_switches {
     int cpu_no_sweep;            /* RECBLUR_CPU_NO_SWEEP (any value): the general line route */
     int cpu_lanes;               /* RECBLUR_CPU_LANES: RB_LANES_* */
     int cpu_times;               /* RECBLUR_CPU_TIMES (any value): per-phase seconds on stderr */
+    int cpu_padded;              /* RECBLUR_CPU_PADDED (any value): the padded route where (44)
+                                    from the steady states would do (before/after timings) */
     /* CUDA routes, for comparisons */
     int cuda_sat_multipass;      /* RECBLUR_CUDA_SAT=multipass */
     int cuda_fuse;               /* RECBLUR_CUDA_FUSE: RB_FORCE_* */

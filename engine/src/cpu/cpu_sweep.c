@@ -76,6 +76,9 @@ typedef struct {
     double pro;                  /* fsum * prologue_dc: causal slots per unit boundary (35) */
     double fsum;
     double epi;                  /* padded route: anticausal slots per unit boundary */
+    int steady;                  /* (44) relative to the steady states (plan's steady_epilogue) */
+    double prologue_dc, anticausal_dc; /* the steady-state gains it is taken relative to */
+    double M44d[RB_MAX_ORDER * RB_MAX_ORDER]; /* M44 in backward differences */
     long double gain;            /* DC gain, for the mean shift */
     double M44[RB_MAX_ORDER * RB_MAX_ORDER], v44[RB_MAX_ORDER]; /* (44) */
     /* the same, rounded to float, for the float lanes */
@@ -331,8 +334,9 @@ static void axis_setup(const rb_axis_plan *ap, sw_axis *a)
     a->r = ax->r;
     a->n = ap->n;
     a->mode = ap->mode;
-    a->padded = ap->padded;
-    a->D = ap->padded ? ap->pad : ap->fir_ext;
+    a->steady = ap->padded && ap->steady_epilogue;
+    a->padded = ap->padded && !a->steady;
+    a->D = a->padded ? ap->pad : ap->fir_ext;
     if (ap->mode == RB_BOUNDARY_PERIODIC || ap->mode == RB_BOUNDARY_MIRROR) {
         a->wrap = ap->mode; /* from zero states: c0 = c1 = 0 after the mean shift */
         a->padded = 1;
@@ -361,6 +365,9 @@ static void axis_setup(const rb_axis_plan *ap, sw_axis *a)
     }
     a->pro = fsum * ap->prologue_dc;
     a->epi = fsum * ap->prologue_dc * ap->anticausal_dc;
+    a->prologue_dc = ap->prologue_dc;
+    a->anticausal_dc = ap->anticausal_dc;
+    memcpy(a->M44d, ap->M44d, sizeof a->M44d);
     memcpy(a->M44, ap->M44, sizeof a->M44);
     memcpy(a->v44, ap->v44, sizeof a->v44);
     a->shift = ap->mode == RB_BOUNDARY_CONSTANT || ap->mode == RB_BOUNDARY_CLAMP || a->wrap;

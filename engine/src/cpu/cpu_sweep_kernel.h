@@ -184,8 +184,9 @@ static inline __attribute__((always_inline)) void SW_N(causal)(const sw_pass *p,
 }
 
 /* The anticausal start after a causal pass that ended in state s: (44)
- * z_{m+k} = sum_j M44[k][j] y_{m-r+j} + v44[k] c1 fsum, or the padded
- * route's steady state. z[0] = z_m. */
+ * z_{m+k} = sum_j M44[k][j] y_{m-r+j} + v44[k] c1 fsum (taken relative to the
+ * steady states and in backward differences where the plan's probe asked for it: see
+ * line_solver.c's epilogue_lanes), or the padded route's steady state. z[0] = z_m. */
 static inline __attribute__((always_inline)) void SW_N(anti_start)(const sw_axis *a, const SW_V *s,
                                                              SW_V c1, SW_V *z, const int R)
 {
@@ -202,9 +203,24 @@ static inline __attribute__((always_inline)) void SW_N(anti_start)(const sw_axis
     for (int k = 0; k < R; k++) {
         SW_V acc = C1;
         for (int l = 0; l < 8; l++) {
-            long double t = (long double)a->SW_C(v44)[k] * C1[l];
-            for (int jj = 0; jj < R; jj++)
-                t += (long double)a->SW_C(M44)[k * R + jj] * s[R - 1 - jj][l];
+            long double t;
+            if (a->steady) {
+                const long double ys = (long double)a->prologue_dc * C1[l];
+                long double c[RB_MAX_ORDER]; /* y_{-1} - ys, then backward differences */
+                for (int tt = 0; tt < R; tt++)
+                    c[tt] = s[tt][l];
+                for (int q = 1; q < R; q++)
+                    for (int tt = R - 1; tt >= q; tt--)
+                        c[tt] = c[tt - 1] - c[tt];
+                c[0] -= ys;
+                t = (long double)a->anticausal_dc * ys;
+                for (int jj = 0; jj < R; jj++)
+                    t += (long double)a->M44d[k * R + jj] * c[jj];
+            } else {
+                t = (long double)a->SW_C(v44)[k] * C1[l];
+                for (int jj = 0; jj < R; jj++)
+                    t += (long double)a->SW_C(M44)[k * R + jj] * s[R - 1 - jj][l];
+            }
             acc[l] = (SW_E)t;
         }
         z[k] = acc;

@@ -30,12 +30,19 @@ static int fir_is_gain(const rb_axis *ax)
     return ax->fir && ax->fir_lo == 0 && ax->fir_hi == 0;
 }
 
+/* The padded route, unless the plan found (44) from the steady states sound. */
+static int runs_padded(const rb_axis_plan *ap)
+{
+    return ap->padded && !ap->steady_epilogue;
+}
+
 /* Samples the feedback passes run beyond each end of the line: E for the
  * constant modes (u is constant only past the FIR reach), the padding for
  * the padded route, none otherwise. */
+
 static long domain_ext(const rb_axis_plan *ap)
 {
-    if (ap->padded)
+    if (runs_padded(ap))
         return ap->pad;
     return uses_extended_domain(ap->mode) ? ap->fir_ext : 0;
 }
@@ -283,6 +290,36 @@ static void mat_lanes(int r, ptrdiff_t L, const double *M, const double *v, cons
         }
 }
 
+/* (44) taken relative to the steady state and in backward differences:
+ * e(Z) = zs + M44d [y_{-1} - ys, D y_{-1}, ..., D^(r-1) y_{-1}] (axis_plan.c),
+ * ys = prologue_dc C and zs = anticausal_dc ys the states a constant C beyond
+ * the line settles to (the same map as M44 e_{-1}(Y) + v44 C, since
+ * M44 ys + v44 C = zs). For poles near 1, |v44 C| and |M44 ys| are huge and
+ * cancel to zs, and M44's columns cancel on the nearly equal samples of the
+ * state; the differences are what the boundary really carries. In long
+ * double, per lane. st: e_{-1}(Y) (layout [k*L+l]); C: per-lane C. */
+static void epilogue_lanes(const rb_axis_plan *ap, int r, ptrdiff_t L, const double *st,
+                           const double *C, double *out)
+{
+    for (ptrdiff_t l = 0; l < L; l++) {
+        const long double ys = (long double)ap->prologue_dc * C[l];
+        const long double zs = (long double)ap->anticausal_dc * ys;
+        long double c[RB_MAX_ORDER]; /* newest first, then its backward differences */
+        for (int t = 0; t < r; t++)
+            c[t] = st[(r - 1 - t) * L + l];
+        for (int k = 1; k < r; k++)
+            for (int t = r - 1; t >= k; t--)
+                c[t] = c[t - 1] - c[t];
+        c[0] -= ys;
+        for (int k = 0; k < r; k++) {
+            long double acc = zs;
+            for (int j = 0; j < r; j++)
+                acc += (long double)ap->M44d[k * r + j] * c[j];
+            out[k * L + l] = (double)acc;
+        }
+    }
+}
+
 static void read_state(const rb_lane *y, ptrdiff_t pos, int r, ptrdiff_t L, double *st)
 {
     for (int k = 0; k < r; k++)
@@ -385,7 +422,7 @@ rb_lane *rb_line_solve_ex(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *w
      * is taken off there (FIR(x - mean) = FIR(x) - fsum * mean): x itself
      * and its extension stay unshifted, one sweep less. */
     const int has_fir = ax->fir && !fir_is_gain(ax);
-    const int fuse = has_fir && has_c && r > 0 && (ap->padded || ext);
+    const int fuse = has_fir && has_c && r > 0 && (runs_padded(ap) || ext);
     const int fold = shift && fuse;
     long double gain = 1.0L;
     if (shift) {
@@ -484,7 +521,7 @@ rb_lane *rb_line_solve_ex(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *w
             fsum += ax->fir[t];
     }
 
-    if (ap->padded) {
+    if (runs_padded(ap)) {
         /* The padded route: the extension is explicit over D samples each
          * side, past which every start-up transient has died out (below
          * 1e-13 of the impulse response's peak). Constant modes start from
@@ -515,7 +552,10 @@ rb_lane *rb_line_solve_ex(const rb_axis_plan *ap, int Li, rb_lane *x, rb_lane *w
                 for (ptrdiff_t l = 0; l < L; l++)
                     C1[l] = c1[l] * fsum;
                 read_state(y, m - r, r, L, st);
-                mat_lanes(r, L, ap->M44, st, ap->v44, C1, st2);
+                if (ap->steady_epilogue)
+                    epilogue_lanes(ap, r, L, st, C1, st2);
+                else
+                    mat_lanes(r, L, ap->M44, st, ap->v44, C1, st2);
                 write_state(y, m, r, L, st2);
             } else
                 fill_slots(y, m, r, L, c1, fsum * ap->anticausal_dc);
