@@ -7,25 +7,38 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-/* Rows per band: whole strips of IN, about `target` bytes of float working
- * rows (the engine keeps a few such bands in double). */
-static uint32_t band_rows(const rb_image *hdr, uint32_t rps, size_t target)
+/* Rows per band: whole strips of IN, the count that takes least memory in
+ * all (the stream's working set, its carries included, and the two band
+ * buffers of the file's samples); its total into *bytes. */
+static uint32_t band_rows(const rb_plan *plan, const rb_image *in, const rb_image *out,
+                          uint32_t rps, size_t *bytes)
 {
-    size_t row = (size_t)hdr->width * (size_t)hdr->channels * sizeof(float);
-    size_t want = target / (row ? row : 1);
-    if (want < 16)
-        want = 16;
-    uint32_t rows = (uint32_t)((want + rps - 1) / rps) * rps;
-    return rows > (uint32_t)hdr->height ? (uint32_t)hdr->height : rows;
+    const uint32_t H = (uint32_t)in->height;
+    const size_t per_row = in->stride + out->stride;
+    uint32_t best = H;
+    size_t least = SIZE_MAX;
+    for (uint32_t rows = rps; ; rows += rps) {
+        const uint32_t r = rows < H ? rows : H;
+        const size_t b = rb_stream_working_bytes(plan, (int)r) + per_row * r;
+        if (b < least) {
+            least = b;
+            best = r;
+        }
+        if (r == H)
+            break;
+    }
+    *bytes = least;
+    return best;
 }
 
 int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_path,
                          const char *out_path, rb_format out_fmt, const cli_codec *codec,
-                         size_t band_bytes, cli_op_report *rep, char *err, size_t errlen)
+                         cli_op_report *rep, char *err, size_t errlen)
 {
     cli_image hdr;
     uint32_t rps = 0;
@@ -41,7 +54,9 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     int rc = -1, engine = 0;
     rb_boundary boundary;
     const rb_image *g = &hdr.img;
-    const uint32_t H = (uint32_t)g->height, band = band_rows(g, rps, band_bytes);
+    const uint32_t H = (uint32_t)g->height;
+    uint32_t band = 0;
+    size_t band_bytes = 0;
     rb_image out_geom = *g;
     out_geom.format = out_fmt;
     out_geom.srgb = g->srgb && out_fmt != RB_F32;
@@ -62,6 +77,7 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
             rc = 1; /* the caller runs it in memory */
         goto done;
     }
+    band = band_rows(plan, g, &out_geom, rps, &band_bytes);
     inbuf = malloc(g->stride * band);
     outbuf = malloc(out_geom.stride * band);
     if (!inbuf || !outbuf) {
@@ -107,8 +123,8 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     rep->plan_ms = t1 - t0;
     rep->execute_ms = cli_now_ms() - t1; /* the reads and the writes included */
     static char backend[192];
-    snprintf(backend, sizeof backend, "%s, in bands of %u rows", rb_plan_backend_name(plan),
-             (unsigned)band);
+    snprintf(backend, sizeof backend, "%s, in bands of %u rows (about %zu MiB in all)",
+             rb_plan_backend_name(plan), (unsigned)band, band_bytes >> 20);
     rep->backend = backend;
 done:
     if (engine)

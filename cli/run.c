@@ -129,14 +129,8 @@ static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings 
              hdr.img.height, hdr.img.channels, hdr.img.channels == 1 ? "" : "s",
              cli_format_name(hdr.img.format), (unsigned long long)(need >> 20),
              (unsigned long long)(limit >> 20));
-    uint64_t band = limit / 16;
-    if (band > ((uint64_t)64 << 20))
-        band = (uint64_t)64 << 20;
-    if (band < ((uint64_t)1 << 20))
-        band = (uint64_t)1 << 20;
     cli_op_report rep = {0};
-    int rc = cli_op_filter_stream(ctx, s, o->in, o->out, fmt, &codec, (size_t)band, &rep, err,
-                                  sizeof err);
+    int rc = cli_op_filter_stream(ctx, s, o->in, o->out, fmt, &codec, &rep, err, sizeof err);
     if (rc == 1) {
         cli_info(o, "%s; the in-memory route runs", err);
         return -1;
