@@ -323,37 +323,172 @@ static long row_needed(const rb_stream *st, long i)
     return need;
 }
 
+/* The rows (or extension values) of the column FIR's taps at domain row
+ * i: tap t reads x[t] (a sample row, the shift subtracted) or c[t] (the
+ * shifted extension value), or neither (nothing: outside the image for
+ * NONE, the periodic wrap across the top in pass 1, added at the close). */
+enum { FUSED_TAPS = 32 }; /* longer FIRs take the tap-by-tap route */
+typedef struct {
+    const float *x[FUSED_TAPS];
+    const double *c[FUSED_TAPS];
+    double w[FUSED_TAPS];
+    int n;
+} fir_taps;
+
+#if defined(__GNUC__)
+#define STREAM_INLINE static inline __attribute__((always_inline)) /* into the clones */
+#else
+#define STREAM_INLINE static inline
+#endif
+
+/* Tap t of u_i: its weight into *w, and its row or its extension values (or
+ * neither). 0 when the row is nowhere (a bug: row_at's sizes keep them). */
+STREAM_INLINE int fir_tap(const rb_stream *st, long i, int pass1, int strip, int t,
+                          const float **x, const double **c)
+{
+    const long j = i + st->lo + t;
+    long k = j;
+    *x = NULL;
+    *c = NULL;
+    if (j < 0 || j >= st->H) {
+        const rb_boundary_mode m = st->ap->mode;
+        if (m == RB_BOUNDARY_NONE || (pass1 && m == RB_BOUNDARY_PERIODIC && j < 0))
+            return 1;
+        if (m != RB_BOUNDARY_PERIODIC && m != RB_BOUNDARY_MIRROR) {
+            *c = j < 0 ? st->c0 : st->c1;
+            return 1;
+        }
+        k = rb_extend_index(j, st->H, m);
+    }
+    *x = row_at(st, k, strip);
+    return *x != NULL;
+}
+
 /* u_i (the column FIR of the shifted, extended input) on lanes [l0, l1)
- * into dst[0 .. l1 - l0). pass1: the periodic wrap across the top is left
- * out (added at the close). */
-static int u_row(const rb_stream *st, long i, int pass1, int strip, double *dst, long l0, long l1)
+ * into dst[0 .. l1 - l0), tap by tap. pass1: the periodic wrap across the
+ * top is left out (added at the close). */
+STREAM_INLINE int u_row(const rb_stream *st, long i, int pass1, int strip, double *dst, long l0,
+                        long l1)
 {
     const long n = l1 - l0;
     const double *s = st->s + l0;
     for (long l = 0; l < n; l++)
         dst[l] = 0.0;
     for (int t = 0; t < st->taps; t++) {
-        const long j = i + st->lo + t;
+        const float *x;
+        const double *c;
         const double w = st->f[t];
-        long k = j;
-        if (j < 0 || j >= st->H) {
-            const rb_boundary_mode m = st->ap->mode;
-            if (m == RB_BOUNDARY_NONE || (pass1 && m == RB_BOUNDARY_PERIODIC && j < 0))
-                continue;
-            if (m != RB_BOUNDARY_PERIODIC && m != RB_BOUNDARY_MIRROR) {
-                const double *c = (j < 0 ? st->c0 : st->c1) + l0;
-                for (long l = 0; l < n; l++)
-                    dst[l] += w * c[l];
-                continue;
-            }
-            k = rb_extend_index(j, st->H, m);
-        }
-        const float *x = row_at(st, k, strip);
-        if (!x)
+        if (!fir_tap(st, i, pass1, strip, t, &x, &c))
             return 0;
-        x += l0;
-        for (long l = 0; l < n; l++)
-            dst[l] += w * ((double)x[l] - s[l]);
+        if (c) {
+            c += l0;
+            for (long l = 0; l < n; l++)
+                dst[l] += w * c[l];
+        } else if (x) {
+            x += l0;
+            for (long l = 0; l < n; l++)
+                dst[l] += w * ((double)x[l] - s[l]);
+        }
+    }
+    return 1;
+}
+
+/* One row of the causal column pass on a block: o = u_i - sum_k dc[k]
+ * o[-k nb] (the state in the r rows above), u_i summed in registers, 4
+ * lanes at a time, the taps in order and then the feedback terms in order:
+ * the same operations as u_row and causal_row, fused. 0 as u_row. */
+typedef double v4d __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
+
+STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip, double *o,
+                               long l0, long nb)
+{
+    const int r = st->r;
+    const double *dc = st->ap->ax.dc;
+    if (st->taps > FUSED_TAPS) {
+        if (!u_row(st, i, pass1, strip, o, l0, l0 + nb))
+            return 0;
+        for (int k = 1; k <= r; k++) {
+            const double c = dc[k - 1], *z = o - k * nb;
+            for (long l = 0; l < nb; l++)
+                o[l] -= c * z[l];
+        }
+        return 1;
+    }
+    fir_taps tp;
+    tp.n = 0;
+    for (int t = 0; t < st->taps; t++) {
+        const float *x;
+        const double *c;
+        if (!fir_tap(st, i, pass1, strip, t, &x, &c))
+            return 0;
+        if (x || c) {
+            tp.x[tp.n] = x ? x + l0 : NULL;
+            tp.c[tp.n] = c ? c + l0 : NULL;
+            tp.w[tp.n++] = st->f[t];
+        }
+    }
+    const double *s = st->s + l0;
+    long l = 0;
+    /* 16 lanes a step, as 4 independent chains: each chain is a string of
+     * dependent additions, and one alone would wait on every one of them */
+    for (; l + 16 <= nb; l += 16) {
+        v4d a[4], sv[4];
+        for (int q = 0; q < 4; q++) {
+            a[q] = (v4d){0.0, 0.0, 0.0, 0.0};
+            memcpy(&sv[q], s + l + 4 * q, sizeof sv[q]);
+        }
+        for (int t = 0; t < tp.n; t++) {
+            if (tp.x[t]) {
+                for (int q = 0; q < 4; q++) {
+                    v4f xf;
+                    memcpy(&xf, tp.x[t] + l + 4 * q, sizeof xf);
+                    a[q] += tp.w[t] * (__builtin_convertvector(xf, v4d) - sv[q]);
+                }
+            } else {
+                for (int q = 0; q < 4; q++) {
+                    v4d cv;
+                    memcpy(&cv, tp.c[t] + l + 4 * q, sizeof cv);
+                    a[q] += tp.w[t] * cv;
+                }
+            }
+        }
+        for (int k = 1; k <= r; k++)
+            for (int q = 0; q < 4; q++) {
+                v4d z;
+                memcpy(&z, o + l + 4 * q - k * nb, sizeof z);
+                a[q] -= dc[k - 1] * z;
+            }
+        memcpy(o + l, a, sizeof a);
+    }
+    for (; l + 4 <= nb; l += 4) {
+        v4d a = {0.0, 0.0, 0.0, 0.0}, sv;
+        memcpy(&sv, s + l, sizeof sv);
+        for (int t = 0; t < tp.n; t++) {
+            if (tp.x[t]) {
+                v4f xf;
+                memcpy(&xf, tp.x[t] + l, sizeof xf);
+                a += tp.w[t] * (__builtin_convertvector(xf, v4d) - sv);
+            } else {
+                v4d cv;
+                memcpy(&cv, tp.c[t] + l, sizeof cv);
+                a += tp.w[t] * cv;
+            }
+        }
+        for (int k = 1; k <= r; k++) {
+            v4d z;
+            memcpy(&z, o + l - k * nb, sizeof z);
+            a -= dc[k - 1] * z;
+        }
+        memcpy(o + l, &a, sizeof a);
+    }
+    for (; l < nb; l++) {
+        double a = 0.0;
+        for (int t = 0; t < tp.n; t++)
+            a += tp.x[t] ? tp.w[t] * ((double)tp.x[t][l] - s[l]) : tp.w[t] * tp.c[t][l];
+        for (int k = 1; k <= r; k++)
+            a -= dc[k - 1] * o[l - k * nb];
+        o[l] = a;
     }
     return 1;
 }
@@ -529,17 +664,6 @@ static void anticausal_rows(const double *da, int r, double *y, long len, long n
     }
 }
 
-/* y_i = u_i - sum_k dc[k] y_{i-k} on a block's row at o (stride nb; the
- * state in the r rows above). */
-static void causal_row(const double *dc, int r, double *o, long nb)
-{
-    for (int k = 1; k <= r; k++) {
-        const double c = dc[k - 1], *z = o - k * nb;
-        for (long l = 0; l < nb; l++)
-            o[l] -= c * z[l];
-    }
-}
-
 /* Work on lanes [l0, l1) of a strip, one job a thread. */
 typedef struct lane_job {
     rb_stream *st;
@@ -614,7 +738,7 @@ STREAM_CLONES static void pass1_lanes(lane_job *j)
     rb_stream *st = j->st;
     const long L = st->L;
     const int r = st->r, anti = st->ap->ax.anticausal_order > 0;
-    const double *dc = st->ap->ax.dc, *g = st->g;
+    const double *g = st->g;
     double *w = st->work + (size_t)j->slot * (size_t)st->work_rows * LANE_BLOCK;
     for (long b0 = j->l0; b0 < j->l1; b0 += LANE_BLOCK) {
         const long nb = j->l1 - b0 < LANE_BLOCK ? j->l1 - b0 : LANE_BLOCK;
@@ -628,11 +752,10 @@ STREAM_CLONES static void pass1_lanes(lane_job *j)
                     n = 0;
                 }
                 double *o = w + (r + n) * nb;
-                if (!u_row(st, u, 1, -1, o, b0, b0 + nb)) {
+                if (!u_causal_row(st, u, 1, -1, o, b0, nb)) {
                     j->ok = 0;
                     return;
                 }
-                causal_row(dc, r, o, nb);
                 if (anti)
                     for (int m = 0; m < r && m <= fill; m++) {
                         double *h = st->heads + m * L + b0;
@@ -829,18 +952,17 @@ STREAM_CLONES static void pass2_lanes(lane_job *j)
     const long L = st->L;
     const int r = st->r, k = j->k;
     const long b = seg_begin(st, k), len = st->seg_len[k], y0 = st->y0s[k];
-    const double *dc = st->ap->ax.dc, *da = st->ap->ax.da;
+    const double *da = st->ap->ax.da;
     double *w = st->work + (size_t)j->slot * (size_t)st->work_rows * LANE_BLOCK;
     for (long b0 = j->l0; b0 < j->l1; b0 += LANE_BLOCK) {
         const long nb = j->l1 - b0 < LANE_BLOCK ? j->l1 - b0 : LANE_BLOCK;
         double *y = w + r * nb;
         block_load(w, st->state, r, nb, L, b0);
         for (long i = 0; i < len; i++) {
-            if (!u_row(st, b + i, 0, k, y + i * nb, b0, b0 + nb)) {
+            if (!u_causal_row(st, b + i, 0, k, y + i * nb, b0, nb)) {
                 j->ok = 0;
                 return;
             }
-            causal_row(dc, r, y + i * nb, nb);
         }
         /* the causal state for the next strip */
         block_store(st->state, w + len * nb, r, nb, L, b0);
@@ -893,19 +1015,31 @@ static void rows_job(lane_job *j)
         rb_lane cval[4 * 8];
         for (long l = 0; l < L2; l++)
             cval[l] = st->crow[l % ch];
-        for (long g = 0; g < G; g++) {
-            const float *src = st->curbuf + (g0 + g) * W * ch;
+        /* pixel by pixel, the G rows side by side: the lanes are written (and
+         * read back) in order, the G rows read (and written) as G streams */
+        float *row[8];
+        for (long g = 0; g < G; g++)
+            row[g] = st->curbuf + (g0 + g) * W * ch;
+        rb_lane *xi = x + lay->lead * L2;
+        if (G == 8 && ch == 1) /* gray: a fixed trip count the compiler unrolls */
             for (long i = 0; i < W; i++)
-                for (long c = 0; c < ch; c++)
-                    x[(lay->lead + i) * L2 + g * ch + c] = src[i * ch + c];
-        }
+                for (int g = 0; g < 8; g++)
+                    xi[i * 8 + g] = row[g][i];
+        else
+            for (long i = 0; i < W; i++)
+                for (long g = 0; g < G; g++)
+                    for (long c = 0; c < ch; c++)
+                        xi[i * L2 + g * ch + c] = row[g][i * ch + c];
         const rb_lane *res = rb_line_solve(ap, (int)L2, x, x + lay->in_len * L2, cval);
-        for (long g = 0; g < G; g++) {
-            float *dst = st->curbuf + (g0 + g) * W * ch;
+        if (G == 8 && ch == 1)
             for (long i = 0; i < W; i++)
-                for (long c = 0; c < ch; c++)
-                    dst[i * ch + c] = (float)res[i * L2 + g * ch + c];
-        }
+                for (int g = 0; g < 8; g++)
+                    row[g][i] = (float)res[i * 8 + g];
+        else
+            for (long i = 0; i < W; i++)
+                for (long g = 0; g < G; g++)
+                    for (long c = 0; c < ch; c++)
+                        row[g][i * ch + c] = (float)res[i * L2 + g * ch + c];
     }
 }
 
