@@ -30,6 +30,7 @@
 #include "parallel.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -549,6 +550,8 @@ static rb_status check_strip(rb_stream *st, const rb_image *img, int y0, const c
     return RB_OK;
 }
 
+static void load_rows(rb_stream *st, const rb_image *img, long rows);
+
 static rb_status load_strip(rb_stream *st, const rb_image *img, int y0)
 {
     const long n = img->height;
@@ -559,7 +562,7 @@ static rb_status load_strip(rb_stream *st, const rb_image *img, int y0)
         st->curbuf = b;
         st->curbuf_rows = n;
     }
-    rb_pixels_load_rows(img, 0, (int)n, st->curbuf, st->plan->linear_light);
+    load_rows(st, img, n);
     st->cur = st->curbuf;
     st->cur_y0 = y0;
     st->cur_rows = n;
@@ -672,35 +675,46 @@ typedef struct lane_job {
     long stop_u;                 /* pass 1: the domain row to stop at */
     int ok;
     int slot;                    /* the job's scratch: its index in the fan-out */
+    const rb_image *img;         /* the conversions: the strip loaded */
+    rb_image *out;               /* the conversions: the strip stored */
     void (*fn)(struct lane_job *);
 } lane_job;
 
-/* The slices of one fan-out: slice t of n items, for rb_parallel_for. */
+/* One fan-out: n items in pieces of `grain`, claimed one at a time by
+ * whichever thread is free. Static slices waited for their slowest thread:
+ * on a machine shared with other work a thread that lost its core held the
+ * whole strip (two threads ran no faster than one). */
 typedef struct {
     lane_job jobs[16];
-    long n;
-    int nt;
+    long n, grain;
+    atomic_long next;
 } lane_fanout;
 
-static void lane_slice(void *user, int t)
+static void lane_worker(void *user, int t)
 {
     lane_fanout *f = user;
     lane_job *j = &f->jobs[t];
-    j->l0 = f->n * t / f->nt;
-    j->l1 = f->n * (t + 1) / f->nt;
-    j->fn(j);
+    for (;;) {
+        const long p = atomic_fetch_add(&f->next, 1) * f->grain;
+        if (p >= f->n || !j->ok)
+            break;
+        j->l0 = p;
+        j->l1 = p + f->grain < f->n ? p + f->grain : f->n;
+        j->fn(j);
+    }
 }
 
-/* Run fn on nt slices of n items (job t a copy of proto with its slice and
- * slot t). 0 when a slice failed. */
-static int run_slices(const lane_job *proto, long n, int nt)
+/* Run fn on the pieces of n items on nt threads (thread t: a copy of proto,
+ * slot t). 0 when a piece failed. */
+static int run_slices(const lane_job *proto, long n, int nt, long grain)
 {
-    lane_fanout f = {.n = n, .nt = nt};
+    lane_fanout f = {.n = n, .grain = grain > 0 ? grain : 1};
+    atomic_init(&f.next, 0);
     for (int t = 0; t < nt; t++) {
         f.jobs[t] = *proto;
         f.jobs[t].slot = t;
     }
-    rb_parallel_for(nt, nt, lane_slice, &f);
+    rb_parallel_for(nt, nt, lane_worker, &f);
     int ok = 1;
     for (int t = 0; t < nt; t++)
         ok = ok && f.jobs[t].ok;
@@ -710,8 +724,8 @@ static int run_slices(const lane_job *proto, long n, int nt)
 /* Run fn on the stream's thread count of slices of the lanes. */
 static int run_lanes(rb_stream *st, void (*fn)(lane_job *), int k, long stop_u)
 {
-    const lane_job proto = {st, 0, 0, k, stop_u, 1, 0, fn};
-    return run_slices(&proto, st->L, st->nt);
+    const lane_job proto = {st, 0, 0, k, stop_u, 1, 0, NULL, NULL, fn};
+    return run_slices(&proto, st->L, st->nt, LANE_BLOCK);
 }
 
 /* Where segment k of the domain starts and ends (the last ends at H + D
@@ -1043,10 +1057,38 @@ static void rows_job(lane_job *j)
     }
 }
 
+/* The strip's samples into (load) or out of (store) the float rows, rows
+ * [j->l0, j->l1) of it: the conversions split across the threads too. */
+static void load_job(lane_job *j)
+{
+    rb_stream *st = j->st;
+    rb_pixels_load_rows(j->img, (int)j->l0, (int)(j->l1 - j->l0), st->curbuf + j->l0 * st->L,
+                        st->plan->linear_light);
+}
+
+static void store_job(lane_job *j)
+{
+    rb_stream *st = j->st;
+    rb_pixels_store_rows(st->curbuf + j->l0 * st->L, j->out, (int)j->l0, (int)(j->l1 - j->l0),
+                         st->plan->linear_light);
+}
+
+static void convert_rows(rb_stream *st, void (*fn)(lane_job *), const rb_image *img,
+                         rb_image *out, long rows)
+{
+    lane_job proto = {st, 0, 0, 0, 0, 1, 0, img, out, fn};
+    run_slices(&proto, rows, st->nt < rows ? st->nt : (int)rows, 8);
+}
+
+static void load_rows(rb_stream *st, const rb_image *img, long rows)
+{
+    convert_rows(st, load_job, img, NULL, rows);
+}
+
 static void pass2_rows(rb_stream *st, long rows)
 {
-    const lane_job proto = {st, 0, 0, 0, 0, 1, 0, rows_job};
-    run_slices(&proto, rows, st->nt < rows ? st->nt : (int)rows);
+    const lane_job proto = {st, 0, 0, 0, 0, 1, 0, NULL, NULL, rows_job};
+    run_slices(&proto, rows, st->nt < rows ? st->nt : (int)rows, st->row_group);
 }
 
 rb_status rb_stream_produce(rb_stream *st, const rb_image *in, rb_image *out, int y0)
@@ -1078,7 +1120,7 @@ rb_status rb_stream_produce(rb_stream *st, const rb_image *in, rb_image *out, in
     st->cur = NULL;
     if (st->plan->rows.ax.active)
         pass2_rows(st, in->height);
-    rb_pixels_store_rows(st->curbuf, out, 0, out->height, st->plan->linear_light);
+    convert_rows(st, store_job, NULL, out, out->height);
     st->produced++;
     if (st->produced == st->K)
         st->stage = STAGE_DONE;
