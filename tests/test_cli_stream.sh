@@ -48,7 +48,7 @@ for img in g8 rgba16 f32; do
   done
 done
 
-# without --memory (and far below half the RAM) the in-memory route runs
+# without --memory (and far below 1 GiB) the in-memory route runs
 "$R" blur -v --sigma 3 "$T/g8.tif" "$T/mem.tif" 2>"$T/err"
 if grep -q "a band of rows" "$T/err"; then fail "no --memory: strips ran"; else pass "no --memory: in memory"; fi
 
