@@ -5,10 +5,10 @@
  * temporary file renamed into place at the end. Working memory: a few bands
  * plus the carries, whatever the image height.
  *
- * The file work overlaps the filtering: while the engine runs band i, a
- * second thread reads band i + 1 (and, in pass 2, writes band i - 1), so
- * there are two band buffers each way. Only that thread calls libtiff while
- * it runs. */
+ * Where the memory limit leaves room for a second band buffer each way, the
+ * file work overlaps the filtering: while the engine runs band i, a second
+ * thread reads band i + 1 (and, in pass 2, writes band i - 1). Only that
+ * thread calls libtiff while it runs. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -25,7 +25,7 @@ static uint32_t band_rows(const rb_plan *plan, const rb_image *in, const rb_imag
                           uint32_t rps, size_t *bytes)
 {
     const uint32_t H = (uint32_t)in->height;
-    const size_t per_row = 2 * (in->stride + out->stride); /* two buffers each way */
+    const size_t per_row = in->stride + out->stride;
     uint32_t best = H;
     size_t least = SIZE_MAX;
     for (uint32_t rows = rps; ; rows += rps) {
@@ -85,7 +85,7 @@ static int file_step_wait(file_step *f, pthread_t th, int started, char *err, si
 
 int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_path,
                          const char *out_path, rb_format out_fmt, const cli_codec *codec,
-                         cli_op_report *rep, char *err, size_t errlen)
+                         uint64_t limit, cli_op_report *rep, char *err, size_t errlen)
 {
     cli_image hdr;
     uint32_t rps = 0;
@@ -127,7 +127,11 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
         goto done;
     }
     band = band_rows(plan, g, &out_geom, rps, &band_bytes);
-    for (int b = 0; b < 2; b++) {
+    const size_t second = (g->stride + out_geom.stride) * band;
+    const int overlap = band < H && band_bytes + second <= limit;
+    if (overlap)
+        band_bytes += second;
+    for (int b = 0; b < 1 + overlap; b++) {
         inbuf[b] = malloc(g->stride * band);
         outbuf[b] = malloc(out_geom.stride * band);
         if (!inbuf[b] || !outbuf[b]) {
@@ -135,11 +139,15 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
             goto done;
         }
     }
+    if (!overlap) { /* one buffer each way: the file steps run between the bands */
+        inbuf[1] = inbuf[0];
+        outbuf[1] = outbuf[0];
+    }
     const uint32_t nb = (H + band - 1) / band;
 #define BAND_Y(i) ((i) * band)
 #define BAND_N(i) (H - BAND_Y(i) < band ? H - BAND_Y(i) : band)
     rb_image in_band = *g, out_band = out_geom;
-    /* pass 1: the carries; band i + 1 is read while band i is gathered */
+    /* pass 1: the carries; band i + 1 is read while band i is gathered (or after) */
     step = (file_step){rd, NULL, 0, BAND_N(0), 0, 0, inbuf[0], NULL, 0, {0}};
     file_step_run(&step);
     if (step.rc) {
@@ -150,12 +158,15 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
         if (i + 1 < nb) {
             step = (file_step){rd, NULL, BAND_Y(i + 1), BAND_N(i + 1), 0, 0, inbuf[(i + 1) % 2],
                                NULL, 0, {0}};
-            started = file_step_start(&step, &th);
+            if (overlap)
+                started = file_step_start(&step, &th);
         }
         in_band.height = (int)BAND_N(i);
         in_band.data = inbuf[i % 2];
         rb_status gs = rb_stream_gather(st, &in_band, (int)BAND_Y(i));
-        if (i + 1 < nb && file_step_wait(&step, th, started, err, errlen))
+        if (i + 1 < nb && !overlap)
+            file_step_run(&step);
+        if (i + 1 < nb && file_step_wait(&step, th, overlap && started, err, errlen))
             goto done;
         if (gs != RB_OK) {
             engine = 1;
@@ -170,7 +181,8 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
         !(wr = cli_tiff_rows_create(tmp, out_path, &out_geom, codec, band, err, errlen)))
         goto done;
     /* pass 2: the final rows; while band i is produced, band i - 1 is
-     * written and band i + 1 read */
+     * written and band i + 1 read (or, without overlap: band i written and
+     * band i + 1 read after it) */
     step = (file_step){rd, wr, 0, BAND_N(0), 0, 0, inbuf[0], NULL, 0, {0}};
     file_step_run(&step);
     if (step.rc) {
@@ -178,8 +190,8 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
         goto done;
     }
     for (uint32_t i = 0; i < nb; i++) {
-        const int more = i + 1 < nb, prev = i > 0;
-        if (more || prev) {
+        const int more = i + 1 < nb, prev = overlap && i > 0;
+        if (overlap && (more || prev)) {
             step = (file_step){rd, wr, more ? BAND_Y(i + 1) : 0, more ? BAND_N(i + 1) : 0,
                                prev ? BAND_Y(i - 1) : 0, prev ? BAND_N(i - 1) : 0,
                                inbuf[(i + 1) % 2], outbuf[(i + 1) % 2], 0, {0}};
@@ -189,14 +201,22 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
         in_band.data = inbuf[i % 2];
         out_band.data = outbuf[i % 2];
         rb_status ps = rb_stream_produce(st, &in_band, &out_band, (int)BAND_Y(i));
-        if ((more || prev) && file_step_wait(&step, th, started, err, errlen))
+        if (overlap && (more || prev) && file_step_wait(&step, th, started, err, errlen))
             goto done;
         if (ps != RB_OK) {
             engine = 1;
             goto done;
         }
+        if (!overlap) {
+            step = (file_step){rd, wr, more ? BAND_Y(i + 1) : 0, more ? BAND_N(i + 1) : 0,
+                               BAND_Y(i), BAND_N(i), inbuf[0], outbuf[0], 0, {0}};
+            file_step_run(&step);
+            if (file_step_wait(&step, th, 0, err, errlen))
+                goto done;
+        }
     }
-    if (cli_tiff_rows_write(wr, BAND_Y(nb - 1), BAND_N(nb - 1), outbuf[(nb - 1) % 2], err, errlen))
+    if (overlap &&
+        cli_tiff_rows_write(wr, BAND_Y(nb - 1), BAND_N(nb - 1), outbuf[(nb - 1) % 2], err, errlen))
         goto done;
 #undef BAND_Y
 #undef BAND_N
@@ -209,8 +229,9 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     rep->plan_ms = t1 - t0;
     rep->execute_ms = cli_now_ms() - t1; /* the reads and the writes included */
     static char backend[192];
-    snprintf(backend, sizeof backend, "%s, in bands of %u rows (about %zu MiB in all)",
-             rb_plan_backend_name(plan), (unsigned)band, band_bytes >> 20);
+    snprintf(backend, sizeof backend, "%s, in bands of %u rows (about %zu MiB in all%s)",
+             rb_plan_backend_name(plan), (unsigned)band, band_bytes >> 20,
+             overlap ? ", file work overlapped" : "");
     rep->backend = backend;
 done:
     if (engine)
@@ -221,10 +242,12 @@ done:
         unlink(tmp);
     free(tmp);
     cli_tiff_rows_close(rd, 0, NULL, 0);
-    for (int b = 0; b < 2; b++) {
-        free(inbuf[b]);
-        free(outbuf[b]);
-    }
+    free(inbuf[0]);
+    free(outbuf[0]);
+    if (inbuf[1] != inbuf[0])
+        free(inbuf[1]);
+    if (outbuf[1] != outbuf[0])
+        free(outbuf[1]);
     rb_stream_destroy(st);
     rb_plan_destroy(plan);
     rb_filter_destroy(f);

@@ -135,7 +135,7 @@ static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings 
              cli_format_name(hdr.img.format), (unsigned long long)(need >> 20),
              (unsigned long long)(limit >> 20));
     cli_op_report rep = {0};
-    int rc = cli_op_filter_stream(ctx, s, o->in, o->out, fmt, &codec, &rep, err, sizeof err);
+    int rc = cli_op_filter_stream(ctx, s, o->in, o->out, fmt, &codec, limit, &rep, err, sizeof err);
     if (rc == 1) {
         cli_info(o, "%s; the in-memory route runs", err);
         return -1;
