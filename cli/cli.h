@@ -59,10 +59,13 @@ int cli_op_sat(rb_context *ctx, const cli_options *o, const cli_settings *s, con
 /* blur/filter/bspline on the TIFF in_path, a band of rows at a time (the
  * engine's strips), written to out_path in out_fmt: 0; 1 when the engine
  * cannot run this filter in strips (why in err; nothing written); -1 with
- * the message in err. band_bytes: about this many bytes of working rows a band. */
+ * the message in err. The band height is the one that takes least memory
+ * (the engine's carries shrink with taller bands, the bands grow); a second
+ * band buffer each way, for reading and writing while the engine runs, where
+ * that still fits in limit bytes. */
 int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_path,
                          const char *out_path, rb_format out_fmt, const cli_codec *codec,
-                         size_t band_bytes, cli_op_report *rep, char *err, size_t errlen);
+                         uint64_t limit, cli_op_report *rep, char *err, size_t errlen);
 
 /* blur/filter/bspline/sat/box: the whole command. Returns the exit status. */
 int cli_run(const cli_options *o);

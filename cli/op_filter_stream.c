@@ -3,29 +3,89 @@
  * of whole TIFF strips at a time (pass 1 gathers the column carries, pass 2
  * produces the final rows), and OUT is written once, band by band, into a
  * temporary file renamed into place at the end. Working memory: a few bands
- * plus the carries, whatever the image height. */
+ * plus the carries, whatever the image height.
+ *
+ * Where the memory limit leaves room for a second band buffer each way, the
+ * file work overlaps the filtering: while the engine runs band i, a second
+ * thread reads band i + 1 (and, in pass 2, writes band i - 1). Only that
+ * thread calls libtiff while it runs. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-/* Rows per band: whole strips of IN, about `target` bytes of float working
- * rows (the engine keeps a few such bands in double). */
-static uint32_t band_rows(const rb_image *hdr, uint32_t rps, size_t target)
+/* Rows per band: whole strips of IN, the count that takes least memory in
+ * all (the stream's working set, its carries included, and the band
+ * buffers of the file's samples); its total into *bytes. */
+static uint32_t band_rows(const rb_plan *plan, const rb_image *in, const rb_image *out,
+                          uint32_t rps, size_t *bytes)
 {
-    size_t row = (size_t)hdr->width * (size_t)hdr->channels * sizeof(float);
-    size_t want = target / (row ? row : 1);
-    if (want < 16)
-        want = 16;
-    uint32_t rows = (uint32_t)((want + rps - 1) / rps) * rps;
-    return rows > (uint32_t)hdr->height ? (uint32_t)hdr->height : rows;
+    const uint32_t H = (uint32_t)in->height;
+    const size_t per_row = in->stride + out->stride;
+    uint32_t best = H;
+    size_t least = SIZE_MAX;
+    for (uint32_t rows = rps; ; rows += rps) {
+        const uint32_t r = rows < H ? rows : H;
+        const size_t b = rb_stream_working_bytes(plan, (int)r) + per_row * r;
+        if (b < least) {
+            least = b;
+            best = r;
+        }
+        if (r == H)
+            break;
+    }
+    *bytes = least;
+    return best;
+}
+
+/* One step of the file thread: write band `wy` (wrows rows from wbuf; none
+ * when wrows is 0), then read band `ry` (rrows rows into rbuf; none when 0). */
+typedef struct {
+    cli_tiff_rows *rd, *wr;
+    uint32_t ry, rrows, wy, wrows;
+    void *rbuf;
+    const void *wbuf;
+    int rc;
+    char err[CLI_ERR_LEN];
+} file_step;
+
+static void *file_step_run(void *arg)
+{
+    file_step *f = arg;
+    f->rc = 0;
+    if (f->wrows && cli_tiff_rows_write(f->wr, f->wy, f->wrows, f->wbuf, f->err, sizeof f->err))
+        f->rc = -1;
+    else if (f->rrows && cli_tiff_rows_read(f->rd, f->ry, f->rrows, f->rbuf, f->err, sizeof f->err))
+        f->rc = -1;
+    return NULL;
+}
+
+/* Start a step on its thread (or run it here when no thread can start). */
+static int file_step_start(file_step *f, pthread_t *th)
+{
+    if (pthread_create(th, NULL, file_step_run, f) == 0)
+        return 1;
+    file_step_run(f);
+    return 0;
+}
+
+/* Wait for a started step; its status, its message into err. */
+static int file_step_wait(file_step *f, pthread_t th, int started, char *err, size_t errlen)
+{
+    if (started)
+        pthread_join(th, NULL);
+    if (f->rc)
+        snprintf(err, errlen, "%s", f->err);
+    return f->rc;
 }
 
 int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_path,
                          const char *out_path, rb_format out_fmt, const cli_codec *codec,
-                         size_t band_bytes, cli_op_report *rep, char *err, size_t errlen)
+                         uint64_t limit, cli_op_report *rep, char *err, size_t errlen)
 {
     cli_image hdr;
     uint32_t rps = 0;
@@ -37,11 +97,15 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     rb_stream *st = NULL;
     cli_tiff_rows *wr = NULL;
     char *tmp = NULL;
-    void *inbuf = NULL, *outbuf = NULL;
-    int rc = -1, engine = 0;
+    void *inbuf[2] = {NULL, NULL}, *outbuf[2] = {NULL, NULL};
+    int rc = -1, engine = 0, started = 0;
+    pthread_t th;
+    file_step step = {0};
     rb_boundary boundary;
     const rb_image *g = &hdr.img;
-    const uint32_t H = (uint32_t)g->height, band = band_rows(g, rps, band_bytes);
+    const uint32_t H = (uint32_t)g->height;
+    uint32_t band = 0;
+    size_t band_bytes = 0;
     rb_image out_geom = *g;
     out_geom.format = out_fmt;
     out_geom.srgb = g->srgb && out_fmt != RB_F32;
@@ -62,20 +126,49 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
             rc = 1; /* the caller runs it in memory */
         goto done;
     }
-    inbuf = malloc(g->stride * band);
-    outbuf = malloc(out_geom.stride * band);
-    if (!inbuf || !outbuf) {
-        snprintf(err, errlen, "out of memory for bands of %u rows", (unsigned)band);
+    band = band_rows(plan, g, &out_geom, rps, &band_bytes);
+    const size_t second = (g->stride + out_geom.stride) * band;
+    const int overlap = band < H && band_bytes + second <= limit;
+    if (overlap)
+        band_bytes += second;
+    for (int b = 0; b < 1 + overlap; b++) {
+        inbuf[b] = malloc(g->stride * band);
+        outbuf[b] = malloc(out_geom.stride * band);
+        if (!inbuf[b] || !outbuf[b]) {
+            snprintf(err, errlen, "out of memory for bands of %u rows", (unsigned)band);
+            goto done;
+        }
+    }
+    if (!overlap) { /* one buffer each way: the file steps run between the bands */
+        inbuf[1] = inbuf[0];
+        outbuf[1] = outbuf[0];
+    }
+    const uint32_t nb = (H + band - 1) / band;
+#define BAND_Y(i) ((i) * band)
+#define BAND_N(i) (H - BAND_Y(i) < band ? H - BAND_Y(i) : band)
+    rb_image in_band = *g, out_band = out_geom;
+    /* pass 1: the carries; band i + 1 is read while band i is gathered (or after) */
+    step = (file_step){rd, NULL, 0, BAND_N(0), 0, 0, inbuf[0], NULL, 0, {0}};
+    file_step_run(&step);
+    if (step.rc) {
+        snprintf(err, errlen, "%s", step.err);
         goto done;
     }
-    rb_image in_band = *g, out_band = out_geom;
-    in_band.data = inbuf;
-    out_band.data = outbuf;
-    for (uint32_t y = 0; y < H; y += band) { /* pass 1: the carries */
-        in_band.height = (int)(H - y < band ? H - y : band);
-        if (cli_tiff_rows_read(rd, y, (uint32_t)in_band.height, inbuf, err, errlen))
+    for (uint32_t i = 0; i < nb; i++) {
+        if (i + 1 < nb) {
+            step = (file_step){rd, NULL, BAND_Y(i + 1), BAND_N(i + 1), 0, 0, inbuf[(i + 1) % 2],
+                               NULL, 0, {0}};
+            if (overlap)
+                started = file_step_start(&step, &th);
+        }
+        in_band.height = (int)BAND_N(i);
+        in_band.data = inbuf[i % 2];
+        rb_status gs = rb_stream_gather(st, &in_band, (int)BAND_Y(i));
+        if (i + 1 < nb && !overlap)
+            file_step_run(&step);
+        if (i + 1 < nb && file_step_wait(&step, th, overlap && started, err, errlen))
             goto done;
-        if (rb_stream_gather(st, &in_band, (int)y) != RB_OK) {
+        if (gs != RB_OK) {
             engine = 1;
             goto done;
         }
@@ -87,17 +180,46 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     if (!(tmp = cli_temp_beside(out_path, err, errlen)) ||
         !(wr = cli_tiff_rows_create(tmp, out_path, &out_geom, codec, band, err, errlen)))
         goto done;
-    for (uint32_t y = 0; y < H; y += band) { /* pass 2: the final rows */
-        in_band.height = out_band.height = (int)(H - y < band ? H - y : band);
-        if (cli_tiff_rows_read(rd, y, (uint32_t)in_band.height, inbuf, err, errlen))
+    /* pass 2: the final rows; while band i is produced, band i - 1 is
+     * written and band i + 1 read (or, without overlap: band i written and
+     * band i + 1 read after it) */
+    step = (file_step){rd, wr, 0, BAND_N(0), 0, 0, inbuf[0], NULL, 0, {0}};
+    file_step_run(&step);
+    if (step.rc) {
+        snprintf(err, errlen, "%s", step.err);
+        goto done;
+    }
+    for (uint32_t i = 0; i < nb; i++) {
+        const int more = i + 1 < nb, prev = overlap && i > 0;
+        if (overlap && (more || prev)) {
+            step = (file_step){rd, wr, more ? BAND_Y(i + 1) : 0, more ? BAND_N(i + 1) : 0,
+                               prev ? BAND_Y(i - 1) : 0, prev ? BAND_N(i - 1) : 0,
+                               inbuf[(i + 1) % 2], outbuf[(i + 1) % 2], 0, {0}};
+            started = file_step_start(&step, &th);
+        }
+        in_band.height = out_band.height = (int)BAND_N(i);
+        in_band.data = inbuf[i % 2];
+        out_band.data = outbuf[i % 2];
+        rb_status ps = rb_stream_produce(st, &in_band, &out_band, (int)BAND_Y(i));
+        if (overlap && (more || prev) && file_step_wait(&step, th, started, err, errlen))
             goto done;
-        if (rb_stream_produce(st, &in_band, &out_band, (int)y) != RB_OK) {
+        if (ps != RB_OK) {
             engine = 1;
             goto done;
         }
-        if (cli_tiff_rows_write(wr, y, (uint32_t)out_band.height, outbuf, err, errlen))
-            goto done;
+        if (!overlap) {
+            step = (file_step){rd, wr, more ? BAND_Y(i + 1) : 0, more ? BAND_N(i + 1) : 0,
+                               BAND_Y(i), BAND_N(i), inbuf[0], outbuf[0], 0, {0}};
+            file_step_run(&step);
+            if (file_step_wait(&step, th, 0, err, errlen))
+                goto done;
+        }
     }
+    if (overlap &&
+        cli_tiff_rows_write(wr, BAND_Y(nb - 1), BAND_N(nb - 1), outbuf[(nb - 1) % 2], err, errlen))
+        goto done;
+#undef BAND_Y
+#undef BAND_N
     rc = cli_tiff_rows_close(wr, 1, err, errlen);
     wr = NULL;
     if (rc == 0 && rename(tmp, out_path) != 0) {
@@ -107,8 +229,9 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     rep->plan_ms = t1 - t0;
     rep->execute_ms = cli_now_ms() - t1; /* the reads and the writes included */
     static char backend[192];
-    snprintf(backend, sizeof backend, "%s, in bands of %u rows", rb_plan_backend_name(plan),
-             (unsigned)band);
+    snprintf(backend, sizeof backend, "%s, in bands of %u rows (about %zu MiB in all%s)",
+             rb_plan_backend_name(plan), (unsigned)band, band_bytes >> 20,
+             overlap ? ", file work overlapped" : "");
     rep->backend = backend;
 done:
     if (engine)
@@ -119,8 +242,12 @@ done:
         unlink(tmp);
     free(tmp);
     cli_tiff_rows_close(rd, 0, NULL, 0);
-    free(inbuf);
-    free(outbuf);
+    free(inbuf[0]);
+    free(outbuf[0]);
+    if (inbuf[1] != inbuf[0])
+        free(inbuf[1]);
+    if (outbuf[1] != outbuf[0])
+        free(outbuf[1]);
     rb_stream_destroy(st);
     rb_plan_destroy(plan);
     rb_filter_destroy(f);

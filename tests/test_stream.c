@@ -292,6 +292,89 @@ static void test_threads(void **state)
     }
 }
 
+/* The column passes walk the lanes in blocks (api/stream.c: LANE_BLOCK = 64
+ * lanes, pass 1 moving its state back every PASS1_CHUNK = 32 rows): images
+ * several blocks wide with a ragged last block, split across 2 threads at a
+ * lane that is not a block's edge, strips taller than a chunk mixed with
+ * strips of 1..5 rows (the carries then wait across calls), random filters
+ * of orders 1..5, every boundary: equal to rb_execute. */
+static void test_blocks(void **state)
+{
+    (void)state;
+    int cases = 0;
+    rb_context_set_threads(ctx, 2);
+    for (int mi = 0; mi < 6; mi++)
+        for (int order = 1; order <= 5; order++) {
+            const int w = tu_int(130, 330), h = tu_int(150, 260), ch = tu_int(1, 3);
+            tu_axis ax, ay;
+            tu_random_axis(&ax, tu_int(1, 3), 0.9, tu_int(0, 5));
+            tu_random_axis(&ay, order, 0.9, tu_int(0, 5));
+            rb_filter *f;
+            assert_int_equal(rb_filter_create(ctx, &ax.f, &ay.f, &f), RB_OK);
+            rb_boundary b = {modes[mi], 0.4f};
+            rb_plan *plan;
+            assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
+            size_t n = (size_t)w * h * ch;
+            float *x = malloc(n * 4), *y1 = malloc(n * 4), *y2 = malloc(n * 4);
+            tu_fill_random(x, RB_F32, n);
+            rb_image in = {w, h, ch, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, x}, o1 = in, o2 = in;
+            o1.data = y1;
+            o2.data = y2;
+            assert_int_equal(rb_execute(plan, &in, &o1), RB_OK);
+            int y0s[300], rows[300], K = 0;
+            for (int y = 0; y < h; K++) {
+                int q = tu_int(0, 2) ? tu_int(33, 90) : tu_int(1, 5);
+                y0s[K] = y;
+                rows[K] = q < h - y ? q : h - y;
+                y += rows[K];
+            }
+            rb_status s = run_strips(plan, &in, &o2, K, y0s, rows);
+            if (s == RB_ERR_UNSUPPORTED) { /* mirror on a column filter that is not symmetric */
+                assert_int_equal(modes[mi], RB_BOUNDARY_MIRROR);
+            } else {
+                assert_int_equal(s, RB_OK);
+                double e = tu_rel_rms_f(y2, y1, n);
+                if (e > 1e-5)
+                    print_error("%s order %d: %dx%dx%d in %d strips off by %.2e\n",
+                                rb_boundary_name(modes[mi]), order, w, h, ch, K, e);
+                assert_true(e <= 1e-5);
+                cases++;
+            }
+            free(x);
+            free(y1);
+            free(y2);
+            rb_plan_destroy(plan);
+            rb_filter_destroy(f);
+        }
+    rb_context_set_threads(ctx, 0);
+    printf("blocks: %d cases streamed\n", cases);
+}
+
+/* rb_stream_working_bytes: the carries of one-row strips outweigh a strip
+ * of 64 rows, a single strip of the whole image outweighs both; nonsense
+ * asks give 0. */
+static void test_working_bytes(void **state)
+{
+    (void)state;
+    rb_filter *f;
+    assert_int_equal(rb_filter_gaussian(ctx, 5, 5, RB_GAUSSIAN_DEFAULT, &f), RB_OK);
+    rb_boundary b = {RB_BOUNDARY_CLAMP, 0};
+    rb_plan *plan;
+    assert_int_equal(rb_plan_create(ctx, f, b, 512, 8192, 1, &plan), RB_OK);
+    const size_t one = rb_stream_working_bytes(plan, 1), mid = rb_stream_working_bytes(plan, 64),
+                 all = rb_stream_working_bytes(plan, 8192);
+    /* one-row strips: at least r = 4 doubles of carry per row and lane */
+    assert_true(one >= (size_t)8192 * 512 * 4 * sizeof(double));
+    assert_true(mid < one);
+    /* one strip: at least the image as floats */
+    assert_true(all >= (size_t)8192 * 512 * sizeof(float));
+    assert_true(mid < all);
+    assert_int_equal(rb_stream_working_bytes(plan, 0), 0);
+    assert_int_equal(rb_stream_working_bytes(NULL, 64), 0);
+    rb_plan_destroy(plan);
+    rb_filter_destroy(f);
+}
+
 /* Calls out of order fail with a message and write nothing. */
 static void test_bad_calls(void **state)
 {
@@ -363,6 +446,8 @@ int main(void)
         cmocka_unit_test(test_gaussian_formats),
         cmocka_unit_test(test_wide_gaussian),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_blocks),
+        cmocka_unit_test(test_working_bytes),
         cmocka_unit_test(test_bad_calls),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -275,12 +275,14 @@ const char *rb_plan_backend_name(const rb_plan *plan);
  * the causal pass runs down with the strips, the anticausal pass runs up
  * inside each strip from the state the carries give it.
  *
- * Memory, independent of the image height: about three strips of
- * width x channels doubles (the strip being filtered and its column states),
- * plus per strip (r + F) rows of width x channels (r doubles: the carry, r
- * the column filter's order; F floats: the rows the column FIR reaches into
- * the next strip, 0 without a FIR), plus a few rows at the image's top and
- * bottom for the FIR's reach. Strips run on the cpu back end whatever back end
+ * Memory: one strip of width x channels floats (the strip being filtered;
+ * the columns' doubles are walked in cache-sized blocks of lanes), plus per
+ * strip (r + F) rows of width x channels (r doubles: the carry, r the column
+ * filter's order; F floats: the rows the column FIR reaches into the next
+ * strip, 0 without a FIR), plus a few rows at the image's top and bottom for
+ * the FIR's reach. rb_stream_working_bytes says how much for a strip height,
+ * so that a caller can pick the height that takes least: the carries shrink
+ * with taller strips, the strip grows. Strips run on the cpu back end whatever back end
  * runs the plan in memory (one log line says so; an explicit cuda request is
  * an error), on the context's threads (columns split across them, then rows).
  *
@@ -298,6 +300,11 @@ rb_status rb_stream_gather(rb_stream *stream, const rb_image *strip, int y0);
 rb_status rb_stream_close_carries(rb_stream *stream);
 rb_status rb_stream_produce(rb_stream *stream, const rb_image *in_strip, rb_image *out_strip, int y0);
 void rb_stream_destroy(rb_stream *stream);
+/* About the bytes a stream over plan takes in all (the carries of every
+ * strip included, the caller's strip buffers not) when the strips are
+ * strip_rows rows high (the last one may be shorter); 0 for a NULL plan or
+ * strip_rows < 1. */
+size_t rb_stream_working_bytes(const rb_plan *plan, int strip_rows);
 
 /* ---------------------------------------------------------------- other ops */
 

@@ -5,7 +5,11 @@
  * the 2011 paper's block carries (algorithms 4/5) with one strip a block:
  * - pass 1 (gather) runs the zero-initialised causal pass down the columns,
  *   strip after strip (its state simply carries on), and keeps for each strip
- *   the head of its zero-initialised anticausal pass: r values per column;
+ *   the head of its zero-initialised anticausal pass: r values per column.
+ *   The head is summed on the way down (head_m = sum_j g(j - m) y_j, g the
+ *   anticausal recursion's impulse response), so pass 1 keeps no rows of
+ *   doubles: a strip whose last rows wait for the next strip's (the FIR's
+ *   reach) costs r running sums per column, not the strip;
  * - the close (exact/strip_carries.c) chains those heads with the exact
  *   boundary closures of the 2016 paper into the true anticausal state after
  *   every strip, and the true causal state p(Y) at the top;
@@ -14,7 +18,11 @@
  * The column FIR u = FIR(x_ext) reaches hi rows below a row: pass 1 keeps the
  * first hi rows after every strip (pass 2 needs them before their strip
  * comes back), and the first and last rows for the periodic and mirror
- * extensions. Everything runs in double, as the line solver does. */
+ * extensions. Everything runs in double, as the line solver does.
+ * Both passes walk the columns in blocks of LANE_BLOCK lanes, each block
+ * down all the rows it can go: the doubles in flight are a block's, which
+ * stay in the cache, and pass 2 writes its result over the loaded strip, so
+ * the memory is one strip of floats plus the carries. */
 #include "rb_internal.h"
 #include "pixel_convert.h"
 #include "line_solver.h"
@@ -22,10 +30,24 @@
 #include "parallel.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { STAGE_GATHER = 0, STAGE_CLOSED, STAGE_DONE };
+
+/* The lane loops run 4 doubles wide with AVX2 where the CPU has it (GCC
+ * function clones, chosen once at load time, as cpu/line_solver.c does), 2
+ * wide otherwise. No FMA: the same IEEE operations in the same order. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(RB_NO_CLONES)
+#define STREAM_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define STREAM_CLONES
+#endif
+
+/* Lanes a column block holds (64 doubles: 512 bytes a row), and the rows
+ * pass 1 computes into a block's buffer before it moves its state back. */
+enum { LANE_BLOCK = 64, PASS1_CHUNK = 32 };
 
 struct rb_stream {
     rb_plan *plan;
@@ -57,22 +79,72 @@ struct rb_stream {
     float *head; long head_n;    /* rows [0, head_n) */
     float *tail; long tail_n;    /* rows [H - tail_n, H), after the close */
     float *ring; long ring_cap, ring_end; /* the last rows before the current strip */
+    float *ring_next;            /* pass 2: the ring as it is after the current strip */
     const float *cur; long cur_y0, cur_rows; /* the current strip, loaded */
-    float *curbuf, *outbuf; long curbuf_rows;
+    float *curbuf; long curbuf_rows; /* the loaded strip; pass 2 leaves its result there */
     /* column pass */
-    double *seg; long seg_cap;   /* [r state rows][segment rows][r rows] */
+    double *state;               /* r * L: the causal pass's last r rows, oldest first */
+    double *heads;               /* r * L: pass 1, the current segment's head summed so far */
+    double *g; long g_n;         /* the anticausal recursion's impulse response, g_n terms */
+    double *work; long work_rows; /* nt blocks of work_rows x LANE_BLOCK doubles */
     long seg_fill;               /* pass 1: rows of the current segment done */
     int seg_k;                   /* pass 1: the segment being filled */
     long next_u;                 /* pass 1: the next domain row */
     long received;               /* pass 1: rows gathered */
     double *carry;               /* K * r * L */
-    double *yend, *p;            /* r * L */
+    double *p;                   /* r * L: p(Y), from the close */
     /* row pass */
     rb_line_layout rlay;
     rb_lane *rowx;               /* nt row-pass buffers */
     int row_group;
     int nt;                      /* threads: lanes of the column pass, rows of the row pass */
 };
+
+/* The rows kept around the strips for the column FIR's reach (lo .. hi rows
+ * around a row): the first and the last head_n rows, and a ring of the last
+ * rows before a strip. */
+static long fir_reach(long lo, long hi)
+{
+    return (hi > -lo ? hi : -lo) + 2;
+}
+
+static int thread_count(rb_context *ctx, long L)
+{
+    int nt = rb_context_thread_count(ctx);
+    if (nt > 16)
+        nt = 16;
+    if (nt > 1 && L / nt < 64) /* narrow images: not worth a thread */
+        nt = L / 64 > 1 ? (int)(L / 64) : 1;
+    return nt;
+}
+
+size_t rb_stream_working_bytes(const rb_plan *plan, int strip_rows)
+{
+    if (!plan || strip_rows < 1)
+        return 0;
+    const double L = (double)plan->width * plan->channels, H = plan->height;
+    const double K = ceil(H / strip_rows), nt = thread_count(plan->ctx, (long)L);
+    const double rows = strip_rows < H ? strip_rows : H;
+    double bytes = sizeof(rb_stream) + rows * L * sizeof(float) + K * 64.0;
+    const rb_axis *ax = &plan->cols.ax;
+    if (ax->active) {
+        const long lo = ax->fir ? ax->fir_lo : 0, hi = ax->fir ? ax->fir_hi : 0;
+        const double reach = (double)fir_reach(lo, hi), taps = (double)(hi - lo + 1);
+        const double head = H < 2 * reach ? H : 2 * reach;
+        const double D = (double)rb_strip_domain_ext(&plan->cols, RB_STRIP_EXT);
+        bytes += (2 * head + 2 * (2 * reach + taps)) * L * sizeof(float) /* head, tail, rings */
+                 + (5.0 + 3.0 * ax->r) * L * sizeof(double)                /* lanes' values, states */
+                 + K * ((double)ax->r * sizeof(double) + hi * sizeof(float)) * L /* the carries */
+                 + nt * (2.0 * ax->r + rows + 2 * D) * LANE_BLOCK * sizeof(double) /* blocks */
+                 + (rows + 2 * D) * sizeof(double);                        /* g */
+    }
+    if (plan->rows.ax.active) {
+        rb_line_layout lay;
+        rb_line_layout_get(&plan->rows, &lay);
+        bytes += sizeof(rb_lane) * (double)(lay.in_len + lay.work_len) * 8.0 * plan->channels * nt;
+    }
+    return (size_t)bytes;
+}
 
 static void *grow(void *p, size_t bytes)
 {
@@ -138,7 +210,7 @@ rb_status rb_stream_create(rb_plan *plan, rb_stream **out)
         st->D = rb_strip_domain_ext(ap, st->kind);
         st->shift = ap->mode == RB_BOUNDARY_CONSTANT || ap->mode == RB_BOUNDARY_CLAMP ||
                     ap->mode == RB_BOUNDARY_PERIODIC || ap->mode == RB_BOUNDARY_MIRROR;
-        const long reach = (st->hi > -st->lo ? st->hi : -st->lo) + 2;
+        const long reach = fir_reach(st->lo, st->hi);
         st->head_n = st->H < 2 * reach ? st->H : 2 * reach;
         st->tail_n = st->head_n;
         st->ring_cap = 2 * reach + st->taps;
@@ -146,8 +218,9 @@ rb_status rb_stream_create(rb_plan *plan, rb_stream **out)
         st->head = malloc(sizeof(float) * (size_t)(st->head_n * L));
         st->tail = malloc(sizeof(float) * (size_t)(st->tail_n * L));
         st->ring = malloc(sizeof(float) * (size_t)(st->ring_cap * L));
-        st->yend = calloc((size_t)(2 * st->r) * (size_t)L + 1, sizeof(double));
-        if (!st->s || !st->head || !st->tail || !st->ring || !st->yend) {
+        st->ring_next = malloc(sizeof(float) * (size_t)(st->ring_cap * L));
+        st->state = calloc((size_t)(3 * st->r) * (size_t)L + 1, sizeof(double));
+        if (!st->s || !st->head || !st->tail || !st->ring || !st->ring_next || !st->state) {
             rb_stream_destroy(st);
             return rb_error(ctx, RB_ERR_NOMEM, "out of memory for a stream");
         }
@@ -155,14 +228,11 @@ rb_status rb_stream_create(rb_plan *plan, rb_stream **out)
         st->c1 = st->c0 + L;
         st->C0 = st->c1 + L;
         st->C1 = st->C0 + L;
-        st->p = st->yend + (size_t)st->r * L;
+        st->heads = st->state + (size_t)st->r * L;
+        st->p = st->heads + (size_t)st->r * L;
         st->next_u = -st->D;
     }
-    st->nt = rb_context_thread_count(ctx);
-    if (st->nt > 16)
-        st->nt = 16;
-    if (st->nt > 1 && L / st->nt < 64) /* narrow images: not worth a thread */
-        st->nt = L / 64 > 1 ? (int)(L / 64) : 1;
+    st->nt = thread_count(ctx, L);
     if (plan->rows.ax.active) {
         rb_line_layout_get(&plan->rows, &st->rlay);
         st->row_group = 8;
@@ -192,11 +262,12 @@ void rb_stream_destroy(rb_stream *st)
     free(st->head);
     free(st->tail);
     free(st->ring);
+    free(st->ring_next);
     free(st->curbuf);
-    free(st->outbuf);
-    free(st->seg);
+    free(st->state);
+    free(st->g);
+    free(st->work);
     free(st->carry);
-    free(st->yend);
     free(st->rowx);
     free(st);
 }
@@ -253,45 +324,184 @@ static long row_needed(const rb_stream *st, long i)
     return need;
 }
 
-/* u_i (the column FIR of the shifted, extended input) into dst. pass1: the
- * periodic wrap across the top is left out (added at the close). */
-static int u_row(const rb_stream *st, long i, int pass1, int strip, double *dst, long l0, long l1)
+/* The rows (or extension values) of the column FIR's taps at domain row
+ * i: tap t reads x[t] (a sample row, the shift subtracted) or c[t] (the
+ * shifted extension value), or neither (nothing: outside the image for
+ * NONE, the periodic wrap across the top in pass 1, added at the close). */
+enum { FUSED_TAPS = 32 }; /* longer FIRs take the tap-by-tap route */
+typedef struct {
+    const float *x[FUSED_TAPS];
+    const double *c[FUSED_TAPS];
+    double w[FUSED_TAPS];
+    int n;
+} fir_taps;
+
+#if defined(__GNUC__)
+#define STREAM_INLINE static inline __attribute__((always_inline)) /* into the clones */
+#else
+#define STREAM_INLINE static inline
+#endif
+
+/* Tap t of u_i: its weight into *w, and its row or its extension values (or
+ * neither). 0 when the row is nowhere (a bug: row_at's sizes keep them). */
+STREAM_INLINE int fir_tap(const rb_stream *st, long i, int pass1, int strip, int t,
+                          const float **x, const double **c)
 {
-    for (long l = l0; l < l1; l++)
+    const long j = i + st->lo + t;
+    long k = j;
+    *x = NULL;
+    *c = NULL;
+    if (j < 0 || j >= st->H) {
+        const rb_boundary_mode m = st->ap->mode;
+        if (m == RB_BOUNDARY_NONE || (pass1 && m == RB_BOUNDARY_PERIODIC && j < 0))
+            return 1;
+        if (m != RB_BOUNDARY_PERIODIC && m != RB_BOUNDARY_MIRROR) {
+            *c = j < 0 ? st->c0 : st->c1;
+            return 1;
+        }
+        k = rb_extend_index(j, st->H, m);
+    }
+    *x = row_at(st, k, strip);
+    return *x != NULL;
+}
+
+/* u_i (the column FIR of the shifted, extended input) on lanes [l0, l1)
+ * into dst[0 .. l1 - l0), tap by tap. pass1: the periodic wrap across the
+ * top is left out (added at the close). */
+STREAM_INLINE int u_row(const rb_stream *st, long i, int pass1, int strip, double *dst, long l0,
+                        long l1)
+{
+    const long n = l1 - l0;
+    const double *s = st->s + l0;
+    for (long l = 0; l < n; l++)
         dst[l] = 0.0;
     for (int t = 0; t < st->taps; t++) {
-        const long j = i + st->lo + t;
+        const float *x;
+        const double *c;
         const double w = st->f[t];
-        long k = j;
-        if (j < 0 || j >= st->H) {
-            const rb_boundary_mode m = st->ap->mode;
-            if (m == RB_BOUNDARY_NONE || (pass1 && m == RB_BOUNDARY_PERIODIC && j < 0))
-                continue;
-            if (m != RB_BOUNDARY_PERIODIC && m != RB_BOUNDARY_MIRROR) {
-                const double *c = j < 0 ? st->c0 : st->c1;
-                for (long l = l0; l < l1; l++)
-                    dst[l] += w * c[l];
-                continue;
-            }
-            k = rb_extend_index(j, st->H, m);
-        }
-        const float *x = row_at(st, k, strip);
-        if (!x)
+        if (!fir_tap(st, i, pass1, strip, t, &x, &c))
             return 0;
-        for (long l = l0; l < l1; l++)
-            dst[l] += w * ((double)x[l] - st->s[l]);
+        if (c) {
+            c += l0;
+            for (long l = 0; l < n; l++)
+                dst[l] += w * c[l];
+        } else if (x) {
+            x += l0;
+            for (long l = 0; l < n; l++)
+                dst[l] += w * ((double)x[l] - s[l]);
+        }
+    }
+    return 1;
+}
+
+/* One row of the causal column pass on a block: o = u_i - sum_k dc[k]
+ * o[-k nb] (the state in the r rows above), u_i summed in registers, 4
+ * lanes at a time, the taps in order and then the feedback terms in order:
+ * the same operations as u_row and causal_row, fused. 0 as u_row. */
+typedef double v4d __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
+
+STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip, double *o,
+                               long l0, long nb)
+{
+    const int r = st->r;
+    const double *dc = st->ap->ax.dc;
+    if (st->taps > FUSED_TAPS) {
+        if (!u_row(st, i, pass1, strip, o, l0, l0 + nb))
+            return 0;
+        for (int k = 1; k <= r; k++) {
+            const double c = dc[k - 1], *z = o - k * nb;
+            for (long l = 0; l < nb; l++)
+                o[l] -= c * z[l];
+        }
+        return 1;
+    }
+    fir_taps tp;
+    tp.n = 0;
+    for (int t = 0; t < st->taps; t++) {
+        const float *x;
+        const double *c;
+        if (!fir_tap(st, i, pass1, strip, t, &x, &c))
+            return 0;
+        if (x || c) {
+            tp.x[tp.n] = x ? x + l0 : NULL;
+            tp.c[tp.n] = c ? c + l0 : NULL;
+            tp.w[tp.n++] = st->f[t];
+        }
+    }
+    const double *s = st->s + l0;
+    long l = 0;
+    /* 16 lanes a step, as 4 independent chains: each chain is a string of
+     * dependent additions, and one alone would wait on every one of them */
+    for (; l + 16 <= nb; l += 16) {
+        v4d a[4], sv[4];
+        for (int q = 0; q < 4; q++) {
+            a[q] = (v4d){0.0, 0.0, 0.0, 0.0};
+            memcpy(&sv[q], s + l + 4 * q, sizeof sv[q]);
+        }
+        for (int t = 0; t < tp.n; t++) {
+            if (tp.x[t]) {
+                for (int q = 0; q < 4; q++) {
+                    v4f xf;
+                    memcpy(&xf, tp.x[t] + l + 4 * q, sizeof xf);
+                    a[q] += tp.w[t] * (__builtin_convertvector(xf, v4d) - sv[q]);
+                }
+            } else {
+                for (int q = 0; q < 4; q++) {
+                    v4d cv;
+                    memcpy(&cv, tp.c[t] + l + 4 * q, sizeof cv);
+                    a[q] += tp.w[t] * cv;
+                }
+            }
+        }
+        for (int k = 1; k <= r; k++)
+            for (int q = 0; q < 4; q++) {
+                v4d z;
+                memcpy(&z, o + l + 4 * q - k * nb, sizeof z);
+                a[q] -= dc[k - 1] * z;
+            }
+        memcpy(o + l, a, sizeof a);
+    }
+    for (; l + 4 <= nb; l += 4) {
+        v4d a = {0.0, 0.0, 0.0, 0.0}, sv;
+        memcpy(&sv, s + l, sizeof sv);
+        for (int t = 0; t < tp.n; t++) {
+            if (tp.x[t]) {
+                v4f xf;
+                memcpy(&xf, tp.x[t] + l, sizeof xf);
+                a += tp.w[t] * (__builtin_convertvector(xf, v4d) - sv);
+            } else {
+                v4d cv;
+                memcpy(&cv, tp.c[t] + l, sizeof cv);
+                a += tp.w[t] * cv;
+            }
+        }
+        for (int k = 1; k <= r; k++) {
+            v4d z;
+            memcpy(&z, o + l - k * nb, sizeof z);
+            a -= dc[k - 1] * z;
+        }
+        memcpy(o + l, &a, sizeof a);
+    }
+    for (; l < nb; l++) {
+        double a = 0.0;
+        for (int t = 0; t < tp.n; t++)
+            a += tp.x[t] ? tp.w[t] * ((double)tp.x[t][l] - s[l]) : tp.w[t] * tp.c[t][l];
+        for (int k = 1; k <= r; k++)
+            a -= dc[k - 1] * o[l - k * nb];
+        o[l] = a;
     }
     return 1;
 }
 
 /* Keep what later steps need of the strip just used: the first rows, the
- * rows after earlier strips (pass 1), the last rows before the next strip. */
-static void keep_rows(rb_stream *st, int pass1)
+ * rows after earlier strips, the last rows before the next strip (pass 1). */
+static void keep_rows(rb_stream *st)
 {
     const long L = st->L, y0 = st->cur_y0, n = st->cur_rows;
     for (long j = y0; j < y0 + n && j < st->head_n; j++)
         memcpy(st->head + j * L, st->cur + (j - y0) * L, sizeof(float) * (size_t)L);
-    if (pass1 && st->hi > 0)
+    if (st->hi > 0)
         for (int k = st->K - 2; k >= 0; k--) {
             const long e = st->y0s[k] + st->rows[k];
             if (e + st->hi <= y0)
@@ -306,6 +516,18 @@ static void keep_rows(rb_stream *st, int pass1)
     for (long j = y0 + n - st->ring_cap > y0 ? y0 + n - st->ring_cap : y0; j < y0 + n; j++)
         memcpy(st->ring + (j % st->ring_cap) * L, st->cur + (j - y0) * L, sizeof(float) * (size_t)L);
     st->ring_end = y0 + n;
+}
+
+/* Pass 2: the ring as it will be after the current strip, into ring_next,
+ * before the strip is filtered over (the column pass still reads the ring
+ * as it is; the head rows were kept by pass 1). */
+static void next_ring(rb_stream *st)
+{
+    const long L = st->L, y0 = st->cur_y0, n = st->cur_rows;
+    memcpy(st->ring_next, st->ring, sizeof(float) * (size_t)(st->ring_cap * L));
+    for (long j = y0 + n - st->ring_cap > y0 ? y0 + n - st->ring_cap : y0; j < y0 + n; j++)
+        memcpy(st->ring_next + (j % st->ring_cap) * L, st->cur + (j - y0) * L,
+               sizeof(float) * (size_t)L);
 }
 
 /* ----------------------------------------------------------------- checks */
@@ -328,20 +550,19 @@ static rb_status check_strip(rb_stream *st, const rb_image *img, int y0, const c
     return RB_OK;
 }
 
+static void load_rows(rb_stream *st, const rb_image *img, long rows);
+
 static rb_status load_strip(rb_stream *st, const rb_image *img, int y0)
 {
     const long n = img->height;
     if (n > st->curbuf_rows) {
         float *b = grow(st->curbuf, sizeof(float) * (size_t)(n * st->L));
-        if (b)
-            st->curbuf = b;
-        float *o = b ? grow(st->outbuf, sizeof(float) * (size_t)(n * st->L)) : NULL;
-        if (!o)
+        if (!b)
             return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip of %ld rows", n);
-        st->outbuf = o;
+        st->curbuf = b;
         st->curbuf_rows = n;
     }
-    rb_pixels_load_rows(img, 0, (int)n, st->curbuf, st->plan->linear_light);
+    load_rows(st, img, n);
     st->cur = st->curbuf;
     st->cur_y0 = y0;
     st->cur_rows = n;
@@ -352,18 +573,48 @@ static rb_status load_strip(rb_stream *st, const rb_image *img, int y0)
     return RB_OK;
 }
 
-static rb_status seg_reserve(rb_stream *st, long rows)
+/* Room for `rows` rows of a column block in every thread's scratch. */
+static rb_status work_reserve(rb_stream *st, long rows)
 {
-    if (rows <= st->seg_cap)
+    if (rows <= st->work_rows)
         return RB_OK;
-    double *b = grow(st->seg, sizeof(double) * (size_t)((rows + 2 * st->r) * st->L));
+    double *b = grow(st->work, sizeof(double) * (size_t)rows * LANE_BLOCK * (size_t)st->nt);
     if (!b)
         return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip's column pass (%ld rows)",
                         rows);
-    if (!st->seg) /* pass 1's causal pass starts from a zero state */
-        memset(b, 0, sizeof(double) * (size_t)(st->r * st->L));
-    st->seg = b;
-    st->seg_cap = rows;
+    st->work = b;
+    st->work_rows = rows;
+    return RB_OK;
+}
+
+/* g(0 .. n), the impulse response of the anticausal recursion
+ * z_i = y_i - sum_k da_k z_{i+k} read downwards: the head of a
+ * zero-initialised anticausal pass over a segment is
+ * z_m = sum_{j >= m} g(j - m) y_j. Run in long double (plan-time accuracy),
+ * kept in double. */
+static rb_status g_reserve(rb_stream *st, long n)
+{
+    if (n <= st->g_n)
+        return RB_OK;
+    double *g = grow(st->g, sizeof(double) * (size_t)n);
+    long double *w = malloc(sizeof(long double) * (size_t)n);
+    if (!g || !w) {
+        if (g)
+            st->g = g;
+        free(w);
+        return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip's column pass");
+    }
+    const double *da = st->ap->ax.da;
+    for (long i = 0; i < n; i++) {
+        long double v = i == 0;
+        for (int k = 1; k <= st->r && k <= i; k++)
+            v -= da[k - 1] * w[i - k];
+        w[i] = v;
+        g[i] = (double)v;
+    }
+    free(w);
+    st->g = g;
+    st->g_n = n;
     return RB_OK;
 }
 
@@ -388,42 +639,31 @@ static void set_lane_values(rb_stream *st, int top)
 
 /* ------------------------------------------------------------------ pass 1 */
 
-/* Lanes [l0, l1) of `rows` rows, stride L: dst = src. */
-static void copy_lanes(double *dst, const double *src, long rows, long L, long l0, long l1)
+/* Lanes [b0, b0 + nb) of `rows` rows of a full-width array (stride L) into
+ * a block (stride nb), and back. */
+static void block_load(double *blk, const double *src, long rows, long nb, long L, long b0)
 {
     for (long i = 0; i < rows; i++)
-        memcpy(dst + i * L + l0, src + i * L + l0, sizeof(double) * (size_t)(l1 - l0));
+        memcpy(blk + i * nb, src + i * L + b0, sizeof(double) * (size_t)nb);
 }
 
-/* The backward pass over len rows at y (the anticausal state in the r rows
- * after them), in place, lanes [l0, l1). */
-static void anticausal_rows(const rb_stream *st, double *y, long len, long l0, long l1)
+static void block_store(double *dst, const double *blk, long rows, long nb, long L, long b0)
 {
-    const long L = st->L;
-    const int r = st->r;
-    const double *da = st->ap->ax.da;
+    for (long i = 0; i < rows; i++)
+        memcpy(dst + i * L + b0, blk + i * nb, sizeof(double) * (size_t)nb);
+}
+
+/* The backward pass over len rows of a block at y (stride nb; the
+ * anticausal state in the r rows after them), in place. */
+static void anticausal_rows(const double *da, int r, double *y, long len, long nb)
+{
     for (long i = len - 1; i >= 0; i--) {
-        double *o = y + i * L;
-        for (long l = l0; l < l1; l++) {
-            double acc = o[l];
-            for (int k = 1; k <= r; k++)
-                acc -= da[k - 1] * o[l + k * L];
-            o[l] = acc;
+        double *o = y + i * nb;
+        for (int k = 1; k <= r; k++) { /* term by term: a loop over the lanes vectorises */
+            const double c = da[k - 1], *z = o + k * nb;
+            for (long l = 0; l < nb; l++)
+                o[l] -= c * z[l];
         }
-    }
-}
-
-/* y_i = u_i - sum_k dc[k] y_{i-k} on the row at o (the state in the r rows above). */
-static void causal_row(const rb_stream *st, double *o, long l0, long l1)
-{
-    const long L = st->L;
-    const int r = st->r;
-    const double *dc = st->ap->ax.dc;
-    for (long l = l0; l < l1; l++) {
-        double acc = o[l];
-        for (int k = 1; k <= r; k++)
-            acc -= dc[k - 1] * o[l - k * L];
-        o[l] = acc;
     }
 }
 
@@ -434,37 +674,47 @@ typedef struct lane_job {
     int k;                       /* pass 2: the strip; pass 1: the segment to stop at */
     long stop_u;                 /* pass 1: the domain row to stop at */
     int ok;
+    int slot;                    /* the job's scratch: its index in the fan-out */
+    const rb_image *img;         /* the conversions: the strip loaded */
+    rb_image *out;               /* the conversions: the strip stored */
     void (*fn)(struct lane_job *);
 } lane_job;
 
-/* The slices of one fan-out: slice t of n items, for rb_parallel_for. */
+/* One fan-out: n items in pieces of `grain`, claimed one at a time by
+ * whichever thread is free. Static slices waited for their slowest thread:
+ * on a machine shared with other work a thread that lost its core held the
+ * whole strip (two threads ran no faster than one). */
 typedef struct {
     lane_job jobs[16];
-    long n;
-    int nt;
+    long n, grain;
+    atomic_long next;
 } lane_fanout;
 
-static void lane_slice(void *user, int t)
+static void lane_worker(void *user, int t)
 {
     lane_fanout *f = user;
     lane_job *j = &f->jobs[t];
-    j->l0 = f->n * t / f->nt;
-    j->l1 = f->n * (t + 1) / f->nt;
-    j->fn(j);
+    for (;;) {
+        const long p = atomic_fetch_add(&f->next, 1) * f->grain;
+        if (p >= f->n || !j->ok)
+            break;
+        j->l0 = p;
+        j->l1 = p + f->grain < f->n ? p + f->grain : f->n;
+        j->fn(j);
+    }
 }
 
-/* Run fn on nt slices of n items (job t a copy of proto with its slice; when
- * slot_is_thread, stop_u is the slice's index: its scratch slot). 0 when a
- * slice failed. */
-static int run_slices(const lane_job *proto, long n, int nt, int slot_is_thread)
+/* Run fn on the pieces of n items on nt threads (thread t: a copy of proto,
+ * slot t). 0 when a piece failed. */
+static int run_slices(const lane_job *proto, long n, int nt, long grain)
 {
-    lane_fanout f = {.n = n, .nt = nt};
+    lane_fanout f = {.n = n, .grain = grain > 0 ? grain : 1};
+    atomic_init(&f.next, 0);
     for (int t = 0; t < nt; t++) {
         f.jobs[t] = *proto;
-        if (slot_is_thread)
-            f.jobs[t].stop_u = t;
+        f.jobs[t].slot = t;
     }
-    rb_parallel_for(nt, nt, lane_slice, &f);
+    rb_parallel_for(nt, nt, lane_worker, &f);
     int ok = 1;
     for (int t = 0; t < nt; t++)
         ok = ok && f.jobs[t].ok;
@@ -474,8 +724,8 @@ static int run_slices(const lane_job *proto, long n, int nt, int slot_is_thread)
 /* Run fn on the stream's thread count of slices of the lanes. */
 static int run_lanes(rb_stream *st, void (*fn)(lane_job *), int k, long stop_u)
 {
-    const lane_job proto = {st, 0, 0, k, stop_u, 1, fn};
-    return run_slices(&proto, st->L, st->nt, 0);
+    const lane_job proto = {st, 0, 0, k, stop_u, 1, 0, NULL, NULL, fn};
+    return run_slices(&proto, st->L, st->nt, LANE_BLOCK);
 }
 
 /* Where segment k of the domain starts and ends (the last ends at H + D
@@ -491,42 +741,57 @@ static long seg_end(const rb_stream *st, int k)
     return e == st->H ? st->H + st->D : e;
 }
 
-/* Pass 1 from the stream's counters to (j->k, j->stop_u) on lanes [l0, l1):
- * the causal pass row by row; at each segment's end, the state carries on
- * and the head of the segment's zero-initialised anticausal pass is kept
- * (the carry). The counters are moved by the caller. */
-static void pass1_lanes(lane_job *j)
+/* Pass 1 from the stream's counters to (j->k, j->stop_u) on lanes [l0, l1),
+ * a block of lanes at a time: the causal pass row by row (the state carries
+ * on across segments), each row added into the segment's head
+ * (head_m += g(fill - m) y, g_reserve); at each segment's end the head is
+ * the segment's carry and starts again from 0. The counters are moved by the
+ * caller. */
+STREAM_CLONES static void pass1_lanes(lane_job *j)
 {
     rb_stream *st = j->st;
     const long L = st->L;
-    const int r = st->r;
-    long u = st->next_u, fill = st->seg_fill;
-    int k = st->seg_k;
-    while (k < j->k || u < j->stop_u) {
-        if (u < seg_end(st, k)) {
-            double *o = st->seg + (r + fill) * L;
-            if (!u_row(st, u, 1, -1, o, j->l0, j->l1)) {
-                j->ok = 0;
-                return;
+    const int r = st->r, anti = st->ap->ax.anticausal_order > 0;
+    const double *g = st->g;
+    double *w = st->work + (size_t)j->slot * (size_t)st->work_rows * LANE_BLOCK;
+    for (long b0 = j->l0; b0 < j->l1; b0 += LANE_BLOCK) {
+        const long nb = j->l1 - b0 < LANE_BLOCK ? j->l1 - b0 : LANE_BLOCK;
+        long u = st->next_u, fill = st->seg_fill, n = 0; /* n: rows in w after the state */
+        int k = st->seg_k;
+        block_load(w, st->state, r, nb, L, b0);
+        while (k < j->k || u < j->stop_u) {
+            if (u < seg_end(st, k)) {
+                if (n == PASS1_CHUNK) { /* the last r rows become the state rows */
+                    memmove(w, w + n * nb, sizeof(double) * (size_t)(r * nb));
+                    n = 0;
+                }
+                double *o = w + (r + n) * nb;
+                if (!u_causal_row(st, u, 1, -1, o, b0, nb)) {
+                    j->ok = 0;
+                    return;
+                }
+                if (anti)
+                    for (int m = 0; m < r && m <= fill; m++) {
+                        double *h = st->heads + m * L + b0;
+                        const double gm = g[fill - m];
+                        for (long l = 0; l < nb; l++)
+                            h[l] += gm * o[l];
+                    }
+                n++;
+                fill++;
+                u++;
+                continue;
             }
-            causal_row(st, o, j->l0, j->l1);
-            fill++;
-            u++;
-            continue;
+            if (anti)
+                for (int m = 0; m < r; m++) {
+                    double *h = st->heads + m * L + b0;
+                    memcpy(st->carry + ((size_t)k * r + m) * L + b0, h, sizeof(double) * (size_t)nb);
+                    memset(h, 0, sizeof(double) * (size_t)nb);
+                }
+            fill = 0;
+            k++;
         }
-        /* e_{-1}(Yhat) so far, then the head, then the state moves up */
-        copy_lanes(st->yend, st->seg + fill * L, r, L, j->l0, j->l1);
-        if (st->ap->ax.anticausal_order > 0) {
-            double *y = st->seg + r * L;
-            for (long i = 0; i < r; i++)
-                for (long l = j->l0; l < j->l1; l++)
-                    y[(fill + i) * L + l] = 0.0;
-            anticausal_rows(st, y, fill, j->l0, j->l1);
-            copy_lanes(st->carry + (size_t)k * r * L, y, r, L, j->l0, j->l1);
-        }
-        copy_lanes(st->seg, st->yend, r, L, j->l0, j->l1);
-        fill = 0;
-        k++;
+        block_store(st->state, w + n * nb, r, nb, L, b0);
     }
 }
 
@@ -551,7 +816,9 @@ static rb_status pass1_advance(rb_stream *st)
         fill = 0;
         k++;
     }
-    rb_status s = seg_reserve(st, need);
+    rb_status s = g_reserve(st, need);
+    if (s == RB_OK)
+        s = work_reserve(st, st->r + PASS1_CHUNK);
     if (s != RB_OK)
         return s;
     if (!run_lanes(st, pass1_lanes, k, u))
@@ -625,7 +892,7 @@ rb_status rb_stream_gather(rb_stream *st, const rb_image *strip, int y0)
     if (st->received == st->H)
         set_lane_values(st, 0);
     s = pass1_advance(st);
-    keep_rows(st, 1);
+    keep_rows(st);
     st->cur = NULL;
     return s;
 }
@@ -672,74 +939,80 @@ rb_status rb_stream_close_carries(rb_stream *st)
         }
         free(full);
     }
-    long maxlen = 0;
-    for (int k = 0; k < st->K; k++)
-        if (st->seg_len[k] > maxlen)
-            maxlen = st->seg_len[k];
-    rb_status s = seg_reserve(st, maxlen);
-    if (s == RB_OK) {
-        rb_strip_close_args a = {st->ap, st->kind, L, st->K, st->seg_len, st->carry, st->yend,
-                                 st->C0, st->C1, delta, s0, st->seg, st->p};
-        s = rb_strip_close(st->ctx, &a);
-    }
+    /* e_{-1}(Yhat): the causal state pass 1 ended with */
+    rb_strip_close_args a = {st->ap, st->kind, L, st->K, st->seg_len, st->carry, st->state,
+                             st->C0, st->C1, delta, s0, st->p};
+    rb_status s = rb_strip_close(st->ctx, &a);
     free(delta);
     if (s != RB_OK)
         st->stage = STAGE_DONE;
     /* pass 2 starts from p(Y) */
     if (s == RB_OK && st->r)
-        memcpy(st->seg, st->p, sizeof(double) * (size_t)(st->r * L));
+        memcpy(st->state, st->p, sizeof(double) * (size_t)(st->r * L));
     st->ring_end = 0;
     return s;
 }
 
 /* ------------------------------------------------------------------ pass 2 */
 
-/* Pass 2's column pass over strip j->k, lanes [l0, l1): the causal pass
- * from the state the previous strip left, the anticausal pass from the
- * strip's carry, the results (working units, float) into st->outbuf. */
-static void pass2_lanes(lane_job *j)
+/* Pass 2's column pass over strip j->k, lanes [l0, l1), a block of lanes at
+ * a time: the causal pass from the state the previous strip left, the
+ * anticausal pass from the strip's carry, the results (working units) over
+ * the block's lanes of the loaded strip (its input is read only by this
+ * block's rows, all computed by then). */
+STREAM_CLONES static void pass2_lanes(lane_job *j)
 {
     rb_stream *st = j->st;
-    const long L = st->L, l0 = j->l0, l1 = j->l1;
+    const long L = st->L;
     const int r = st->r, k = j->k;
-    const long b = seg_begin(st, k), len = st->seg_len[k];
-    double *y = st->seg + r * L;
-    for (long i = 0; i < len; i++) {
-        if (!u_row(st, b + i, 0, k, y + i * L, l0, l1)) {
-            j->ok = 0;
-            return;
+    const long b = seg_begin(st, k), len = st->seg_len[k], y0 = st->y0s[k];
+    const double *da = st->ap->ax.da;
+    double *w = st->work + (size_t)j->slot * (size_t)st->work_rows * LANE_BLOCK;
+    for (long b0 = j->l0; b0 < j->l1; b0 += LANE_BLOCK) {
+        const long nb = j->l1 - b0 < LANE_BLOCK ? j->l1 - b0 : LANE_BLOCK;
+        double *y = w + r * nb;
+        block_load(w, st->state, r, nb, L, b0);
+        for (long i = 0; i < len; i++) {
+            if (!u_causal_row(st, b + i, 0, k, y + i * nb, b0, nb)) {
+                j->ok = 0;
+                return;
+            }
         }
-        causal_row(st, y + i * L, l0, l1);
+        /* the causal state for the next strip */
+        block_store(st->state, w + len * nb, r, nb, L, b0);
+        if (st->ap->ax.anticausal_order > 0) {
+            block_load(y + len * nb, st->carry + (size_t)k * r * L, r, nb, L, b0);
+            anticausal_rows(da, r, y, len, nb);
+        }
+        /* the strip's own rows, the shift's DC response added back */
+        const double *s = st->s + b0;
+        for (long row = y0; row < y0 + st->rows[k]; row++) {
+            const double *o = y + (row - b) * nb;
+            float *d = st->curbuf + (row - y0) * L + b0;
+            for (long l = 0; l < nb; l++)
+                d[l] = (float)(o[l] + st->gain * s[l]);
+        }
     }
-    /* the causal state for the next strip (yend is free after the close) */
-    copy_lanes(st->yend, st->seg + len * L, r, L, l0, l1);
-    if (st->ap->ax.anticausal_order > 0) {
-        copy_lanes(y + len * L, st->carry + (size_t)k * r * L, r, L, l0, l1);
-        anticausal_rows(st, y, len, l0, l1);
-    }
-    /* the strip's own rows, the shift's DC response added back */
-    const long y0 = st->y0s[k];
-    for (long row = y0; row < y0 + st->rows[k]; row++) {
-        const double *o = y + (row - b) * L;
-        float *d = st->outbuf + (row - y0) * L;
-        for (long l = l0; l < l1; l++)
-            d[l] = (float)(o[l] + st->gain * st->s[l]);
-    }
-    copy_lanes(st->seg, st->yend, r, L, l0, l1);
 }
 
 static rb_status pass2_columns(rb_stream *st, int k)
 {
-    rb_status s = seg_reserve(st, st->seg_len[k]);
+    rb_status s = work_reserve(st, 2 * st->r + st->seg_len[k]);
     if (s != RB_OK)
         return s;
+    next_ring(st);
     if (!run_lanes(st, pass2_lanes, k, 0))
         return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_produce: a row of the column FIR was "
                         "not kept (internal)");
+    /* the input rows later strips' FIR reaches back to */
+    float *t = st->ring;
+    st->ring = st->ring_next;
+    st->ring_next = t;
+    st->ring_end = st->cur_y0 + st->cur_rows;
     return RB_OK;
 }
 
-/* The row pass over rows [j->l0, j->l1) of st->outbuf (j->k rows in all):
+/* The row pass over rows [j->l0, j->l1) of st->curbuf (j->k rows in all):
  * groups of rows side by side as lanes, through the in-memory route's line
  * solver; thread t uses the t-th row buffer. */
 static void rows_job(lane_job *j)
@@ -749,33 +1022,73 @@ static void rows_job(lane_job *j)
     const long W = st->W, ch = st->ch;
     const rb_line_layout *lay = &st->rlay;
     const long per = (lay->in_len + lay->work_len) * st->row_group * ch;
-    rb_lane *x = st->rowx + per * j->stop_u;
+    rb_lane *x = st->rowx + per * j->slot;
     for (long g0 = j->l0; g0 < j->l1; g0 += st->row_group) {
         const long G = j->l1 - g0 < st->row_group ? j->l1 - g0 : st->row_group;
         const long L2 = G * ch;
         rb_lane cval[4 * 8];
         for (long l = 0; l < L2; l++)
             cval[l] = st->crow[l % ch];
-        for (long g = 0; g < G; g++) {
-            const float *src = st->outbuf + (g0 + g) * W * ch;
+        /* pixel by pixel, the G rows side by side: the lanes are written (and
+         * read back) in order, the G rows read (and written) as G streams */
+        float *row[8];
+        for (long g = 0; g < G; g++)
+            row[g] = st->curbuf + (g0 + g) * W * ch;
+        rb_lane *xi = x + lay->lead * L2;
+        if (G == 8 && ch == 1) /* gray: a fixed trip count the compiler unrolls */
             for (long i = 0; i < W; i++)
-                for (long c = 0; c < ch; c++)
-                    x[(lay->lead + i) * L2 + g * ch + c] = src[i * ch + c];
-        }
+                for (int g = 0; g < 8; g++)
+                    xi[i * 8 + g] = row[g][i];
+        else
+            for (long i = 0; i < W; i++)
+                for (long g = 0; g < G; g++)
+                    for (long c = 0; c < ch; c++)
+                        xi[i * L2 + g * ch + c] = row[g][i * ch + c];
         const rb_lane *res = rb_line_solve(ap, (int)L2, x, x + lay->in_len * L2, cval);
-        for (long g = 0; g < G; g++) {
-            float *dst = st->outbuf + (g0 + g) * W * ch;
+        if (G == 8 && ch == 1)
             for (long i = 0; i < W; i++)
-                for (long c = 0; c < ch; c++)
-                    dst[i * ch + c] = (float)res[i * L2 + g * ch + c];
-        }
+                for (int g = 0; g < 8; g++)
+                    row[g][i] = (float)res[i * 8 + g];
+        else
+            for (long i = 0; i < W; i++)
+                for (long g = 0; g < G; g++)
+                    for (long c = 0; c < ch; c++)
+                        row[g][i * ch + c] = (float)res[i * L2 + g * ch + c];
     }
+}
+
+/* The strip's samples into (load) or out of (store) the float rows, rows
+ * [j->l0, j->l1) of it: the conversions split across the threads too. */
+static void load_job(lane_job *j)
+{
+    rb_stream *st = j->st;
+    rb_pixels_load_rows(j->img, (int)j->l0, (int)(j->l1 - j->l0), st->curbuf + j->l0 * st->L,
+                        st->plan->linear_light);
+}
+
+static void store_job(lane_job *j)
+{
+    rb_stream *st = j->st;
+    rb_pixels_store_rows(st->curbuf + j->l0 * st->L, j->out, (int)j->l0, (int)(j->l1 - j->l0),
+                         st->plan->linear_light);
+}
+
+static void convert_rows(rb_stream *st, void (*fn)(lane_job *), const rb_image *img,
+                         rb_image *out, long rows)
+{
+    lane_job proto = {st, 0, 0, 0, 0, 1, 0, img, out, fn};
+    run_slices(&proto, rows, st->nt < rows ? st->nt : (int)rows, 8);
+}
+
+static void load_rows(rb_stream *st, const rb_image *img, long rows)
+{
+    convert_rows(st, load_job, img, NULL, rows);
 }
 
 static void pass2_rows(rb_stream *st, long rows)
 {
-    const lane_job proto = {st, 0, 0, 0, 0, 1, rows_job};
-    run_slices(&proto, rows, st->nt < rows ? st->nt : (int)rows, 1);
+    const lane_job proto = {st, 0, 0, 0, 0, 1, 0, NULL, NULL, rows_job};
+    run_slices(&proto, rows, st->nt < rows ? st->nt : (int)rows, st->row_group);
 }
 
 rb_status rb_stream_produce(rb_stream *st, const rb_image *in, rb_image *out, int y0)
@@ -804,14 +1117,10 @@ rb_status rb_stream_produce(rb_stream *st, const rb_image *in, rb_image *out, in
         st->stage = STAGE_DONE;
         return s;
     }
-    if (st->col)
-        keep_rows(st, 0); /* the input rows later strips' FIR reaches back to */
-    else
-        memcpy(st->outbuf, st->curbuf, sizeof(float) * (size_t)(in->height * st->L));
     st->cur = NULL;
     if (st->plan->rows.ax.active)
         pass2_rows(st, in->height);
-    rb_pixels_store_rows(st->outbuf, out, 0, out->height, st->plan->linear_light);
+    convert_rows(st, store_job, NULL, out, out->height);
     st->produced++;
     if (st->produced == st->K)
         st->stage = STAGE_DONE;

@@ -171,34 +171,48 @@ static void mat_lanes_l(int r, long L, const long double *M, const double *v, co
 
 /* The causal response to state q (and the input delta on rows < s0) over a
  * segment starting at row b, done row by row: its zero-initialised
- * anticausal head into corr, the state after it into q. */
-static void explicit_segment(const rb_axis *ax, long L, long b, long len, const double *delta,
-                             long s0, double *q, double *corr, double *w)
+ * anticausal head into corr, the state after it into q. A block of lanes at
+ * a time, so the scratch is len rows of a block, not of the width. 0 when
+ * out of memory. */
+static int explicit_segment(const rb_axis *ax, long L, long b, long len, const double *delta,
+                            long s0, double *q, double *corr)
 {
+    enum { BLOCK = 64 };
     const int r = ax->r;
-    memcpy(w, q, sizeof(double) * (size_t)(r * L));
-    for (long i = 0; i < len; i++) {
-        double *o = w + (r + i) * L;
-        const double *x = b + i < s0 ? delta + (b + i) * L : NULL;
-        for (long l = 0; l < L; l++) {
-            double acc = x ? x[l] : 0.0;
-            for (int k = 1; k <= r; k++)
-                acc -= ax->dc[k - 1] * o[l - k * L];
-            o[l] = acc;
+    double *w = malloc(sizeof(double) * (size_t)(len + 2 * r) * BLOCK);
+    if (!w)
+        return 0;
+    for (long b0 = 0; b0 < L; b0 += BLOCK) {
+        const long nb = L - b0 < BLOCK ? L - b0 : BLOCK;
+        for (int t = 0; t < r; t++)
+            memcpy(w + t * nb, q + t * L + b0, sizeof(double) * (size_t)nb);
+        for (long i = 0; i < len; i++) {
+            double *o = w + (r + i) * nb;
+            const double *x = b + i < s0 ? delta + (b + i) * L + b0 : NULL;
+            for (long l = 0; l < nb; l++) {
+                double acc = x ? x[l] : 0.0;
+                for (int k = 1; k <= r; k++)
+                    acc -= ax->dc[k - 1] * o[l - k * nb];
+                o[l] = acc;
+            }
         }
-    }
-    memcpy(q, w + len * L, sizeof(double) * (size_t)(r * L));
-    memset(w + (r + len) * L, 0, sizeof(double) * (size_t)(r * L));
-    for (long i = len - 1; i >= 0; i--) {
-        double *o = w + (r + i) * L;
-        for (long l = 0; l < L; l++) {
-            double acc = o[l];
-            for (int k = 1; k <= r; k++)
-                acc -= ax->da[k - 1] * o[l + k * L];
-            o[l] = acc;
+        for (int t = 0; t < r; t++)
+            memcpy(q + t * L + b0, w + (len + t) * nb, sizeof(double) * (size_t)nb);
+        memset(w + (r + len) * nb, 0, sizeof(double) * (size_t)(r * nb));
+        for (long i = len - 1; i >= 0; i--) {
+            double *o = w + (r + i) * nb;
+            for (long l = 0; l < nb; l++) {
+                double acc = o[l];
+                for (int k = 1; k <= r; k++)
+                    acc -= ax->da[k - 1] * o[l + k * nb];
+                o[l] = acc;
+            }
         }
+        for (int t = 0; t < r; t++)
+            memcpy(corr + t * L + b0, w + (r + t) * nb, sizeof(double) * (size_t)nb);
     }
-    memcpy(corr, w + r * L, sizeof(double) * (size_t)(r * L));
+    free(w);
+    return 1;
 }
 
 typedef struct {
@@ -208,9 +222,10 @@ typedef struct {
 
 /* q runs down the segments from q0 (the homogeneous causal response, plus
  * the periodic delta's); add: head_k += Q_k q_k (the true heads). Segments
- * that hold delta rows go row by row. q ends as the state after the last. */
-static void forward_chain(rb_strip_close_args *a, const seg_mats *m, double *q, int add,
-                          double *t1, double *t2)
+ * that hold delta rows go row by row. q ends as the state after the last.
+ * 0 when out of memory. */
+static int forward_chain(rb_strip_close_args *a, const seg_mats *m, double *q, int add,
+                         double *t1, double *t2)
 {
     const rb_axis *ax = &a->ap->ax;
     const int r = ax->r;
@@ -219,7 +234,8 @@ static void forward_chain(rb_strip_close_args *a, const seg_mats *m, double *q, 
     for (int k = 0; k < a->K; k++) {
         double *head = a->carry + (size_t)k * r * L;
         if (a->delta && b < a->s0) {
-            explicit_segment(ax, L, b, a->seg_len[k], a->delta, a->s0, q, t1, a->scratch);
+            if (!explicit_segment(ax, L, b, a->seg_len[k], a->delta, a->s0, q, t1))
+                return 0;
         } else {
             mat_lanes_l(r, L, m[k].Q, q, NULL, t1);
             mat_lanes_l(r, L, m[k].AF, q, NULL, t2);
@@ -230,6 +246,7 @@ static void forward_chain(rb_strip_close_args *a, const seg_mats *m, double *q, 
                 head[i] += t1[i];
         b += a->seg_len[k];
     }
+    return 1;
 }
 
 /* g = the head of the zero-initialised anticausal pass over the whole
@@ -281,15 +298,13 @@ rb_status rb_strip_close(rb_context *ctx, rb_strip_close_args *a)
         if (!has_a)
             break;
         memcpy(q, a->p, sizeof(double) * rl);
-        forward_chain(a, m, q, 1, t1, t2);
+        if (!forward_chain(a, m, q, 1, t1, t2))
+            goto nomem;
         if (a->kind == RB_STRIP_EXT_PADDED && has_c) {
             for (size_t i = 0; i < rl; i++)
                 t1[i] = q[i] + a->yend[i];
-            if (!padded_epilogue(ap, L, t1, a->C1, e)) {
-                free(m);
-                free(q);
-                return rb_error(ctx, RB_ERR_NOMEM, "out of memory for the strips' carries");
-            }
+            if (!padded_epilogue(ap, L, t1, a->C1, e))
+                goto nomem;
         } else if (a->kind == RB_STRIP_EXT && has_c) {
             /* (44): e(Z) = S_RF A_F^r e_{-1}(Y) + (..) C1, e_{-1}(Y) = A_F^h p + e_{-1}(Yhat) */
             for (size_t i = 0; i < rl; i++)
@@ -313,8 +328,8 @@ rb_status rb_strip_close(rb_context *ctx, rb_strip_close_args *a)
         if (has_c) {
             /* (49): p = (I - A_F^h)^-1 e_{-1}(Yhat), Yhat with the delta rows in */
             memset(q, 0, sizeof(double) * rl);
-            if (a->delta)
-                forward_chain(a, m, q, 0, t1, t2);
+            if (a->delta && !forward_chain(a, m, q, 0, t1, t2))
+                goto nomem;
             for (size_t i = 0; i < rl; i++)
                 t1[i] = q[i] + a->yend[i];
             mat_lanes(r, L, ap->Pf, t1, NULL, a->p);
@@ -322,7 +337,8 @@ rb_status rb_strip_close(rb_context *ctx, rb_strip_close_args *a)
         if (!has_a)
             break;
         memcpy(q, a->p, sizeof(double) * rl);
-        forward_chain(a, m, q, 1, t1, t2);
+        if (!forward_chain(a, m, q, 1, t1, t2))
+            goto nomem;
         /* (51): e(Z) = (I - A_R^h)^-1 p_1(R(Y, 0)) */
         head_chain(a, m, t1, t2);
         mat_lanes(r, L, ap->Pr, t1, NULL, e);
@@ -333,7 +349,8 @@ rb_status rb_strip_close(rb_context *ctx, rb_strip_close_args *a)
         mat_lanes(r, L, ap->M67z, t1, NULL, t2);
         mat_lanes(r, L, ap->M67y, a->yend, t2, a->p);
         memcpy(q, a->p, sizeof(double) * rl);
-        forward_chain(a, m, q, 1, t1, t2);
+        if (!forward_chain(a, m, q, 1, t1, t2))
+            goto nomem;
         /* (72): e(Z) = (K - A_R^r)^-1 Abar_R (A_F^h p + e_{-1}(Yhat)) */
         for (size_t i = 0; i < rl; i++)
             t1[i] = q[i] + a->yend[i];
@@ -352,4 +369,8 @@ rb_status rb_strip_close(rb_context *ctx, rb_strip_close_args *a)
     free(m);
     free(q);
     return RB_OK;
+nomem:
+    free(m);
+    free(q);
+    return rb_error(ctx, RB_ERR_NOMEM, "out of memory for the strips' carries");
 }

@@ -51,7 +51,6 @@ typedef struct {
     const double *delta;     /* PERIODIC: the s0 first rows' input left out of pass 1 (their
                                 FIR reaches across the top, to the bottom rows); NULL if s0 = 0 */
     long s0;
-    double *scratch;         /* (max len_k + 2r) * L doubles */
     double *p;               /* out: p(Y), the causal state at the domain's start, r * L */
 } rb_strip_close_args;
 
