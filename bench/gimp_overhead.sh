@@ -7,8 +7,9 @@
 # Blur: gegl:gaussian-blur in linear light, clamped edges), each call between
 # two gimp-message marks. A reader stamps each mark as it arrives on GIMP's
 # stderr, so a call's time is the whole PDB call as a script sees it: plug-in
-# start, tile transfer, conversions, engine, shadow merge and undo. The
-# plug-in's own stage split (RECBLUR_GIMP_TIMES) is printed beside it.
+# start, tile transfer, conversions, engine, shadow merge and undo. A plug-in
+# built with -DRECBLUR_GIMP_STAGE_TIMES=ON also prints its own stage split
+# (plugin-gimp/rbg_stage_times.c), summarised beside it.
 #
 #   bash bench/gimp_overhead.sh PLUGIN [RUNS] [SIGMA] [W] [H]
 #     PLUGIN  the built plug-in (build/plugin-gimp/plug-ins/recblur/recblur)
@@ -43,7 +44,7 @@ scm="(let* ((img (car (gimp-image-new $W $H RGB)))
 gimp_run_env() {
     env -i PATH=/usr/bin:/bin LANG=C.UTF-8 HOME="$GH" \
         XDG_CONFIG_HOME="$GH/config" XDG_CACHE_HOME="$GH/cache" XDG_DATA_HOME="$GH/data" \
-        XDG_RUNTIME_DIR="$GH/run" GIMP2_DIRECTORY="$GH/gimp2" RECBLUR_GIMP_TIMES=1 \
+        XDG_RUNTIME_DIR="$GH/run" GIMP2_DIRECTORY="$GH/gimp2" \
         timeout -k 10 "$GIMP_TIMEOUT" "$GIMP_CONSOLE" -i -d -f "$@"
 }
 gimp_run_env -b "$scm" -b '(gimp-quit 0)' 2>&1 | python3 -u -c '

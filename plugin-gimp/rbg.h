@@ -97,10 +97,10 @@ gboolean rbg_process_drawable(gint32 drawable_id, gboolean linear, const char *t
                               RbgPixelsFn fn, const void *vals, gboolean show_progress,
                               gchar **error);
 
-/* Where a call's time goes (rbg_stage_times.c): with RECBLUR_GIMP_TIMES set in
- * GIMP's environment, each full run prints its stages' wall times (read,
- * engine, write, flush, merge, update) and the time since the plug-in process
- * started to stderr, for bench/gimp_overhead.sh. Otherwise it costs nothing. */
+/* Where a call's time goes (rbg_stage_times.c): in a build with the CMake
+ * option RECBLUR_GIMP_STAGE_TIMES, each full run prints its stages' wall
+ * times (init, read, engine, write, flush, merge, update) to stderr, for
+ * bench/gimp_overhead.sh. Otherwise it does nothing. */
 typedef struct {
     gboolean on;
     gint64 last;

@@ -1,9 +1,10 @@
 /* Stage timing of a full run, for finding where a call's time goes outside
- * the engine (bench/gimp_overhead.sh sets RECBLUR_GIMP_TIMES). One line on
+ * the engine (bench/gimp_overhead.sh). Compiled in only with the CMake option
+ * RECBLUR_GIMP_STAGE_TIMES (RBG_STAGE_TIMES): the environment is the
+ * engine's switches' alone (engine/src/api/switches.c). One line on
  * stderr per run: "recblur-times WxH init=I start=S read=R engine=E ..." in
  * seconds: init is gegl_init (babl and GEGL's set-up), start the time from
  * there to the first stage (options, selection, layout). */
-#include <stdlib.h>
 #include "rbg.h"
 
 static gint64 process_start, init_done;
@@ -20,7 +21,11 @@ void rbg_stage_times_init_done(void)
 
 void rbg_stage_times_start(RbgStageTimes *t)
 {
-    t->on = getenv("RECBLUR_GIMP_TIMES") != NULL;
+#ifdef RBG_STAGE_TIMES
+    t->on = TRUE;
+#else
+    t->on = FALSE;
+#endif
     t->line = NULL;
     if (!t->on)
         return;
