@@ -29,6 +29,12 @@ rb_status rbg_make_filter(rb_context *ctx, const RbgVals *v, rb_filter **out,
  * v left as it was. */
 gboolean rbg_apply_preset(const char *name, RbgVals *v, gchar **error);
 
+/* The dialog's last values across GIMP sessions (rbg_last_vals.c): load into
+ * v (TRUE when a saved file was read; a bad one is reported with g_message
+ * and v is left as it was), and save after an interactive OK. */
+gboolean rbg_last_vals_load(RbgVals *v);
+void rbg_last_vals_save(const RbgVals *v);
+
 /* Pixel layout of a drawable: the float babl format (in the drawable's colour
  * space), its channel count, and how the engine must treat alpha. */
 typedef struct {
@@ -90,6 +96,23 @@ typedef gboolean (*RbgPixelsFn)(const void *vals, const RbgLayout *layout, float
 gboolean rbg_process_drawable(gint32 drawable_id, gboolean linear, const char *title,
                               RbgPixelsFn fn, const void *vals, gboolean show_progress,
                               gchar **error);
+
+/* Where a call's time goes (rbg_stage_times.c): in a build with the CMake
+ * option RECBLUR_GIMP_STAGE_TIMES, each full run prints its stages' wall
+ * times (init, read, engine, write, flush, merge, update) to stderr, for
+ * bench/gimp_overhead.sh. Otherwise it does nothing. */
+typedef struct {
+    gboolean on;
+    gint64 last;
+    GString *line;
+} RbgStageTimes;
+void rbg_stage_times_start(RbgStageTimes *t);
+void rbg_stage_times_mark(RbgStageTimes *t, const char *stage);
+void rbg_stage_times_report(RbgStageTimes *t, int w, int h);
+/* Called first thing in run(): the process's start as the plug-in sees it. */
+void rbg_stage_times_process_start(void);
+/* Called right after gegl_init. */
+void rbg_stage_times_init_done(void);
 
 /* ------------------------------------------------------------ deblur */
 /* plug-in-recblur-deblur: Filters > Enhance > Deblur (2D IIR). The engine

@@ -53,7 +53,8 @@ static void preview_invalidated(GimpPreview *preview, RbgDeblurDialog *d)
     /* Past 1 megapixel only the visible area is filtered: the window plus a
      * generous decay length keeps the crop's own edges out of sight. */
     rbg_preview_render(preview, d->drawable_id, d->vals->linear, 64 + 2 * d->vals->window,
-                       rbg_deblur_pixels, d->vals, d->backend_label, d->status_label);
+                       rbg_deblur_pixels, d->vals, sizeof *d->vals, d->backend_label,
+                       d->status_label);
 }
 
 static void adj_changed(GtkAdjustment *adj, RbgDeblurDialog *d)

@@ -119,21 +119,40 @@ static GtkWidget *toggle(RbgDialog *d, const char *label, gint *field, const cha
     return t;
 }
 
-/* The check button of a bool setting at row of table, labelled as the table says. */
-static GtkWidget *table_toggle(RbgDialog *d, GtkWidget *table, int row, const rb_setting_desc *desc,
-                               gint *field)
+/* A table of options and its next free row. */
+typedef struct {
+    GtkWidget *table;
+    int row;
+} Rows;
+
+/* Where a setting goes: the table's flag, not a list here, decides. */
+static Rows *rows_for(Rows *main_rows, Rows *advanced, const rb_setting_desc *desc)
+{
+    return desc->flags & RB_SETTING_ADVANCED ? advanced : main_rows;
+}
+
+/* The check button of a bool setting on the next row of r, labelled as the table says. */
+static GtkWidget *table_toggle(RbgDialog *d, Rows *r, const rb_setting_desc *desc, gint *field)
 {
     char text[128];
     snprintf(text, sizeof text, "_%s", desc->label);
     GtkWidget *t = toggle(d, text, field, desc->help);
-    gtk_table_attach(GTK_TABLE(table), t, 1, 4, row, row + 1, GTK_FILL, GTK_FILL, 0, 0);
+    gtk_table_attach(GTK_TABLE(r->table), t, 1, 4, r->row, r->row + 1, GTK_FILL, GTK_FILL, 0, 0);
+    r->row++;
     return t;
 }
 
-/* A combo of a choice setting's values, labelled as the table labels them. */
-static GtkWidget *choice_combo(RbgDialog *d, gint *field, const rb_setting_desc *desc)
+/* A combo of a choice setting's values, labelled as the table labels them,
+ * in the main table or the advanced one as the setting's flag says. */
+static GtkWidget *table_choice(RbgDialog *d, Rows *main_rows, Rows *advanced,
+                               const rb_setting_desc *desc, gint *field)
 {
-    return rbg_choice_combo_new(desc->choices, field, G_CALLBACK(int_combo_changed), d, desc->help);
+    Rows *r = rows_for(main_rows, advanced, desc);
+    GtkWidget *combo = rbg_choice_combo_new(desc->choices, field, G_CALLBACK(int_combo_changed),
+                                            d, desc->help);
+    gimp_table_attach_aligned(GTK_TABLE(r->table), 0, r->row++, label(desc), 0.0, 0.5, combo, 3,
+                              FALSE);
+    return combo;
 }
 
 void rbg_dialog_set_widgets(RbgDialog *d)
@@ -193,11 +212,16 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
     g_signal_connect(d.preview, "invalidated", G_CALLBACK(rbg_preview_invalidated), &d);
 
     /* Options ------------------------------------------------------------ */
-    GtkWidget *table = rbg_options_table_new(hbox, 14, 4);
+    /* Artist words in the main table; the settings the operation table flags
+     * RB_SETTING_ADVANCED (engine terms) in the "Advanced" expander. */
+    Rows main_rows = {rbg_options_table_new(hbox, 14, 4), 0};
+    GtkWidget *expander = gtk_expander_new_with_mnemonic("_Advanced");
+    Rows adv_rows = {rbg_options_table_new(expander, 5, 4), 0};
+    GtkWidget *table = main_rows.table;
     int row = 0;
 
     d.preset_combo = rbg_presets_menu_new(&d);
-    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "_Preset:", 0.0, 0.5,
+    gimp_table_attach_aligned(GTK_TABLE(table), 0, main_rows.row++, "_Preset:", 0.0, 0.5,
                               d.preset_combo, 3, FALSE);
 
     d.op_combo = int_combo(&d, &v->operation, "What to compute",
@@ -205,69 +229,63 @@ gboolean rbg_dialog(gint32 drawable_id, RbgVals *v)
                            "B-spline prefilter, cubic", RBG_OP_BSPLINE3,
                            "B-spline prefilter, quintic", RBG_OP_BSPLINE5,
                            rb_op_get(RB_OP_FILTER)->label, RBG_OP_SIGNATURE, NULL);
-    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++, "O_peration:", 0.0, 0.5,
+    gimp_table_attach_aligned(GTK_TABLE(table), 0, main_rows.row++, "O_peration:", 0.0, 0.5,
                               d.op_combo, 3, FALSE);
 
     const rb_setting_desc *sx = setting(RB_OP_BLUR, "sigma-x"), *sy = setting(RB_OP_BLUR, "sigma-y");
-    d.sigma_x_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, label(sx), 160, 7,
+    Rows *r = rows_for(&main_rows, &adv_rows, sx);
+    row = r->row;
+    d.sigma_x_adj = gimp_scale_entry_new(GTK_TABLE(r->table), 0, r->row++, label(sx), 160, 7,
                                          v->sigma_x, 0.0, sx->ui_max, 0.5, 5.0, 2, FALSE,
                                          0.0, sx->max, rbg_setting_tooltip(sx), NULL);
-    d.sigma_y_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, label(sy), 160, 7,
+    d.sigma_y_adj = gimp_scale_entry_new(GTK_TABLE(r->table), 0, r->row++, label(sy), 160, 7,
                                          v->sigma_y, 0.0, sy->ui_max, 0.5, 5.0, 2, FALSE,
                                          0.0, sy->max, rbg_setting_tooltip(sy), NULL);
     d.chain = gimp_chain_button_new(GIMP_CHAIN_RIGHT);
     gimp_chain_button_set_active(GIMP_CHAIN_BUTTON(d.chain), v->lock_sigma);
-    gtk_table_attach(GTK_TABLE(table), d.chain, 3, 4, row - 2, row, GTK_SHRINK, GTK_FILL, 0, 0);
+    gtk_table_attach(GTK_TABLE(r->table), d.chain, 3, 4, row, row + 2, GTK_SHRINK, GTK_FILL, 0, 0);
     g_signal_connect(d.chain, "toggled", G_CALLBACK(chain_toggled), &d);
     g_signal_connect(d.sigma_x_adj, "value-changed", G_CALLBACK(sigma_changed), &d);
     g_signal_connect(d.sigma_y_adj, "value-changed", G_CALLBACK(sigma_changed), &d);
 
+    const rb_setting_desc *bd = setting(RB_OP_BLUR, "boundary");
+    r = rows_for(&main_rows, &adv_rows, bd);
     d.boundary_combo = rbg_boundary_combo_new(&v->boundary, G_CALLBACK(int_combo_changed), &d,
         "What lies outside the image (or the selection's bounding box). Exact, not padded.");
-    gimp_table_attach_aligned(GTK_TABLE(table), 0, row++,
-                              label(setting(RB_OP_BLUR, "boundary")), 0.0, 0.5,
+    gimp_table_attach_aligned(GTK_TABLE(r->table), 0, r->row++, label(bd), 0.0, 0.5,
                               d.boundary_combo, 3, FALSE);
-    d.constant_adj = gimp_scale_entry_new(GTK_TABLE(table), 0, row++, "_Constant:", 160, 7,
+    d.constant_adj = gimp_scale_entry_new(GTK_TABLE(r->table), 0, r->row++, "Edge co_lor:", 160, 7,
                                           v->constant, 0.0, 1.0, 0.01, 0.1, 3, TRUE, 0.0, 1.0,
-                                          "Value outside the image for the Constant boundary, "
-                                          "0..1, used for every channel (alpha too)", NULL);
+                                          "The value beyond the edges for the Color edge, 0..1, "
+                                          "used for every channel (alpha too)", NULL);
     g_signal_connect(d.constant_adj, "value-changed", G_CALLBACK(constant_changed), &d);
 
-    d.linear_toggle = table_toggle(&d, table, row++, setting(RB_OP_BLUR, "linear"), &v->linear);
-
-    /* Advanced: the engine's terms (the table's RB_SETTING_ADVANCED settings) */
-    GtkWidget *expander = gtk_expander_new_with_mnemonic("_Advanced");
-    gtk_table_attach(GTK_TABLE(table), expander, 0, 4, row, row + 1, GTK_FILL, GTK_FILL, 0, 0);
-    row++;
-    GtkWidget *adv = rbg_options_table_new(expander, 6, 4);
-    int arow = 0;
-
-    d.accurate_toggle = table_toggle(&d, adv, arow++, setting(RB_OP_BLUR, "accurate"), &v->accurate);
+    d.linear_toggle = table_toggle(&d, rows_for(&main_rows, &adv_rows, setting(RB_OP_BLUR, "linear")),
+                                   setting(RB_OP_BLUR, "linear"), &v->linear);
+    d.accurate_toggle = table_toggle(&d, rows_for(&main_rows, &adv_rows, setting(RB_OP_BLUR, "accurate")),
+                                     setting(RB_OP_BLUR, "accurate"), &v->accurate);
 
     const rb_setting_desc *sig = setting(RB_OP_FILTER, "signature");
+    r = rows_for(&main_rows, &adv_rows, sig);
     d.signature_entry = gtk_entry_new();
     gtk_entry_set_max_length(GTK_ENTRY(d.signature_entry), RBG_SIGNATURE_MAX - 1);
     gtk_entry_set_text(GTK_ENTRY(d.signature_entry), v->signature);
     gimp_help_set_help_data(d.signature_entry, sig->help, NULL);
     g_signal_connect(d.signature_entry, "changed", G_CALLBACK(signature_changed), &d);
-    gimp_table_attach_aligned(GTK_TABLE(adv), 0, arow++, label(sig), 0.0, 0.5,
+    gimp_table_attach_aligned(GTK_TABLE(r->table), 0, r->row++, label(sig), 0.0, 0.5,
                               d.signature_entry, 3, FALSE);
 
-    d.direction_combo = choice_combo(&d, &v->direction, setting(RB_OP_FILTER, "direction"));
-    gimp_table_attach_aligned(GTK_TABLE(adv), 0, arow++, label(setting(RB_OP_FILTER, "direction")),
-                              0.0, 0.5, d.direction_combo, 3, FALSE);
-    d.axes_combo = choice_combo(&d, &v->axes, setting(RB_OP_FILTER, "axes"));
-    gimp_table_attach_aligned(GTK_TABLE(adv), 0, arow++, label(setting(RB_OP_FILTER, "axes")),
-                              0.0, 0.5, d.axes_combo, 3, FALSE);
+    d.direction_combo = table_choice(&d, &main_rows, &adv_rows, setting(RB_OP_FILTER, "direction"),
+                                     &v->direction);
+    d.axes_combo = table_choice(&d, &main_rows, &adv_rows, setting(RB_OP_FILTER, "axes"), &v->axes);
+    d.mask_combo = table_choice(&d, &main_rows, &adv_rows, setting(RB_OP_BLUR, "mask"), &v->mask);
+    d.backend_combo = table_choice(&d, &main_rows, &adv_rows, setting(RB_OP_BLUR, "backend"),
+                                   &v->backend);
 
-    d.mask_combo = choice_combo(&d, &v->mask, setting(RB_OP_BLUR, "mask"));
-    gimp_table_attach_aligned(GTK_TABLE(adv), 0, arow++, label(setting(RB_OP_BLUR, "mask")),
-                              0.0, 0.5, d.mask_combo, 3, FALSE);
-
-    d.backend_combo = choice_combo(&d, &v->backend, setting(RB_OP_BLUR, "backend"));
-    gimp_table_attach_aligned(GTK_TABLE(adv), 0, arow++, label(setting(RB_OP_BLUR, "backend")),
-                              0.0, 0.5, d.backend_combo, 3, FALSE);
-    row = rbg_status_labels_attach(GTK_TABLE(table), row, 4, &d.backend_label, &d.status_label);
+    gtk_table_attach(GTK_TABLE(table), expander, 0, 4, main_rows.row, main_rows.row + 1,
+                     GTK_FILL, GTK_FILL, 0, 0);
+    main_rows.row++;
+    rbg_status_labels_attach(GTK_TABLE(table), main_rows.row, 4, &d.backend_label, &d.status_label);
 
     rbg_dialog_set_widgets(&d);
     gboolean ok = rbg_dialog_run(dialog, d.preview, &v->preview);

@@ -30,11 +30,13 @@ typedef struct {
 void rbg_preview_invalidated(GimpPreview *preview, RbgDialog *d);
 
 /* Filter the drawable's selection box with fn (whole when at most
- * RBG_PREVIEW_EXACT_PIXELS, else the visible area plus margin) and draw it;
- * the labels show the back end used or the engine's message. */
+ * RBG_PREVIEW_EXACT_PIXELS, else the visible area plus margin) in a worker
+ * thread on a copy of vals (vals_size bytes, no pointers) and draw it when
+ * done; a newer render or the preview's end cancels it. The labels show the
+ * back end used or the engine's message. */
 void rbg_preview_render(GimpPreview *preview, gint32 drawable_id, gboolean linear, gint margin,
-                        RbgPixelsFn fn, const void *vals, GtkWidget *backend_label,
-                        GtkWidget *status_label);
+                        RbgPixelsFn fn, const void *vals, gsize vals_size,
+                        GtkWidget *backend_label, GtkWidget *status_label);
 
 /* A combo box of the presets this plug-in can run; choosing one sets the widgets. */
 GtkWidget *rbg_presets_menu_new(RbgDialog *d);

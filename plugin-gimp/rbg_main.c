@@ -215,8 +215,11 @@ static GimpPDBStatusType get_vals(GimpRunMode run_mode, gboolean deblur, gint32 
     switch (run_mode) {
     case GIMP_RUN_INTERACTIVE:
     case GIMP_RUN_WITH_LAST_VALS:
+        /* this session's last values, else the last session's (blur only) */
         if (gimp_get_data_size(proc) == size)
             gimp_get_data(proc, data);
+        else if (!deblur)
+            rbg_last_vals_load(vals);
         if (run_mode == GIMP_RUN_WITH_LAST_VALS)
             return GIMP_PDB_SUCCESS;
         return (deblur ? rbg_deblur_dialog(drawable_id, dvals) : rbg_dialog(drawable_id, vals))
@@ -243,7 +246,14 @@ static void run(const gchar *name, gint nparams, const GimpParam *param,
     RbgDeblurVals dvals;
     gboolean deblur = name && strcmp(name, RBG_DEBLUR_PROC) == 0;
 
+    rbg_stage_times_process_start();
+    /* The plug-in uses GEGL's buffers and babl, never a GEGL operation: an
+     * empty operation path spares every call loading GEGL's 48 operation
+     * modules (a third of gegl_init: bench/RESULTS.md, GIMP 2.10 per-call
+     * overhead). */
+    g_setenv("GEGL_PATH", "", TRUE);
     gegl_init(NULL, NULL);
+    rbg_stage_times_init_done();
     rbg_vals_defaults(&vals);
     rbg_deblur_defaults(&dvals);
 
@@ -269,10 +279,13 @@ static void run(const gchar *name, gint nparams, const GimpParam *param,
         if (ok) {
             if (run_mode != GIMP_RUN_NONINTERACTIVE)
                 gimp_displays_flush();
-            if (run_mode == GIMP_RUN_INTERACTIVE)
+            if (run_mode == GIMP_RUN_INTERACTIVE) {
                 gimp_set_data(deblur ? RBG_DEBLUR_PROC : RBG_PROC,
                               deblur ? (gpointer)&dvals : (gpointer)&vals,
                               deblur ? sizeof dvals : sizeof vals);
+                if (!deblur)
+                    rbg_last_vals_save(&vals);
+            }
         } else {
             status = GIMP_PDB_EXECUTION_ERROR;
         }

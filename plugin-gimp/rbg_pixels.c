@@ -203,25 +203,34 @@ gboolean rbg_process_drawable(gint32 drawable_id, gboolean linear, const char *t
         return FALSE;
     }
 
+    RbgStageTimes times;
+    rbg_stage_times_start(&times);
     GeglBuffer *src = gimp_drawable_get_buffer(drawable_id);
     gegl_buffer_get(src, GEGL_RECTANGLE(x, y, w, h), 1.0, layout.format, pixels,
                     GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
     g_object_unref(src);
+    rbg_stage_times_mark(&times, "read");
 
     if (show_progress)
         gimp_progress_init(title);
     gboolean ok = fn(vals, &layout, pixels, w, h, show_progress ? progress_cb : NULL, &last_pct,
                      NULL, error);
+    rbg_stage_times_mark(&times, "engine");
     if (ok) {
         GeglBuffer *dst = gimp_drawable_get_shadow_buffer(drawable_id);
         gegl_buffer_set(dst, GEGL_RECTANGLE(x, y, w, h), 0, layout.format, pixels,
                         GEGL_AUTO_ROWSTRIDE);
+        rbg_stage_times_mark(&times, "write");
         g_object_unref(dst);   /* flushes the shadow tiles to GIMP */
+        rbg_stage_times_mark(&times, "flush");
         gimp_drawable_merge_shadow(drawable_id, TRUE);
+        rbg_stage_times_mark(&times, "merge");
         gimp_drawable_update(drawable_id, x, y, w, h);
         if (show_progress)
             gimp_progress_update(1.0);
+        rbg_stage_times_mark(&times, "update");
     }
     g_free(pixels);
+    rbg_stage_times_report(&times, w, h);
     return ok;
 }

@@ -123,3 +123,73 @@ rb_status rbg_vals_from_settings(const rb_settings *s, RbgVals *v)
         v->linear = rb_settings_int(s, "linear");
     return RB_OK;
 }
+
+/* One setting's resolved value as the text its parser reads back. */
+static int value_text(const rb_settings *s, const rb_setting_desc *d, char *buf, size_t len)
+{
+    switch (d->type) {
+    case RB_SETTING_NUMBER:
+        return snprintf(buf, len, "%.17g", rb_settings_number(s, d->key));
+    case RB_SETTING_INTEGER:
+        return snprintf(buf, len, "%d", rb_settings_int(s, d->key));
+    case RB_SETTING_BOOL:
+        return snprintf(buf, len, "%s", rb_settings_int(s, d->key) ? "yes" : "no");
+    case RB_SETTING_CHOICE:
+        for (const rb_choice *c = d->choices; c->name; c++)
+            if (c->value == rb_settings_int(s, d->key))
+                return snprintf(buf, len, "%s", c->name);
+        return -1;
+    case RB_SETTING_TEXT:
+        /* one line per setting: a line break cannot be written back */
+        if (strpbrk(rb_settings_text(s, d->key), "\r\n"))
+            return -1;
+        return snprintf(buf, len, "%s", rb_settings_text(s, d->key));
+    case RB_SETTING_BOUNDARY: {
+        rb_boundary b = rb_settings_boundary(s);
+        if (b.mode == RB_BOUNDARY_CONSTANT)
+            return snprintf(buf, len, "%s=%.9g", rb_boundary_name(b.mode), b.value);
+        return snprintf(buf, len, "%s", rb_boundary_name(b.mode));
+    }
+    }
+    return -1;
+}
+
+rb_status rbg_vals_to_text(rb_context *ctx, const RbgVals *v, char *buf, size_t len)
+{
+    rb_settings s;
+    rb_status st = rbg_vals_to_settings(ctx, v, &s);
+    if (st != RB_OK)
+        return st;
+    size_t used = 0;
+    int n = snprintf(buf, len, "op = %s\n", s.op->name);
+    if (n < 0 || (size_t)n >= len)
+        return RB_ERR_SIZE;
+    used = (size_t)n;
+    for (int i = 0; i < s.op->n_settings; i++) {
+        const rb_setting_desc *d = s.op->settings[i];
+        if (!rb_settings_given(&s, d->key))
+            continue;   /* not mapped (threads) or a shorthand of keys written */
+        char value[RB_SETTING_TEXT_MAX + 32];
+        n = value_text(&s, d, value, sizeof value);
+        if (n < 0 || (size_t)n >= sizeof value)
+            return RB_ERR_ARGUMENT;
+        n = snprintf(buf + used, len - used, "%s = %s\n", d->key, value);
+        if (n < 0 || (size_t)n >= len - used)
+            return RB_ERR_SIZE;
+        used += (size_t)n;
+    }
+    return RB_OK;
+}
+
+rb_status rbg_vals_from_text(rb_context *ctx, const char *text, const char *origin, RbgVals *v)
+{
+    rb_preset p;
+    rb_status st = rb_preset_parse_text(ctx, text, origin, &p);
+    if (st != RB_OK)
+        return st;
+    RbgVals out = *v;
+    st = rbg_vals_from_settings(&p.settings, &out);
+    if (st == RB_OK)
+        *v = out;
+    return st;
+}

@@ -60,4 +60,18 @@ rb_status rbg_vals_to_settings(rb_context *ctx, const RbgVals *v, rb_settings *s
  * RB_ERR_UNSUPPORTED when it names a mask file (the plug-in takes alpha only). */
 rb_status rbg_vals_from_settings(const rb_settings *s, RbgVals *v);
 
+/* The values as preset text, one "key = value" line per setting of v's
+ * operation that the mapping sets, keyed by the operation table (so a new
+ * table setting the mapping sets is saved with no change here), "op" first.
+ * The dialog-only fields (lock_sigma, preview) are not table settings and are
+ * not written. RB_OK with the text in buf; RB_ERR_ARGUMENT with the engine's
+ * message in ctx when v is not valid, RB_ERR_SIZE when buf is too small. */
+rb_status rbg_vals_to_text(rb_context *ctx, const RbgVals *v, char *buf, size_t len);
+
+/* Preset text (what rbg_vals_to_text writes, or any preset of an op the
+ * plug-in runs) into v; `origin` names it in messages. On failure v is left
+ * as it was: a bad line leaves the parser's message in ctx (naming origin
+ * and line); an op the plug-in does not run is RB_ERR_ARGUMENT with none. */
+rb_status rbg_vals_from_text(rb_context *ctx, const char *text, const char *origin, RbgVals *v);
+
 #endif /* RBG_VALS_H */

@@ -13,6 +13,11 @@ rb_add_test(test_op_defaults ${CMAKE_CURRENT_LIST_DIR}/test_op_defaults.c
 target_include_directories(test_op_defaults PRIVATE ${PROJECT_SOURCE_DIR}/plugin-magick
                            ${PROJECT_SOURCE_DIR}/plugin-gimp)
 target_link_libraries(test_op_defaults PRIVATE recblur_cli_core)
+# the GIMP plug-in's settings saved across sessions read back unchanged; bad
+# files are refused (issue 16 item 4)
+rb_add_test(test_gimp_vals_text ${CMAKE_CURRENT_LIST_DIR}/test_gimp_vals_text.c
+            ${PROJECT_SOURCE_DIR}/plugin-gimp/rbg_vals.c)
+target_include_directories(test_gimp_vals_text PRIVATE ${PROJECT_SOURCE_DIR}/plugin-gimp)
 # run-time switches read once, the one route choice, the one line extension (issue 15)
 rb_add_test(test_route ${CMAKE_CURRENT_LIST_DIR}/test_route.c)
 # strip execution (issue 18 item 1): streamed == in memory == the float64 reference

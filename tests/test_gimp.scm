@@ -130,6 +130,14 @@
     (gimp-image-delete img)
     (gimp-image-delete img2)))
 
+; A new GIMP session's RUN-WITH-LAST-VALS on in, saved to out: the values of
+; the last session's OK, read back from the profile's recblur-last.preset.
+(define (recblur-test-last-vals in out)
+  (let ((img (rb-load in)))
+    (plug-in-recblur RUN-WITH-LAST-VALS img (rb-drw img) 0.0 0.0 0 0 0.0 FALSE 0 "" 0 0 FALSE "")
+    (rb-png img out)
+    (gimp-image-delete img)))
+
 ; ------------------------------------------------------------------ deblur
 ; plug-in-recblur-deblur with every argument (backend 0 = auto, as the CLI).
 (define (rb-deblur img sigma noise window boundary const linear preset)

@@ -6,7 +6,9 @@
 # type sigma 12 into Sigma X (the chain button is locked, so Y follows), press
 # OK. Checks: the result is the CLI's sigma 12 periodic accurate blur of the
 # decoded input (the dialog filters in linear light by default), and a
-# RUN-WITH-LAST-VALS call afterwards repeats it exactly.
+# RUN-WITH-LAST-VALS call afterwards repeats it exactly, in the same session
+# and in a new one (the values saved in the profile); a garbled saved file is
+# ignored with a message.
 # Clicks are at fixed offsets in the dialog (Debian 12's GTK 2 theme and fonts).
 # usage: test_gimp_dialog.sh PLUGIN CLI TESTS_SRC_DIR WORK_DIR IMAGE
 set -u
@@ -62,4 +64,22 @@ cli blur --sigma 12 --accurate --boundary periodic "$O/in_lin.pfm" "$O/ref_lin.p
 run $CHECK changed "$O/dialog.png" "$IN" 1.0
 run $CHECK lin2close8 "$O/dialog.png" "$O/ref_lin.pfm"
 run $CHECK same "$O/last_vals.png" "$O/dialog.png"
+
+# Across a restart: OK saved the values in the profile as preset text; a new
+# GIMP session's RUN-WITH-LAST-VALS reads them and repeats the result.
+SAVED=$W/profile/gimp2/recblur-last.preset
+echo "--- $SAVED"; cat "$SAVED"
+grep -qx "sigma-x = 12" "$SAVED" || { echo "FAIL: $SAVED does not hold sigma-x = 12"; rc=1; }
+gimp_batch "(recblur-test-last-vals \"$IN\" \"$O/restarted.png\")"
+gimp_verdict "ok"
+run $CHECK same "$O/restarted.png" "$O/dialog.png"
+# A garbled file: ignored with a message naming it, the table's defaults used
+# (sigma 5, the blur's default edges, linear light).
+printf 'op = blur\nsigma-x = 12x\n' >"$SAVED"
+gimp_batch "(recblur-test-last-vals \"$IN\" \"$O/garbled.png\")"
+gimp_verdict "ok"
+grep -q "ignoring the saved settings.*recblur-last.preset" "$W/gimp.log" ||
+    { echo "FAIL: no message about the garbled settings file"; rc=1; }
+cli blur --sigma 5 "$O/in_lin.pfm" "$O/ref_default.pfm"
+run $CHECK lin2close8 "$O/garbled.png" "$O/ref_default.pfm"
 gimp_done test_gimp_dialog

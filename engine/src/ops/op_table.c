@@ -99,11 +99,11 @@ static const rb_setting_desc s_description = {
 /* --------------------------------------------------- shared by the ops */
 /* the modes as GUIs list them (text takes constant=V; rb_boundary_parse reads it) */
 static const rb_choice boundary_choices[] = {
-    {"clamp", RB_BOUNDARY_CLAMP, "Clamp (repeat edge)"},
+    {"clamp", RB_BOUNDARY_CLAMP, "Extend (repeat edge)"},
     {"mirror", RB_BOUNDARY_MIRROR, "Mirror"},
-    {"periodic", RB_BOUNDARY_PERIODIC, "Tileable (periodic)"},
-    {"zero", RB_BOUNDARY_ZERO, "Zero"},
-    {"constant", RB_BOUNDARY_CONSTANT, "Constant value"},
+    {"periodic", RB_BOUNDARY_PERIODIC, "Wrap (tileable)"},
+    {"zero", RB_BOUNDARY_ZERO, "Transparent (zero)"},
+    {"constant", RB_BOUNDARY_CONSTANT, "Color (constant)"},
     {"none", RB_BOUNDARY_NONE, "None (zero start)"},
     {NULL, 0, NULL}};
 static const rb_setting_desc s_boundary = {
