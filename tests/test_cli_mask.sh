@@ -12,6 +12,9 @@
 source "$(dirname "$0")/test_cli_lib.sh"
 R="$RECBLUR"
 px() { PYTHONPATH="$SRC/tests" "$PY" - "$@"; }
+if ! "$PY" -c "import numpy" 2>/dev/null; then
+  skip "python3-numpy is missing (scripts/deps.sh installs it)"; exit 77
+fi
 
 px "$T" <<'PYEOF' || { fail "making the test images"; finish; }
 import sys, numpy as np
