@@ -155,19 +155,29 @@ static int partial_overlap(const rb_image *a, const rb_image *b)
     return a0 < b0 + lb && b0 < a0 + la;
 }
 
-rb_status rb_execute(rb_plan *plan, const rb_image *in, rb_image *out)
+/* A plan, and the images an execute takes: each the plan's size and
+ * channels, host images either the same buffer or apart. */
+static rb_status check_exec_pair(rb_plan *plan, const rb_image *in, const rb_image *out)
 {
     if (!plan)
         return RB_ERR_NULL;
-    rb_context *ctx = plan->ctx;
     rb_status s;
     if ((s = check_exec_image(plan, in, "input")) != RB_OK)
         return s;
     if ((s = check_exec_image(plan, out, "output")) != RB_OK)
         return s;
     if (in->memory == RB_MEMORY_HOST && out->memory == RB_MEMORY_HOST && partial_overlap(in, out))
-        return rb_error(ctx, RB_ERR_ARGUMENT,
+        return rb_error(plan->ctx, RB_ERR_ARGUMENT,
                         "input and output images overlap without being the same buffer");
+    return RB_OK;
+}
+
+rb_status rb_execute(rb_plan *plan, const rb_image *in, rb_image *out)
+{
+    rb_status s = check_exec_pair(plan, in, out);
+    if (s != RB_OK)
+        return s;
+    rb_context *ctx = plan->ctx;
     uint64_t n_missing;
     if ((n_missing = rb_missing_count(ctx, in)) > 0)
         return rb_missing_execute(plan, in, NULL, out, n_missing);
@@ -197,21 +207,14 @@ rb_status rb_execute_weighted(rb_plan *plan, const rb_image *in, const rb_weight
 {
     if (!weights || weights->source == RB_WEIGHTS_NONE)
         return rb_execute(plan, in, out);
-    if (!plan)
-        return RB_ERR_NULL;
+    rb_status s = check_exec_pair(plan, in, out);
+    if (s != RB_OK)
+        return s;
     rb_context *ctx = plan->ctx;
-    rb_status s;
-    if ((s = check_exec_image(plan, in, "input")) != RB_OK)
-        return s;
-    if ((s = check_exec_image(plan, out, "output")) != RB_OK)
-        return s;
     if (in->memory != RB_MEMORY_HOST || out->memory != RB_MEMORY_HOST)
         return rb_error(ctx, RB_ERR_UNSUPPORTED,
                         "weighted filtering takes images in host memory (the filtering itself "
                         "runs on the plan's back end)");
-    if (partial_overlap(in, out))
-        return rb_error(ctx, RB_ERR_ARGUMENT,
-                        "input and output images overlap without being the same buffer");
     if ((s = rb_weights_check(ctx, weights, in)) != RB_OK)
         return s;
     const uint64_t n_missing = rb_missing_count(ctx, in);
