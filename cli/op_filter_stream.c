@@ -73,6 +73,15 @@ static int file_step_start(file_step *f, pthread_t *th)
     return 0;
 }
 
+/* Run a step on this thread; its status, its message into err. */
+static int file_step_here(file_step *f, char *err, size_t errlen)
+{
+    file_step_run(f);
+    if (f->rc)
+        snprintf(err, errlen, "%s", f->err);
+    return f->rc;
+}
+
 /* Wait for a started step; its status, its message into err. */
 static int file_step_wait(file_step *f, pthread_t th, int started, char *err, size_t errlen)
 {
@@ -149,11 +158,8 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     rb_image in_band = *g, out_band = out_geom;
     /* pass 1: the carries; band i + 1 is read while band i is gathered (or after) */
     step = (file_step){rd, NULL, 0, BAND_N(0), 0, 0, inbuf[0], NULL, 0, {0}};
-    file_step_run(&step);
-    if (step.rc) {
-        snprintf(err, errlen, "%s", step.err);
+    if (file_step_here(&step, err, errlen))
         goto done;
-    }
     for (uint32_t i = 0; i < nb; i++) {
         if (i + 1 < nb) {
             step = (file_step){rd, NULL, BAND_Y(i + 1), BAND_N(i + 1), 0, 0, inbuf[(i + 1) % 2],
@@ -184,11 +190,8 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
      * written and band i + 1 read (or, without overlap: band i written and
      * band i + 1 read after it) */
     step = (file_step){rd, wr, 0, BAND_N(0), 0, 0, inbuf[0], NULL, 0, {0}};
-    file_step_run(&step);
-    if (step.rc) {
-        snprintf(err, errlen, "%s", step.err);
+    if (file_step_here(&step, err, errlen))
         goto done;
-    }
     for (uint32_t i = 0; i < nb; i++) {
         const int more = i + 1 < nb, prev = overlap && i > 0;
         if (overlap && (more || prev)) {
