@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "tu_main.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,11 +168,6 @@ static void test_bad_degree(void **s)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_inverse_cubic),
-        cmocka_unit_test(test_inverse_quintic),
-        cmocka_unit_test(test_bad_degree),
-        cmocka_unit_test(test_roundtrip),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN_TESTS(cmocka_unit_test(test_inverse_cubic), cmocka_unit_test(test_inverse_quintic),
+                 cmocka_unit_test(test_bad_degree), cmocka_unit_test(test_roundtrip));
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "tu_main.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -236,11 +238,7 @@ static void test_identity_u8(void **state)
 int main(void)
 {
     tu_seed("test_deblur_engine");
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random_against_reference),
-        cmocka_unit_test(test_threads_bitwise),
-        cmocka_unit_test(test_stability_and_errors),
-        cmocka_unit_test(test_identity_u8),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN_TESTS(cmocka_unit_test(test_random_against_reference),
+                 cmocka_unit_test(test_threads_bitwise),
+                 cmocka_unit_test(test_stability_and_errors), cmocka_unit_test(test_identity_u8));
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "tu_main.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,10 +251,6 @@ static void test_errors(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_meaning),
-        cmocka_unit_test(test_mapping),
-        cmocka_unit_test(test_errors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN_TESTS(cmocka_unit_test(test_meaning), cmocka_unit_test(test_mapping),
+                 cmocka_unit_test(test_errors));
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "tu_main.h"
+
 #include <string.h>
 
 #include "rbg_vals.h"
@@ -118,10 +120,7 @@ static void unwritable_values_refused(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(every_operation_and_boundary),
-        cmocka_unit_test(bad_files_leave_values),
-        cmocka_unit_test(unwritable_values_refused),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN_TESTS(cmocka_unit_test(every_operation_and_boundary),
+                 cmocka_unit_test(bad_files_leave_values),
+                 cmocka_unit_test(unwritable_values_refused));
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "tu_main.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,11 +222,6 @@ int main(void)
             snprintf(dir, sizeof dir, "../presets");
         setenv("RECBLUR_PRESET_PATH", dir, 1);
     }
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shipped),
-        cmocka_unit_test(test_fields),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_search_path),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN_TESTS(cmocka_unit_test(test_shipped), cmocka_unit_test(test_fields),
+                 cmocka_unit_test(test_errors), cmocka_unit_test(test_search_path));
 }

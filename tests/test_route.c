@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tu_main.h"
+
 #include "plan_build.h" /* rb_route_choose */
 #include "rb_internal.h"
 #include "log_capture.h"
@@ -160,10 +162,6 @@ static void test_route_without_gpu(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_extend_index),
-        cmocka_unit_test(test_switches_read_once),
-        cmocka_unit_test(test_route_without_gpu),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    TU_RUN_TESTS(cmocka_unit_test(test_extend_index), cmocka_unit_test(test_switches_read_once),
+                 cmocka_unit_test(test_route_without_gpu));
 }
