@@ -117,6 +117,31 @@ static void series_power_sum(const double *d, int r, unsigned long h, long steps
     }
 }
 
+/* A tail through both passes: the causal recursion over y[r .. total-1]
+ * from the states y[0 .. r-1] with constant input `in`, then the anticausal
+ * one from the far end, its states all z_end there; z: its r states at y[r]
+ * (z[k] = z_{r+k}). */
+static void tail_through_both(const rb_axis *ax, int r, rb_real *y, long total, rb_real in, rb_real z_end,
+                              rb_real *z)
+{
+    for (long t = r; t < total; t++) {
+        rb_real v = in;
+        for (int k = 1; k <= r; k++)
+            v -= ax->dc[k - 1] * y[t - k];
+        y[t] = v;
+    }
+    for (int k = 0; k < r; k++)
+        z[k] = z_end; /* z[k] = z_{t+1+k} */
+    for (long t = total - 1; t >= r; t--) {
+        rb_real v = y[t];
+        for (int k = 0; k < r; k++)
+            v -= ax->da[k] * z[k];
+        for (int k = r - 1; k > 0; k--)
+            z[k] = z[k - 1];
+        z[0] = v;
+    }
+}
+
 /* (44) by the series: e(Z) = M44 e_{-1}(Y) + v44 C for a causal tail that
  * starts from state e_{-1}(Y) with constant input C beyond the line. */
 static int series_epilogue(const rb_axis *ax, int r, long steps, rb_real *M44, rb_real *v44)
@@ -134,24 +159,9 @@ static int series_epilogue(const rb_axis *ax, int r, long steps, rb_real *M44, r
         rb_real in = j == r ? 1.0L : 0.0L;
         for (int i = 0; i < r; i++)
             y[i] = i == j ? 1.0L : 0.0L;
-        for (long t = r; t < total; t++) {
-            rb_real v = in;
-            for (int k = 1; k <= r; k++)
-                v -= ax->dc[k - 1] * y[t - k];
-            y[t] = v;
-        }
-        /* anticausal from the far end, where y has reached its steady state */
-        rb_real zinf = in / sc / sa, z[RB_MAX_ORDER];
-        for (int k = 0; k < r; k++)
-            z[k] = zinf; /* z[k] = z_{t+1+k} */
-        for (long t = total - 1; t >= r; t--) {
-            rb_real v = y[t];
-            for (int k = 0; k < r; k++)
-                v -= ax->da[k] * z[k];
-            for (int k = r - 1; k > 0; k--)
-                z[k] = z[k - 1];
-            z[0] = v;
-        }
+        /* the anticausal pass starts where y has reached its steady state */
+        rb_real z[RB_MAX_ORDER];
+        tail_through_both(ax, r, y, total, in, in / sc / sa, z);
         for (int i = 0; i < r; i++) {
             if (j < r)
                 M44[i * r + j] = z[i];
@@ -186,21 +196,8 @@ static int series_epilogue_differences(const rb_axis *ax, int r, long steps, rb_
             }
             y[r - 1 - t] = (k % 2) ? -c : c;
         }
-        for (long t = r; t < total; t++) {
-            rb_real v = 0;
-            for (int q = 1; q <= r; q++)
-                v -= ax->dc[q - 1] * y[t - q];
-            y[t] = v;
-        }
-        rb_real z[RB_MAX_ORDER] = {0};
-        for (long t = total - 1; t >= r; t--) {
-            rb_real v = y[t];
-            for (int q = 0; q < r; q++)
-                v -= ax->da[q] * z[q];
-            for (int q = r - 1; q > 0; q--)
-                z[q] = z[q - 1];
-            z[0] = v;
-        }
+        rb_real z[RB_MAX_ORDER];
+        tail_through_both(ax, r, y, total, 0, 0, z);
         for (int i = 0; i < r; i++)
             Md[i * r + k] = z[i];
     }
