@@ -542,6 +542,72 @@ static void test_gpu_missing_data(void **state)
     free(got);
 }
 
+/* The NaN count rides on the staging copy (rb_backend_ops.execute_counting):
+ * one NaN anywhere in a host float image, on every route the input can take
+ * to the device (staged through the copy threads' streaming loop, with a
+ * head and tail of odd rows; staging off; a pinned caller buffer, DMA'd
+ * without a CPU pass; in place, counted first), must still send the execute
+ * to the missing-data route: the cpu's numbers, no NaN anywhere. Without a
+ * NaN nothing is said about missing samples. */
+static void test_gpu_missing_count_routes(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    const int w = 1031, h = 600, c = 1; /* 2.5 MB: the pool's parts; 4124-byte rows: head + tail */
+    const size_t count = (size_t)w * h * c;
+    const size_t spots[] = {0, 1, (size_t)w * 300 + 517, count - 2, count - 1};
+    const char *route[] = {"staged", "staging off", "pinned input", "in place"};
+    float *base = malloc(count * 4), *want = malloc(count * 4), *got = NULL, *pin = NULL;
+    for (size_t i = 0; i < count; i++) base[i] = (float)tu_uniform();
+    assert_int_equal(cudaMallocHost((void **)&pin, count * 4), cudaSuccess);
+    got = malloc(count * 4);
+    rb_boundary bd = {RB_BOUNDARY_CLAMP, 0};
+    for (int r = 0; r < 4; r++) {
+        if (r == 1) setenv("RECBLUR_CUDA_STAGING", "off", 1);
+        for (int sp = -1; sp < (int)(sizeof spots / sizeof spots[0]); sp++) {
+            float *in = r == 2 ? pin : malloc(count * 4);
+            memcpy(in, base, count * 4);
+            if (sp >= 0) in[spots[sp]] = NAN;
+            rb_image hi = {w, h, c, 0, RB_F32, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, in}, ho = hi;
+            rb_context *cpu = new_ctx(RB_BACKEND_CPU);
+            rb_plan *pc = NULL, *pg = NULL;
+            assert_int_equal(rb_plan_create(cpu, filters[F_GAUSS], bd, w, h, c, &pc), RB_OK);
+            ho.data = want;
+            assert_int_equal(rb_execute(pc, &hi, &ho), RB_OK);
+            rb_context *gpu = new_ctx(RB_BACKEND_CUDA);
+            assert_int_equal(rb_plan_create(gpu, filters[F_GAUSS], bd, w, h, c, &pg), RB_OK);
+            ho.data = r == 3 ? in : got;
+            if (rb_execute(pg, &hi, &ho) != RB_OK)
+                fail_msg("%s, NaN at %d: %s", route[r], sp, rb_context_error(gpu));
+            const float *res = r == 3 ? in : got;
+            double num = 0, den = 0;
+            for (size_t i = 0; i < count; i++) {
+                if (isnan(res[i]) || isnan(want[i]))
+                    fail_msg("%s, NaN at sample %zu: output %zu is %g on cuda, %g on the cpu", route[r],
+                             sp >= 0 ? spots[sp] : (size_t)-1, i, res[i], want[i]);
+                num += (double)(res[i] - want[i]) * (res[i] - want[i]);
+                den += (double)want[i] * want[i];
+            }
+            const int said = strstr(logbuf, "samples missing") != NULL;
+            if (said != (sp >= 0))
+                fail_msg("%s, NaN at %d: the missing-data route %s", route[r], sp,
+                         said ? "ran without a NaN" : "did not run");
+            assert_true(sqrt(num / den) < 1e-5);
+            rb_plan_destroy(pc);
+            rb_plan_destroy(pg);
+            rb_context_destroy(cpu);
+            rb_context_destroy(gpu);
+            if (r != 2) free(in);
+        }
+        printf("  %-12s one NaN at 5 places, and none: the cpu's numbers\n", route[r]);
+        unsetenv("RECBLUR_CUDA_STAGING");
+    }
+    cudaFreeHost(pin);
+    free(base);
+    free(want);
+    free(got);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -552,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_pinned_out_of_memory),
         cmocka_unit_test(test_gpu_out_of_memory),
         cmocka_unit_test(test_gpu_missing_data),
+        cmocka_unit_test(test_gpu_missing_count_routes),
     };
     return RB_GPU_DEVICE_MAIN(tests, setup, teardown);
 }

@@ -31,7 +31,7 @@ typedef struct {
 /* Where the row carries start in s->carry on the fused route (rb_cuda_backend.cu). */
 size_t rb_cuda_fuse_off(const rb_plan *plan);
 /* rb_backend_ops.execute of a 2D plan (rb_cuda_execute.cu). */
-rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out);
+rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, rb_nan_tally *nan);
 
 /* rb_backend_ops.recurrence_1d (rb_cuda_recurrence.cu). */
 rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size_t n, rb_memory mem);

@@ -28,19 +28,35 @@ struct rb_copy_job {
     unsigned char *dst;
     const unsigned char *src;
     size_t dst_stride, src_stride, row_bytes, rows;
-    int nt;  /* streaming (non-temporal) stores */
+    int nt;          /* streaming (non-temporal) stores */
+    int count_nan;   /* the rows are float32: count their NaNs while they pass */
 };
+
+/* NaN float32 samples among n bytes at s (n a multiple of 4; s need not be aligned) */
+uint64_t rb_count_nan_bytes(const unsigned char *s, size_t n)
+{
+    uint64_t count = 0;
+    for (size_t i = 0; i + 4 <= n; i += 4) {
+        float v;
+        memcpy(&v, s + i, sizeof v);
+        count += v != v;
+    }
+    return count;
+}
 
 /* memcpy, or with non-temporal stores: the bytes are not read again soon (the
  * DMA engine reads a slot, the caller reads its output later), so a streaming
  * store saves the read-for-ownership of every destination line (a third of
- * the memory traffic of a plain copy). */
-void rb_copy_bytes(unsigned char *d, const unsigned char *s, size_t n, int nt)
+ * the memory traffic of a plain copy). With `nan` the float32 NaNs of the
+ * source are added to *nan on the way (the engine's missing-data check, at no
+ * extra pass over the caller's image). */
+void rb_copy_bytes(unsigned char *d, const unsigned char *s, size_t n, int nt, uint64_t *nan)
 {
 #if defined(__SSE2__)
     if (nt && n >= 4096) {
         size_t head = (16 - ((uintptr_t)d & 15)) & 15;
         memcpy(d, s, head);
+        uint64_t count = nan ? rb_count_nan_bytes(s, head) : 0;
         d += head;
         s += head;
         n -= head;
@@ -54,31 +70,45 @@ void rb_copy_bytes(unsigned char *d, const unsigned char *s, size_t n, int nt)
             _mm_stream_si128((__m128i *)(d + i + 16), b);
             _mm_stream_si128((__m128i *)(d + i + 32), c);
             _mm_stream_si128((__m128i *)(d + i + 48), e);
+            if (nan) {
+                /* unordered with itself: NaN; one bit per lane */
+                __m128 fa = _mm_castsi128_ps(a), fb = _mm_castsi128_ps(b);
+                __m128 fc = _mm_castsi128_ps(c), fe = _mm_castsi128_ps(e);
+                count += __builtin_popcount(_mm_movemask_ps(_mm_cmpunord_ps(fa, fa)) |
+                                            _mm_movemask_ps(_mm_cmpunord_ps(fb, fb)) << 4 |
+                                            _mm_movemask_ps(_mm_cmpunord_ps(fc, fc)) << 8 |
+                                            _mm_movemask_ps(_mm_cmpunord_ps(fe, fe)) << 12);
+            }
         }
         memcpy(d + i, s + i, n - i);
+        if (nan) *nan += count + rb_count_nan_bytes(s + i, n - i);
         return;
     }
 #endif
     (void)nt;
     memcpy(d, s, n);
+    if (nan) *nan += rb_count_nan_bytes(s, n);
 }
 
 /* Part `part` of `parts` of the job's bytes (rows laid end to end), cut at
  * 64-byte boundaries so two threads never write one cache line. */
-void rb_copy_part(const rb_copy_job &j, int part, int parts)
+uint64_t rb_copy_part(const rb_copy_job &j, int part, int parts)
 {
+    uint64_t nan = 0;
     const size_t total = j.rows * j.row_bytes;
     size_t b0 = part == 0 ? 0 : (total / parts * part) & ~(size_t)63;
     size_t b1 = part == parts - 1 ? total : (total / parts * (part + 1)) & ~(size_t)63;
     while (b0 < b1) {
         size_t r = b0 / j.row_bytes, o = b0 % j.row_bytes;
         size_t n = j.row_bytes - o < b1 - b0 ? j.row_bytes - o : b1 - b0;
-        rb_copy_bytes(j.dst + r * j.dst_stride + o, j.src + r * j.src_stride + o, n, j.nt);
+        rb_copy_bytes(j.dst + r * j.dst_stride + o, j.src + r * j.src_stride + o, n, j.nt,
+                      j.count_nan ? &nan : NULL);
         b0 += n;
     }
 #if defined(__SSE2__)
     if (j.nt) _mm_sfence();  /* streaming stores visible before the DMA or the caller reads */
 #endif
+    return nan;
 }
 }  // namespace
 
@@ -91,6 +121,7 @@ struct rb_cuda_stage_pool {
     bool quit = false;
     rb_copy_job job{};
     int parts = 1;
+    uint64_t nan[RB_STAGE_MAX_THREADS] = {};  /* each part's NaN count */
 };
 
 static void rb_stage_worker(rb_cuda_stage_pool *p, int idx)
@@ -107,8 +138,9 @@ static void rb_stage_worker(rb_cuda_stage_pool *p, int idx)
             j = p->job;
             parts = p->parts;
         }
-        rb_copy_part(j, idx, parts);
+        const uint64_t nan = rb_copy_part(j, idx, parts);
         std::lock_guard<std::mutex> lk(p->m);
+        p->nan[idx] = nan;
         if (--p->pending == 0) p->done.notify_one();
     }
 }
@@ -142,18 +174,16 @@ static rb_cuda_stage_pool *rb_stage_pool_new(int threads)
     return p;
 }
 
-/* Copy rows, with the pool when the chunk is large enough to pay for it. */
-static void rb_stage_copy(rb_cuda_staging *st, const rb_copy_job &j)
+/* Copy rows, with the pool when the chunk is large enough to pay for it;
+ * returns the chunk's NaN count when the job counts them (0 otherwise). */
+static uint64_t rb_stage_copy(rb_cuda_staging *st, const rb_copy_job &j)
 {
     if (j.rows * j.row_bytes >= RB_STAGE_PARALLEL_BYTES && st->threads > 1 && !st->pool) {
         st->pool = rb_stage_pool_new(st->threads);
         if (!st->pool) st->threads = 1;
     }
     rb_cuda_stage_pool *p = st->pool;
-    if (!p || j.rows * j.row_bytes < RB_STAGE_PARALLEL_BYTES) {
-        rb_copy_part(j, 0, 1);
-        return;
-    }
+    if (!p || j.rows * j.row_bytes < RB_STAGE_PARALLEL_BYTES) return rb_copy_part(j, 0, 1);
     const int parts = (int)p->th.size() + 1;
     {
         std::lock_guard<std::mutex> lk(p->m);
@@ -163,9 +193,11 @@ static void rb_stage_copy(rb_cuda_staging *st, const rb_copy_job &j)
         p->gen++;
     }
     p->go.notify_all();
-    rb_copy_part(j, 0, parts);
+    uint64_t nan = rb_copy_part(j, 0, parts);
     std::unique_lock<std::mutex> lk(p->m);
     p->done.wait(lk, [&] { return p->pending == 0; });
+    for (int k = 1; k < parts; ++k) nan += p->nan[k];
+    return nan;
 }
 
 extern "C" int rb_cuda_staging_wanted(const rb_switches *sw)
@@ -272,14 +304,18 @@ static cudaError_t rb_stage_take(rb_cuda_staging *st, int *k)
 }
 
 extern "C" cudaError_t rb_cuda_stage_up(rb_cuda_staging *st, void *dev, size_t dev_pitch, const void *host,
-                                        size_t host_stride, size_t row_bytes, size_t rows, cudaStream_t q)
+                                        size_t host_stride, size_t row_bytes, size_t rows, cudaStream_t q,
+                                        rb_nan_tally *nan)
 {
     cudaError_t e;
-    if (!st)
+    if (!st) {
+        if (nan) nan->uncounted = 1;
         return cudaMemcpy2DAsync(dev, dev_pitch, host, host_stride, row_bytes, rows, cudaMemcpyHostToDevice, q);
+    }
     const size_t span = host_stride * (rows - 1) + row_bytes;
     if (row_bytes > st->slot_bytes || rb_cuda_host_is_pinned(host, span)) {
-        /* pinned already: DMA straight from the caller's buffer */
+        /* pinned already: DMA straight from the caller's buffer (no CPU pass to count in) */
+        if (nan) nan->uncounted = 1;
         e = cudaMemcpy2DAsync(dev, dev_pitch, host, host_stride, row_bytes, rows, cudaMemcpyHostToDevice,
                               st->copy);
         return e != cudaSuccess ? e : cudaEventRecord(st->up_done, st->copy);
@@ -290,8 +326,9 @@ extern "C" cudaError_t rb_cuda_stage_up(rb_cuda_staging *st, void *dev, size_t d
         int k;
         if ((e = rb_stage_take(st, &k)) != cudaSuccess) return e;
         rb_copy_job j = {st->slot[k], (const unsigned char *)host + r0 * host_stride, row_bytes, host_stride,
-                         row_bytes, n, st->nt};
-        rb_stage_copy(st, j);
+                         row_bytes, n, st->nt, nan != NULL};
+        const uint64_t found = rb_stage_copy(st, j);
+        if (nan) nan->count += found;
         e = rb_stage_dma((unsigned char *)dev + r0 * dev_pitch, dev_pitch, st->slot[k], row_bytes, row_bytes, n,
                          cudaMemcpyHostToDevice, st->copy);
         if (e != cudaSuccess) return e;
@@ -376,7 +413,7 @@ extern "C" cudaError_t rb_cuda_stage_down(rb_cuda_staging *st, void *host, size_
         int k = fly[head].k;
         if ((e = cudaEventSynchronize(st->slot_free[k])) != cudaSuccess) return e;
         rb_copy_job j = {h + fly[head].y0 * host_stride, st->slot[k], host_stride, row_bytes, row_bytes,
-                         fly[head].n, st->nt};
+                         fly[head].n, st->nt, 0};
         rb_stage_copy(st, j);
         head = (head + 1) % RB_STAGE_SLOTS;
         count--;

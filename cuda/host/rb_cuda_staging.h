@@ -79,9 +79,13 @@ int rb_cuda_host_is_pinned(const void *p, size_t bytes);
 /* `rows` rows of `row_bytes` from the host (stride host_stride) to the device
  * (pitch dev_pitch), on the copy stream; returns once the caller's buffer is no
  * longer needed, with up_done recorded after the last DMA (make the compute
- * stream wait on it). st == NULL: one cudaMemcpy2DAsync on `q` (no staging). */
+ * stream wait on it). st == NULL: one cudaMemcpy2DAsync on `q` (no staging).
+ * nan != NULL (float32 rows): the NaN samples are counted into it by the CPU
+ * copy into the slots; a route without that copy (no staging, a pinned caller
+ * buffer) sets nan->uncounted instead. */
 cudaError_t rb_cuda_stage_up(rb_cuda_staging *st, void *dev, size_t dev_pitch, const void *host,
-                             size_t host_stride, size_t row_bytes, size_t rows, cudaStream_t q);
+                             size_t host_stride, size_t row_bytes, size_t rows, cudaStream_t q,
+                             rb_nan_tally *nan);
 
 /* Device rows to the host. The rows come in `nstrips` strips of strip_rows
  * (the last one shorter); strip j's DMAs wait for ready[j] (recorded on the

@@ -207,13 +207,19 @@ static void rb_cuda_staging_ready(rb_plan *plan, rb_cuda_state *s)
     }
 }
 
-static rb_status rb_cuda_execute(rb_plan *plan, const rb_image *in, rb_image *out)
+/* nan: count a host float32 input's NaNs in the staging copy (rb_backend_ops.execute_counting) */
+static rb_status rb_cuda_execute_counting(rb_plan *plan, const rb_image *in, rb_image *out, rb_nan_tally *nan)
 {
     rb_cuda_state *s = (rb_cuda_state *)plan->backend_state;
     rb_cuda_alloc_use(&plan->ctx->sw);
     if (in->memory == RB_MEMORY_HOST || out->memory == RB_MEMORY_HOST)
         rb_cuda_staging_ready(plan, s);
-    return rb_cuda_execute_2d(plan, in, out);
+    return rb_cuda_execute_2d(plan, in, out, nan);
+}
+
+static rb_status rb_cuda_execute(rb_plan *plan, const rb_image *in, rb_image *out)
+{
+    return rb_cuda_execute_counting(plan, in, out, NULL);
 }
 
 static const rb_backend_ops rb_cuda_ops = {
@@ -226,6 +232,7 @@ static const rb_backend_ops rb_cuda_ops = {
     rb_cuda_recurrence_1d,  /* scan/rb_cuda_recurrence.cu */
     rb_cuda_can_run,
     rb_cuda_deblur_run,     /* deblur/rb_cuda_deblur.cu */
+    rb_cuda_execute_counting,
 };
 
 extern "C" const rb_backend_ops *rb_backend_cuda(void) { return &rb_cuda_ops; }

@@ -144,7 +144,7 @@ static void rb_cuda_axis_skipped(cudaEvent_t *ev, cudaStream_t q)
     for (int i = 0; i < 3; ++i) cudaEventRecord(ev[i], q);
 }
 
-rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out)
+rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, rb_nan_tally *nan)
 {
     rb_context *ctx = plan->ctx;
     rb_status st = RB_OK;
@@ -171,6 +171,7 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out)
                       !(out->memory == RB_MEMORY_HOST && s->stage && !prof) &&
                       rb_cuda_tiled_fuse_wanted(s->col_axis, s->row_axis, ctx->sw.cuda_fuse);
     float *rcarry = fuse_cols_rows ? s->carry + rb_cuda_fuse_off(plan) : NULL;
+    rb_nan_tally *count_nan = in->format == RB_F32 ? nan : NULL;  /* the staging copy counts them */
     RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
     if (prof) cudaEventRecord(ev[0], q);
     rb_plan_constants(plan, in, ccol, crow);
@@ -186,7 +187,7 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out)
         for (int b = 0; b < nbands; ++b) {
             const size_t x0 = (size_t)b * band, bw = (size_t)w - x0 < band ? (size_t)w - x0 : band;
             RB_CU(rb_cuda_stage_up(s->stage, s->A + x0 * c, row, (const unsigned char *)in->data + x0 * c * sizeof(float),
-                                   stride, bw * c * sizeof(float), (size_t)h, q),
+                                   stride, bw * c * sizeof(float), (size_t)h, q, count_nan),
                   "copying the input to the device");
             RB_CU(cudaStreamWaitEvent(q, s->stage->up_done, 0), "copying the input to the device");
             RB_CU(rb_cuda_launched(rb_cuda_tiled_axis(f, s->A + x0 * c, s->B + x0 * c, s->carry, bw * c, q, NULL)),
@@ -199,7 +200,8 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out)
             size_t stride = rb_image_stride(in), rawrow = (size_t)w * c * rb_format_size(in->format);
             const int plain = rb_cuda_plain_f32(plan, in);
             /* raw rows go up as they are (a quarter of the bytes for u8), decoded on the device */
-            RB_CU(rb_cuda_stage_up(s->stage, plain ? s->A : s->B, rawrow, in->data, stride, rawrow, (size_t)h, q),
+            RB_CU(rb_cuda_stage_up(s->stage, plain ? s->A : s->B, rawrow, in->data, stride, rawrow, (size_t)h, q,
+                                   count_nan),
                   "copying the input to the device");
             if (s->stage) RB_CU(cudaStreamWaitEvent(q, s->stage->up_done, 0), "copying the input to the device");
             if (!plain) {

@@ -186,6 +186,14 @@ struct rb_plan {
                                          made by the first, freed with the plan */
 };
 
+/* NaN samples a back end counted as it read a host float32 input
+ * (rb_backend_ops.execute_counting); `uncounted`: some of the input went by a
+ * route without a CPU pass over it (the engine then counts them itself). */
+typedef struct {
+    uint64_t count;
+    int uncounted;
+} rb_nan_tally;
+
 /* The one internal interface both back ends implement. */
 struct rb_backend_ops {
     const char *name;                                      /* "cpu", "cuda" */
@@ -206,6 +214,11 @@ struct rb_backend_ops {
      * work, cval and acc hold); NULL for the cpu, whose route is the deblur
      * module's own wavefront (deblur_cpu.c). */
     rb_status (*deblur)(struct rb_deblur_plan *p, const float *work, const float *cval, float *acc);
+    /* execute, counting the NaNs of a host float32 input into *nan on the way
+     * (the CUDA back end's staging copy reads every sample anyway), so that the
+     * missing-data check costs no pass of its own; NULL where the back end has
+     * no such pass (the engine counts first, api/plan.c). */
+    rb_status (*execute_counting)(rb_plan *plan, const rb_image *in, rb_image *out, rb_nan_tally *nan);
 };
 
 extern const rb_backend_ops rb_backend_cpu;

@@ -172,6 +172,18 @@ static rb_status check_exec_pair(rb_plan *plan, const rb_image *in, const rb_ima
     return RB_OK;
 }
 
+/* Whether the back end may count the input's NaNs as it reads it, the
+ * missing-data route then following only if one turned up: it needs a back
+ * end with such a pass, a host float32 input that would be counted at all,
+ * and an input the execute does not overwrite (in place, the count comes
+ * first). */
+static int count_while_executing(const rb_plan *plan, const rb_image *in, const rb_image *out)
+{
+    return plan->backend->execute_counting && plan->ctx->nan_mode == RB_NAN_MISSING &&
+           in->format == RB_F32 && in->memory == RB_MEMORY_HOST &&
+           !(out->memory == RB_MEMORY_HOST && out->data == in->data);
+}
+
 rb_status rb_execute(rb_plan *plan, const rb_image *in, rb_image *out)
 {
     rb_status s = check_exec_pair(plan, in, out);
@@ -179,9 +191,12 @@ rb_status rb_execute(rb_plan *plan, const rb_image *in, rb_image *out)
         return s;
     rb_context *ctx = plan->ctx;
     uint64_t n_missing;
-    if ((n_missing = rb_missing_count(ctx, in)) > 0)
+    rb_nan_tally tally = {0, 0};
+    const int counting = count_while_executing(plan, in, out);
+    if (!counting && (n_missing = rb_missing_count(ctx, in)) > 0)
         return rb_missing_execute(plan, in, NULL, out, n_missing);
-    s = plan->backend->execute(plan, in, out);
+    s = counting ? plan->backend->execute_counting(plan, in, out, &tally)
+                 : plan->backend->execute(plan, in, out);
     if (s == RB_ERR_DEVICE && plan->backend != &rb_backend_cpu && ctx->backend == RB_BACKEND_AUTO &&
         in->memory == RB_MEMORY_HOST && out->memory == RB_MEMORY_HOST) {
         rb_log(ctx, "recblur: the GPU failed (%s); falling back to the cpu back end", ctx->error);
@@ -194,8 +209,19 @@ rb_status rb_execute(rb_plan *plan, const rb_image *in, rb_image *out)
         plan->backend = &rb_backend_cpu;
         s = rb_backend_cpu.plan_init(plan);
         set_default_name(plan);
+        /* the cpu has no pass to count in: count first, as for it always */
+        if (s == RB_OK && counting && (n_missing = rb_missing_count(ctx, in)) > 0)
+            return rb_missing_execute(plan, in, NULL, out, n_missing);
+        tally = (rb_nan_tally){0, 0};
         if (s == RB_OK)
             s = plan->backend->execute(plan, in, out);
+    }
+    /* NaNs seen on the way: the output just made propagated them; filter the
+     * (untouched) input again as missing data */
+    if (s == RB_OK && counting) {
+        n_missing = tally.uncounted ? rb_missing_count(ctx, in) : tally.count;
+        if (n_missing > 0)
+            return rb_missing_execute(plan, in, NULL, out, n_missing);
     }
     if (s == RB_OK)
         ctx->error[0] = 0;
