@@ -90,6 +90,10 @@ int cli_pfm_write(FILE *f, const char *path, const rb_image *img, char *err, siz
 int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen);
 int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img,
                    const cli_codec *codec, char *err, size_t errlen);
+/* Whether a TIFF of geom's geometry (width, height, channels, format) is
+ * written as BigTIFF: when its uncompressed samples would not leave room
+ * below classic TIFF's 4 GiB. */
+int cli_tiff_needs_bigtiff(const rb_image *geom);
 
 /* A TIFF read or written a band of rows at a time (the strip route of
  * cli/op_filter_stream.c): strips only (not tiles), samples interleaved.

@@ -4,7 +4,22 @@
  * Without libtiff (RB_HAVE_TIFF undefined) these say so instead. */
 #include "image_io.h"
 
+#include <stdint.h>
 #include <string.h>
+
+/* Classic TIFF addresses its file with 32-bit offsets, so a file past 4 GiB
+ * must be BigTIFF (libtiff's "w8"; libtiff 4, ImageMagick, libvips and GIMP
+ * read it). The compressed size is not known before the pixels are written,
+ * so the choice follows the uncompressed size, with headroom for the tags
+ * and the strip tables (libvips and GDAL decide the same way). */
+#define CLI_TIFF_CLASSIC_MAX_BYTES (((uint64_t)4 << 30) - ((uint64_t)64 << 20))
+
+int cli_tiff_needs_bigtiff(const rb_image *geom)
+{
+    const uint64_t bytes = (uint64_t)geom->width * (uint64_t)geom->height *
+                           (uint64_t)geom->channels * cli_sample_size(geom->format);
+    return bytes > CLI_TIFF_CLASSIC_MAX_BYTES;
+}
 
 #ifndef RB_HAVE_TIFF
 
@@ -382,7 +397,7 @@ static TIFF *open_for_write(const char *tmp_path, const char *path, const rb_ima
         snprintf(err, errlen, "cannot write %s: this libtiff cannot write that compression", path);
         return NULL;
     }
-    TIFF *t = TIFFOpen(tmp_path, "w");
+    TIFF *t = TIFFOpen(tmp_path, cli_tiff_needs_bigtiff(img) ? "w8" : "w");
     if (!t) {
         snprintf(err, errlen, "cannot write %s: %s", path, tiff_why());
         return NULL;

@@ -13,6 +13,9 @@ rb_add_test(test_op_defaults ${CMAKE_CURRENT_LIST_DIR}/test_op_defaults.c
 target_include_directories(test_op_defaults PRIVATE ${PROJECT_SOURCE_DIR}/plugin-magick
                            ${PROJECT_SOURCE_DIR}/plugin-gimp)
 target_link_libraries(test_op_defaults PRIVATE recblur_cli_core)
+# TIFF output past 4 GiB is BigTIFF (issue 18 item 4): the CLI's writer, linked as it is
+rb_add_test(test_cli_tiff_size ${CMAKE_CURRENT_LIST_DIR}/test_cli_tiff_size.c)
+target_link_libraries(test_cli_tiff_size PRIVATE recblur_cli_core)
 # the GIMP plug-in's settings saved across sessions read back unchanged; bad
 # files are refused (issue 16 item 4)
 rb_add_test(test_gimp_vals_text ${CMAKE_CURRENT_LIST_DIR}/test_gimp_vals_text.c
