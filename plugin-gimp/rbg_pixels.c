@@ -88,8 +88,8 @@ gboolean rbg_layout_native(gint32 drawable_id, gboolean linear, RbgLayout *out)
             return FALSE;
         /* Linear light on gamma-encoded samples stays babl's too, for speed
          * alone: the engine's own sRGB decode and encode
-         * (rb_plan_set_linear_light) take a powf per sample on one thread,
-         * 3.9 s of engine time on 6000x4000 RGB against 1.9 s on babl's
+         * (rb_plan_set_linear_light) take a powf per sample on one thread:
+         * 4.3 s of engine time on 6000x4000 RGB against 1.9 s on babl's
          * float, whose conversions take 0.09 + 0.28 s (bench/RESULTS.md,
          * "GIMP 2.10 plug-in: the drawable's own format"). */
         if (native_models[i].gamma && linear)

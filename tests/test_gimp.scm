@@ -131,6 +131,10 @@
             (list FALSE TRUE)))
         (list (list "8" #f) (list "16" PRECISION-U16-GAMMA))))
     sources)
+  ; linear storage in linear light: the stored samples as they are (RGBA u16)
+  (rb-converted-case (cadr (cadr sources)) (rb-precision PRECISION-U16-LINEAR) rb-png
+                     (out "n_rgba_16lin_l_in.png") (out "n_rgba_16lin_l_out.png")
+                     (rb-blur 3.0 2.0 0 4 0.0 FALSE TRUE))
   (for-each (lambda (src) (gimp-image-delete (cadr src))) sources))
 
 ; Error cases: each is its own batch command and must fail through the PDB,
