@@ -2,8 +2,9 @@
 # Where a GIMP 2.10 plug-in call's time goes, paired with GIMP's own Gaussian
 # Blur on the same image in the same GIMP run (issue 16 item 4). One headless
 # gimp-console start makes a 6000 x 4000 RGB 8-bit image (plasma), then
-# alternates RUNS calls of plug-in-recblur (sigma SIGMA, clamp, linear light,
-# like GIMP's blur) with RUNS calls of plug-in-gauss (GIMP's own Gaussian
+# alternates RUNS calls of plug-in-recblur (sigma SIGMA, clamp, linear light
+# like GIMP's blur, or perceptual with LINEAR 0) with RUNS calls of
+# plug-in-gauss (GIMP's own Gaussian
 # Blur: gegl:gaussian-blur in linear light, clamped edges), each call between
 # two gimp-message marks. A reader stamps each mark as it arrives on GIMP's
 # stderr, so a call's time is the whole PDB call as a script sees it: plug-in
@@ -11,12 +12,13 @@
 # built with -DRECBLUR_GIMP_STAGE_TIMES=ON also prints its own stage split
 # (plugin-gimp/rbg_stage_times.c), summarised beside it.
 #
-#   bash bench/gimp_overhead.sh PLUGIN [RUNS] [SIGMA] [W] [H]
+#   bash bench/gimp_overhead.sh PLUGIN [RUNS] [SIGMA] [W] [H] [LINEAR]
 #     PLUGIN  the built plug-in (build/plugin-gimp/plug-ins/recblur/recblur)
+#     LINEAR  1 (default): recblur in linear light; 0: on the stored sRGB values
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PLUGIN=$(realpath "$1")
-RUNS=${2:-3} SIGMA=${3:-20} W=${4:-6000} H=${5:-4000}
+RUNS=${2:-3} SIGMA=${3:-20} W=${4:-6000} H=${5:-4000} LINEAR=${6:-1}
 T=$here/../tests
 work=$(mktemp -d /tmp/rb-gimp-overhead.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -31,7 +33,7 @@ scm="(let* ((img (car (gimp-image-new $W $H RGB)))
   (let loop ((i 0))
     (when (< i $RUNS)
       (gimp-message \"MARK recblur-begin\")
-      (plug-in-recblur RUN-NONINTERACTIVE img drw $SIGMA $SIGMA 0 2 0 0 0 \"\" 0 0 1 \"\")
+      (plug-in-recblur RUN-NONINTERACTIVE img drw $SIGMA $SIGMA 0 2 0 0 0 \"\" 0 0 $LINEAR \"\")
       (gimp-message \"MARK recblur-end\")
       (gimp-message \"MARK gimp-begin\")
       (plug-in-gauss RUN-NONINTERACTIVE img drw $SIGMA $SIGMA 0)

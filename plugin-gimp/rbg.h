@@ -35,16 +35,26 @@ gboolean rbg_apply_preset(const char *name, RbgVals *v, gchar **error);
 gboolean rbg_last_vals_load(RbgVals *v);
 void rbg_last_vals_save(const RbgVals *v);
 
-/* Pixel layout of a drawable: the float babl format (in the drawable's colour
- * space), its channel count, and how the engine must treat alpha. */
+/* Pixel layout of a drawable as the engine gets it: the babl format read and
+ * written (float in the drawable's colour space, or the drawable's own 8/16-bit
+ * format), the engine's sample format for it, its channel count and how the
+ * engine must treat alpha. */
 typedef struct {
-    const Babl *format;      /* float, what the engine filters */
+    const Babl *format;      /* what gegl_buffer_get/set move: what the engine filters */
     const Babl *preview_u8;  /* 8-bit gamma, what GimpPreviewArea draws */
+    rb_format sample;        /* RB_F32, or RB_U8/RB_U16 for the drawable's own format */
     int channels;
     rb_alpha alpha;
+    int srgb;                /* the samples are sRGB-encoded (rb_image.srgb) */
 } RbgLayout;
 
+/* The float layout: babl converts from whatever the drawable holds. */
 void rbg_layout(gint32 drawable_id, gboolean linear, RbgLayout *out);
+/* The drawable's own format, when the engine filters it as stored: 8/16-bit
+ * RGB or gray, with or without alpha, sRGB space, gamma-encoded samples when
+ * filtering perceptually and linear ones when filtering in linear light. TRUE
+ * and *out filled; else FALSE. */
+gboolean rbg_layout_native(gint32 drawable_id, gboolean linear, RbgLayout *out);
 
 /* Engine plumbing shared by the blur and the deblur procedures (rbg_pixels.c). */
 /* A fresh engine context reporting to progress (may be NULL); NULL with
@@ -67,16 +77,16 @@ typedef struct {
 
 /* An RbgPixelsFn's body: vals checked (bad: the check's message, taken over,
  * or NULL), a context on `backend`, the run's plan executed in place on
- * pixels (w x h, layout->channels floats per pixel). */
+ * pixels (w x h, layout->channels samples of layout->sample per pixel). */
 gboolean rbg_run_pixels(const RbgEngineRun *run, const void *vals, gchar *bad, int backend,
-                        const RbgLayout *layout, float *pixels, int w, int h,
+                        const RbgLayout *layout, void *pixels, int w, int h,
                         rb_progress_fn progress, void *user, gchar **backend_name,
                         gchar **error);
 
-/* Filter `pixels` (w x h, layout->channels floats per pixel) in place.
+/* Filter `pixels` (w x h, layout->channels samples per pixel) in place.
  * progress may be NULL. On success *backend (if not NULL) gets a copy of the
  * back end's name; on failure *error gets the engine's message. */
-gboolean rbg_filter_pixels(const RbgVals *v, const RbgLayout *layout, float *pixels,
+gboolean rbg_filter_pixels(const RbgVals *v, const RbgLayout *layout, void *pixels,
                            int w, int h, rb_progress_fn progress, void *user,
                            gchar **backend, gchar **error);
 
@@ -84,17 +94,19 @@ gboolean rbg_filter_pixels(const RbgVals *v, const RbgLayout *layout, float *pix
 gboolean rbg_filter_drawable(gint32 drawable_id, const RbgVals *v, gboolean show_progress,
                              gchar **error);
 
-/* One engine run on w x h float pixels in place (rbg_filter_pixels and
+/* One engine run on w x h pixels of `layout` in place (rbg_filter_pixels and
  * rbg_deblur_pixels have this shape, with their own vals). */
-typedef gboolean (*RbgPixelsFn)(const void *vals, const RbgLayout *layout, float *pixels,
+typedef gboolean (*RbgPixelsFn)(const void *vals, const RbgLayout *layout, void *pixels,
                                 int w, int h, rb_progress_fn progress, void *user,
                                 gchar **backend, gchar **error);
 
-/* Read the drawable's selection box in `layout` (linear or perceptual), run fn,
- * and only when it succeeds write the shadow buffer and merge it: a failing
- * run leaves the drawable unchanged. */
-gboolean rbg_process_drawable(gint32 drawable_id, gboolean linear, const char *title,
-                              RbgPixelsFn fn, const void *vals, gboolean show_progress,
+/* Read the drawable's selection box (linear or perceptual), run fn, and only
+ * when it succeeds write the shadow buffer and merge it: a failing run leaves
+ * the drawable unchanged. native: fn's engine run takes straight alpha, so the
+ * drawable's own format goes to it where rbg_layout_native allows; otherwise
+ * (and always when FALSE) babl's float. */
+gboolean rbg_process_drawable(gint32 drawable_id, gboolean linear, gboolean native,
+                              const char *title, RbgPixelsFn fn, const void *vals, gboolean show_progress,
                               gchar **error);
 
 /* Where a call's time goes (rbg_stage_times.c): in a build with the CMake
@@ -143,7 +155,7 @@ rb_status rbg_deblur_make_filter(rb_context *ctx, const RbgDeblurVals *v,
  * is left as it was. */
 gboolean rbg_deblur_apply_preset(const char *name, RbgDeblurVals *v, gchar **error);
 /* RbgPixelsFn for RbgDeblurVals. */
-gboolean rbg_deblur_pixels(const void *vals, const RbgLayout *layout, float *pixels, int w,
+gboolean rbg_deblur_pixels(const void *vals, const RbgLayout *layout, void *pixels, int w,
                            int h, rb_progress_fn progress, void *user, gchar **backend,
                            gchar **error);
 /* Interactive dialog; TRUE when the user pressed OK (v updated). */

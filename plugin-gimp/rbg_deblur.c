@@ -119,7 +119,7 @@ static void deblur_destroy(void *filter, void *plan)
 
 static const RbgEngineRun deblur_run = { "deblur", deblur_plan, deblur_execute, deblur_destroy };
 
-gboolean rbg_deblur_pixels(const void *vals, const RbgLayout *layout, float *pixels, int w,
+gboolean rbg_deblur_pixels(const void *vals, const RbgLayout *layout, void *pixels, int w,
                            int h, rb_progress_fn progress, void *user, gchar **backend,
                            gchar **error)
 {

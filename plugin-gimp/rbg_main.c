@@ -273,8 +273,10 @@ static void run(const gchar *name, gint nparams, const GimpParam *param,
         status = get_vals(run_mode, deblur, drawable_id, nparams, param, &vals, &dvals, &error);
 
     if (status == GIMP_PDB_SUCCESS) {
-        gboolean ok = deblur ? rbg_process_drawable(drawable_id, dvals.linear, "Deblur (2D IIR)",
-                                                    rbg_deblur_pixels, &dvals, TRUE, &error)
+        /* the deblur engine filters every channel as is: babl's premultiplied float */
+        gboolean ok = deblur ? rbg_process_drawable(drawable_id, dvals.linear, FALSE,
+                                                    "Deblur (2D IIR)", rbg_deblur_pixels, &dvals,
+                                                    TRUE, &error)
                              : rbg_filter_drawable(drawable_id, &vals, TRUE, &error);
         if (ok) {
             if (run_mode != GIMP_RUN_NONINTERACTIVE)

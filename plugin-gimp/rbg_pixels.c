@@ -1,7 +1,16 @@
-/* GeglBuffer pixels <-> rb_image.
+/* GeglBuffer pixels <-> rb_image, two ways.
  *
- * We ask GEGL for float in the drawable's own colour space and let babl convert
- * from whatever the image holds (8/16/32-bit integer or float, gamma or linear):
+ * The drawable's own format (rbg_layout_native), where the engine filters it
+ * as stored: 8/16-bit integer RGB or gray, with or without alpha, in the sRGB
+ * space, gamma-encoded when filtering perceptually ("R'G'B'A u8", "Y' u16")
+ * and linear when filtering in linear light ("RGB u16"). gegl_buffer_get/set
+ * then only copy tiles (no babl conversion), a quarter (8-bit) or half
+ * (16-bit) of the float way's bytes, and the engine premultiplies GIMP's
+ * straight alpha itself (RB_ALPHA_STRAIGHT), as babl did. The blur takes this
+ * way; the deblur engine filters every channel as is, so it never does.
+ *
+ * Otherwise float in the drawable's own colour space, and babl converts from
+ * whatever the image holds (other colour spaces, float precisions):
  *   linear light: "RaGaBaA float" / "YaA float" (premultiplied), "RGB float" / "Y float"
  *   perceptual:   "R'aG'aB'aA float" / "Y'A float", "R'G'B' float" / "Y' float"
  * Premultiplied because that is how GEGL filters (no colour bleeds in from
@@ -36,7 +45,64 @@ void rbg_layout(gint32 drawable_id, gboolean linear, RbgLayout *out)
     }
     out->format = babl_format_with_space(f, space);
     out->preview_u8 = babl_format_with_space(p, space);
+    out->sample = RB_F32;
     out->alpha = !alpha ? RB_ALPHA_NONE : straight ? RB_ALPHA_STRAIGHT : RB_ALPHA_PREMULTIPLIED;
+    out->srgb = 0;                /* babl already delivered the encoding we filter in */
+}
+
+/* The models whose samples the engine reads as they are stored: gamma-encoded
+ * (sRGB's curve) or linear, each with and without alpha (straight in GIMP). */
+static const struct {
+    const char *model;
+    int channels;
+    gboolean alpha, gamma;
+} native_models[] = {
+    { "R'G'B'", 3, FALSE, TRUE }, { "R'G'B'A", 4, TRUE, TRUE },
+    { "Y'", 1, FALSE, TRUE },     { "Y'A", 2, TRUE, TRUE },
+    { "RGB", 3, FALSE, FALSE },   { "RGBA", 4, TRUE, FALSE },
+    { "Y", 1, FALSE, FALSE },     { "YA", 2, TRUE, FALSE },
+};
+
+gboolean rbg_layout_native(gint32 drawable_id, gboolean linear, RbgLayout *out)
+{
+    const Babl *own = gimp_drawable_get_format(drawable_id);
+    const Babl *type = babl_format_get_type(own, 0);
+    rb_format sample;
+
+    if (type == babl_type("u8"))
+        sample = RB_U8;
+    else if (type == babl_type("u16"))
+        sample = RB_U16;
+    else
+        return FALSE;   /* float and half: babl's float route (no saving to make) */
+    /* The engine's decode is sRGB's curve; other spaces' curves and primaries
+     * are babl's to convert. */
+    if (babl_format_get_space(own) != babl_space("sRGB"))
+        return FALSE;
+    const char *model = babl_get_name(babl_format_get_model(own));
+    for (size_t i = 0; i < G_N_ELEMENTS(native_models); i++) {
+        if (strcmp(model, native_models[i].model) != 0)
+            continue;
+        /* Perceptual filtering of linear samples needs an encode first: babl's. */
+        if (!native_models[i].gamma && !linear)
+            return FALSE;
+        /* Linear light on gamma-encoded samples stays babl's too, for speed
+         * alone: the engine's own sRGB decode and encode
+         * (rb_plan_set_linear_light) take a powf per sample on one thread:
+         * 4.3 s of engine time on 6000x4000 RGB against 1.9 s on babl's
+         * float, whose conversions take 0.09 + 0.28 s (bench/RESULTS.md,
+         * "GIMP 2.10 plug-in: the drawable's own format"). */
+        if (native_models[i].gamma && linear)
+            return FALSE;
+        rbg_layout(drawable_id, linear, out);   /* the preview format */
+        out->format = own;
+        out->sample = sample;
+        out->channels = native_models[i].channels;
+        out->alpha = native_models[i].alpha ? RB_ALPHA_STRAIGHT : RB_ALPHA_NONE;
+        out->srgb = native_models[i].gamma;   /* informative: no linear light is asked */
+        return TRUE;
+    }
+    return FALSE;
 }
 
 rb_context *rbg_context_new(rb_progress_fn progress, void *user, gchar **error)
@@ -59,7 +125,7 @@ gchar *rbg_engine_error(rb_context *ctx, rb_status st, const char *what)
 }
 
 gboolean rbg_run_pixels(const RbgEngineRun *run, const void *vals, gchar *bad, int backend,
-                        const RbgLayout *layout, float *pixels, int w, int h,
+                        const RbgLayout *layout, void *pixels, int w, int h,
                         rb_progress_fn progress, void *user, gchar **backend_name,
                         gchar **error)
 {
@@ -76,10 +142,10 @@ gboolean rbg_run_pixels(const RbgEngineRun *run, const void *vals, gchar *bad, i
     img.height = h;
     img.channels = layout->channels;
     img.stride = 0;
-    img.format = RB_F32;
+    img.format = layout->sample;
     img.memory = RB_MEMORY_HOST;
     img.alpha = layout->alpha;
-    img.srgb = 0;              /* babl already delivered the encoding we filter in */
+    img.srgb = layout->srgb;
     img.data = pixels;
 
     void *filter = NULL, *plan = NULL;
@@ -141,7 +207,7 @@ static rb_status blur_execute(void *plan, rb_image *img, const char **backend_na
 
 static const RbgEngineRun blur_run = { "blur", blur_plan, blur_execute, blur_destroy };
 
-gboolean rbg_filter_pixels(const RbgVals *v, const RbgLayout *layout, float *pixels,
+gboolean rbg_filter_pixels(const RbgVals *v, const RbgLayout *layout, void *pixels,
                            int w, int h, rb_progress_fn progress, void *user,
                            gchar **backend, gchar **error)
 {
@@ -164,7 +230,7 @@ static int progress_cb(double fraction, void *user)
 }
 
 /* rbg_filter_pixels as an RbgPixelsFn. */
-static gboolean filter_fn(const void *vals, const RbgLayout *layout, float *pixels, int w, int h,
+static gboolean filter_fn(const void *vals, const RbgLayout *layout, void *pixels, int w, int h,
                           rb_progress_fn progress, void *user, gchar **backend, gchar **error)
 {
     return rbg_filter_pixels(vals, layout, pixels, w, h, progress, user, backend, error);
@@ -173,13 +239,13 @@ static gboolean filter_fn(const void *vals, const RbgLayout *layout, float *pixe
 gboolean rbg_filter_drawable(gint32 drawable_id, const RbgVals *v, gboolean show_progress,
                              gchar **error)
 {
-    return rbg_process_drawable(drawable_id, v->linear, "Recursive blur", filter_fn, v,
+    return rbg_process_drawable(drawable_id, v->linear, TRUE, "Recursive blur", filter_fn, v,
                                 show_progress, error);
 }
 
-gboolean rbg_process_drawable(gint32 drawable_id, gboolean linear, const char *title,
-                              RbgPixelsFn fn, const void *vals, gboolean show_progress,
-                              gchar **error)
+gboolean rbg_process_drawable(gint32 drawable_id, gboolean linear, gboolean native,
+                              const char *title, RbgPixelsFn fn, const void *vals,
+                              gboolean show_progress, gchar **error)
 {
     gint x, y, w, h;
     RbgLayout layout;
@@ -191,12 +257,14 @@ gboolean rbg_process_drawable(gint32 drawable_id, gboolean linear, const char *t
     if (!gimp_drawable_mask_intersect(drawable_id, &x, &y, &w, &h))
         return TRUE;  /* the selection misses this drawable: nothing to do */
 
-    rbg_layout(drawable_id, linear, &layout);
-    size_t bytes = (size_t)w * (size_t)h * (size_t)layout.channels * sizeof(float);
-    /* One float buffer, filtered in place (input and output share it); with a
-     * progress callback the blur adds its own working copy: two in all. The
-     * deblur engine holds two more region-sized float buffers and two planes. */
-    float *pixels = g_try_malloc(bytes);
+    if (!native || !rbg_layout_native(drawable_id, linear, &layout))
+        rbg_layout(drawable_id, linear, &layout);
+    size_t bytes = (size_t)w * (size_t)h * (size_t)babl_format_get_bytes_per_pixel(layout.format);
+    /* One buffer, filtered in place (input and output share it); with a
+     * progress callback, or 8/16-bit samples to convert, the blur adds its own
+     * float working copy. The deblur engine holds two more region-sized float
+     * buffers and two planes. */
+    void *pixels = g_try_malloc(bytes);
     if (!pixels) {
         *error = g_strdup_printf("recblur: cannot allocate %.1f MiB for the %dx%d region",
                                  bytes / 1048576.0, w, h);

@@ -142,7 +142,7 @@ static PreviewState *preview_state(GimpPreview *preview, GtkWidget *backend_labe
     return s;
 }
 
-static gboolean filter_fn(const void *vals, const RbgLayout *layout, float *pixels, int w, int h,
+static gboolean filter_fn(const void *vals, const RbgLayout *layout, void *pixels, int w, int h,
                           rb_progress_fn progress, void *user, gchar **backend, gchar **error)
 {
     return rbg_filter_pixels(vals, layout, pixels, w, h, progress, user, backend, error);

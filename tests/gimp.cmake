@@ -39,6 +39,9 @@ if(RECBLUR_CLI_HAS_TIFF)
   rb_gimp_test(gimp_batch test_gimp_batch.sh 420)
   # plug-in-recblur-deblur against `recblur deblur`.
   rb_gimp_test(gimp_deblur test_gimp_deblur.sh 420)
+  # the own-format route (8/16-bit sRGB, with and without alpha, linear light)
+  # sample by sample against the CLI.
+  rb_gimp_test(gimp_native test_gimp_native.sh 300)
 else()
   message(WARNING "recblur: the CLI has no TIFF support: tests gimp_batch and gimp_deblur (float TIFF checks) not registered")
 endif()

@@ -102,6 +102,41 @@
   (gimp-image-delete tile-shift)
   (gimp-image-delete rgba))
 
+; The drawable's own format handed to the engine (8/16-bit sRGB, straight
+; alpha; perceptual) and babl's float (linear light): RGB, RGBA and gray +
+; alpha, each at 8 (as loaded) and 16 bits, both ways, sigma 3 x 2, mirror. Saves
+; n_<name>_<bits>_<p|l>_in.png (the input as GIMP holds it) and ..._out.png
+; for test_gimp_native.sh to compare with the CLI.
+(define (recblur-test-native d o)
+  (define (out f) (string-append o "/" f))
+  (define sources
+    (list (list "rgb" (rb-load (string-append d "/rgb.png")) #f)
+          (list "rgba" (rb-load (string-append d "/rgba.png")) #f)
+          (list "graya" (rb-load (string-append d "/rgba.png")) #t)))
+  (for-each
+    (lambda (src)
+      (for-each
+        (lambda (bits)
+          (for-each
+            (lambda (linear)
+              (let ((name (string-append "n_" (car src) "_" (car bits) "_"
+                                         (if (= linear TRUE) "l" "p"))))
+                (rb-converted-case (cadr src)
+                                   (lambda (img)
+                                     (if (caddr src) (rb-gray img))
+                                     (if (cadr bits) ((rb-precision (cadr bits)) img)))
+                                   rb-png (out (string-append name "_in.png"))
+                                   (out (string-append name "_out.png"))
+                                   (rb-blur 3.0 2.0 0 4 0.0 FALSE linear))))
+            (list FALSE TRUE)))
+        (list (list "8" #f) (list "16" PRECISION-U16-GAMMA))))
+    sources)
+  ; linear storage in linear light: the stored samples as they are (RGBA u16)
+  (rb-converted-case (cadr (cadr sources)) (rb-precision PRECISION-U16-LINEAR) rb-png
+                     (out "n_rgba_16lin_l_in.png") (out "n_rgba_16lin_l_out.png")
+                     (rb-blur 3.0 2.0 0 4 0.0 FALSE TRUE))
+  (for-each (lambda (src) (gimp-image-delete (cadr src))) sources))
+
 ; Error cases: each is its own batch command and must fail through the PDB,
 ; leaving its image open and unchanged for recblur-test-save-open.
 (define (recblur-test-error d sx op sig)
