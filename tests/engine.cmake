@@ -13,6 +13,8 @@ rb_add_test(test_op_defaults ${CMAKE_CURRENT_LIST_DIR}/test_op_defaults.c
 target_include_directories(test_op_defaults PRIVATE ${PROJECT_SOURCE_DIR}/plugin-magick
                            ${PROJECT_SOURCE_DIR}/plugin-gimp)
 target_link_libraries(test_op_defaults PRIVATE recblur_cli_core)
+# sRGB codes by table equal the formula they replace (linear light on 8/16-bit images)
+rb_add_test(test_srgb_tables ${CMAKE_CURRENT_LIST_DIR}/test_srgb_tables.c)
 # TIFF output past 4 GiB is BigTIFF (issue 18 item 4): the CLI's writer, linked as it is
 rb_add_test(test_cli_tiff_size ${CMAKE_CURRENT_LIST_DIR}/test_cli_tiff_size.c)
 target_link_libraries(test_cli_tiff_size PRIVATE recblur_cli_core)

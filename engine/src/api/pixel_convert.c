@@ -1,6 +1,7 @@
 /* Sample formats, strides, alpha and sRGB between images and the float32
  * working buffer; also the small image helpers of rb_internal.h. */
 #include "pixel_convert.h"
+#include "srgb_tables.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -138,15 +139,32 @@ void rb_pixels_load_rows(const rb_image *img, int y0, int rows, float *work, int
         const unsigned char *row = (const unsigned char *)img->data + (size_t)y * stride;
         float *o = work + (size_t)(y - y0) * w * ch;
         size_t cnt = (size_t)w * ch;
+        int decoded = 0; /* sRGB already decoded (by table) */
         switch (img->format) {
         case RB_U8:
             for (size_t i = 0; i < cnt; i++)
                 o[i] = (float)row[i] / 255.0f;
+            if (lin) {
+                const float *t = rb_srgb_decode_table_u8();
+                for (int c = 0; c < ch; c++)
+                    if (!rb_is_alpha_channel(c, ch, img->alpha))
+                        for (int x = 0; x < w; x++)
+                            o[x * ch + c] = t[row[x * ch + c]];
+                decoded = 1;
+            }
             break;
         case RB_U16: {
             const uint16_t *s = (const uint16_t *)row;
             for (size_t i = 0; i < cnt; i++)
                 o[i] = (float)s[i] / 65535.0f;
+            if (lin) {
+                const float *t = rb_srgb_decode_table_u16();
+                for (int c = 0; c < ch; c++)
+                    if (!rb_is_alpha_channel(c, ch, img->alpha))
+                        for (int x = 0; x < w; x++)
+                            o[x * ch + c] = t[s[x * ch + c]];
+                decoded = 1;
+            }
             break;
         }
         case RB_F32:
@@ -159,7 +177,7 @@ void rb_pixels_load_rows(const rb_image *img, int y0, int rows, float *work, int
             break;
         }
         }
-        if (lin)
+        if (lin && !decoded)
             for (int x = 0; x < w; x++)
                 for (int c = 0; c < ch; c++)
                     if (!rb_is_alpha_channel(c, ch, img->alpha))
@@ -198,7 +216,10 @@ void rb_pixels_store_rows(const float *work, rb_image *img, int y0, int rows, in
                     for (int c = 0; c < ch - 1; c++)
                         tmp[x * ch + c] *= inv;
                 }
-            if (lin)
+            /* 8- and 16-bit codes come from the tables (colour channels),
+             * float output from the formula */
+            const int by_table = lin && (img->format == RB_U8 || img->format == RB_U16);
+            if (lin && !by_table)
                 for (int x = 0; x < nx; x++)
                     for (int c = 0; c < ch; c++)
                         if (!rb_is_alpha_channel(c, ch, img->alpha))
@@ -211,6 +232,10 @@ void rb_pixels_store_rows(const float *work, rb_image *img, int y0, int rows, in
                     v = v > 0.0f ? (v < 255.0f ? v : 255.0f) : 0.0f; /* NaN -> 0 */
                     row[off + i] = (unsigned char)v;
                 }
+                if (by_table)
+                    for (int c = 0; c < ch; c++)
+                        if (!rb_is_alpha_channel(c, ch, img->alpha))
+                            rb_srgb_encode_u8(tmp + c, row + off + c, (size_t)nx, (size_t)ch);
                 break;
             case RB_U16: {
                 uint16_t *d = (uint16_t *)row + off;
@@ -219,6 +244,10 @@ void rb_pixels_store_rows(const float *work, rb_image *img, int y0, int rows, in
                     v = v > 0.0f ? (v < 65535.0f ? v : 65535.0f) : 0.0f;
                     d[i] = (uint16_t)v;
                 }
+                if (by_table)
+                    for (int c = 0; c < ch; c++)
+                        if (!rb_is_alpha_channel(c, ch, img->alpha))
+                            rb_srgb_encode_u16(tmp + c, d + c, (size_t)nx, (size_t)ch);
                 break;
             }
             case RB_F32:
