@@ -2,8 +2,9 @@
  *
  * The drawable's own format (rbg_layout_native), where the engine filters it
  * as stored: 8/16-bit integer RGB or gray, with or without alpha, in the sRGB
- * space, gamma-encoded when filtering perceptually ("R'G'B'A u8", "Y' u16")
- * and linear when filtering in linear light ("RGB u16"). gegl_buffer_get/set
+ * space, gamma-encoded ("R'G'B'A u8", "Y' u16"; in linear light the engine
+ * decodes and encodes sRGB itself, rb_plan_set_linear_light) or linear when
+ * filtering in linear light ("RGB u16"). gegl_buffer_get/set
  * then only copy tiles (no babl conversion), a quarter (8-bit) or half
  * (16-bit) of the float way's bytes, and the engine premultiplies GIMP's
  * straight alpha itself (RB_ALPHA_STRAIGHT), as babl did. The blur takes this
@@ -86,20 +87,14 @@ gboolean rbg_layout_native(gint32 drawable_id, gboolean linear, RbgLayout *out)
         /* Perceptual filtering of linear samples needs an encode first: babl's. */
         if (!native_models[i].gamma && !linear)
             return FALSE;
-        /* Linear light on gamma-encoded samples stays babl's too, for speed
-         * alone: the engine's own sRGB decode and encode
-         * (rb_plan_set_linear_light) take a powf per sample on one thread:
-         * 4.3 s of engine time on 6000x4000 RGB against 1.9 s on babl's
-         * float, whose conversions take 0.09 + 0.28 s (bench/RESULTS.md,
-         * "GIMP 2.10 plug-in: the drawable's own format"). */
-        if (native_models[i].gamma && linear)
-            return FALSE;
         rbg_layout(drawable_id, linear, out);   /* the preview format */
         out->format = own;
         out->sample = sample;
         out->channels = native_models[i].channels;
         out->alpha = native_models[i].alpha ? RB_ALPHA_STRAIGHT : RB_ALPHA_NONE;
-        out->srgb = native_models[i].gamma;   /* informative: no linear light is asked */
+        /* gamma-encoded samples in linear light: the engine decodes and
+         * encodes (by table, engine/src/api/srgb_tables.c) */
+        out->srgb = native_models[i].gamma;
         return TRUE;
     }
     return FALSE;
@@ -184,6 +179,10 @@ static rb_status blur_plan(rb_context *ctx, const void *vals, int w, int h, int 
         st = rbg_make_filter(ctx, v, &f, &boundary);
     if (st == RB_OK)
         st = rb_plan_create(ctx, f, boundary, w, h, channels, &job->plan);
+    /* applies to images marked sRGB only: the own-format route's gamma
+     * samples (babl's float route arrives decoded, srgb 0) */
+    if (st == RB_OK)
+        st = rb_plan_set_linear_light(job->plan, v->linear);
     *filter = f;
     *plan = job;
     return st;
