@@ -64,6 +64,8 @@ static double sw_now(void)
 typedef double v4d __attribute__((vector_size(32)));
 typedef float v8f __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+typedef uint64_t v2u64 __attribute__((vector_size(16)));
 #define SW_GROUP_BYTES_D (8 * sizeof(double)) /* one group of 8 double lanes */
 typedef int32_t v8i __attribute__((vector_size(32)));
 typedef uint8_t v16u8 __attribute__((vector_size(16)));

@@ -73,18 +73,60 @@ static inline __attribute__((always_inline)) v8f SW_N(to8f)(SW_G g)
 #endif
 }
 
+#if SW_NV == 2
+/* 4 source samples -> 4 doubles: the same float value as the 8-wide form
+ * ((float)i / scale, then widened), by halves so that GCC 12 emits one
+ * vcvtps2pd per half (it splits a v8f -> 2 x v4d conversion into 2-lane
+ * pieces through the stack). */
+static inline __attribute__((always_inline)) SW_V SW_N(cvt4)(const unsigned char *s, rb_format f)
+{
+    v4i iv;
+    float scale;
+    v4f x;
+    if (f == RB_U8) {
+        uint32_t u;
+        memcpy(&u, s, sizeof u);
+        v16u8 b = (v16u8)(v4i){(int32_t)u, 0, 0, 0};
+        iv = (v4i)__builtin_shufflevector(b, (v16u8){0}, 0, 16, 16, 16, 1, 16, 16, 16, 2, 16, 16, 16,
+                                          3, 16, 16, 16);
+        scale = 255.0f;
+    } else if (f == RB_U16) {
+        uint64_t u;
+        memcpy(&u, s, sizeof u);
+        v8u16 b = (v8u16)(v4i){(int32_t)(uint32_t)u, (int32_t)(uint32_t)(u >> 32), 0, 0};
+        iv = (v4i)__builtin_shufflevector(b, (v8u16){0}, 0, 8, 1, 8, 2, 8, 3, 8);
+        scale = 65535.0f;
+    } else {
+        memcpy(&x, s, sizeof x);
+        goto widen;
+    }
+    x = __builtin_convertvector(iv, v4f) / scale;
+widen:;
+    SW_V r; /* element by element: GCC 12 makes this one vcvtps2pd */
+    for (int l = 0; l < 4; l++)
+        r[l] = x[l];
+    return r;
+}
+#endif
+
 static inline __attribute__((always_inline)) SW_G SW_N(cvt8)(const unsigned char *s, rb_format f)
 {
+#if SW_NV == 2
+    SW_G g;
+    const size_t es = fmt_size(f);
+    g.v[0] = SW_N(cvt4)(s, f);
+    g.v[1] = SW_N(cvt4)(s + 4 * es, f);
+    return g;
+#else
     v8i iv;
     float scale;
     if (f == RB_U8) {
-        v16u8 b = {0};
-        memcpy(&b, s, 8);
+        uint64_t u; /* one 8-byte load (a partial store into a zeroed vector missed forwarding) */
+        memcpy(&u, s, sizeof u);
+        v16u8 b = (v16u8)(v2u64){u, 0};
         v16u8 w = __builtin_shufflevector(b, (v16u8){0}, /* GCC 12 and clang both have it */
                                           0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16);
-        v8u16 h;
-        memcpy(&h, &w, sizeof h);
-        iv = __builtin_convertvector(h, v8i);
+        iv = __builtin_convertvector((v8u16)w, v8i);
         scale = 255.0f;
     } else if (f == RB_U16) {
         v8u16 h;
@@ -98,6 +140,7 @@ static inline __attribute__((always_inline)) SW_G SW_N(cvt8)(const unsigned char
     }
     v8f x = __builtin_convertvector(iv, v8f) / scale;
     return SW_N(from8f)(x);
+#endif
 }
 
 /* Lanes g0 .. g0+nl-1 of source row i (lanes past nl read as 0). */
@@ -206,47 +249,47 @@ static inline __attribute__((always_inline)) void SW_N(causal)(const sw_pass *p,
     while (rs < taps)
         rs <<= 1;
     const long mask = rs - 1;
-    /* TP (a constant) taps: the FIR window slides in registers; otherwise a
-     * ring in L1 */
-    SW_G ring[TP ? 1 : SW_MAX_TAPS], win[TP ? TP : 1];
+    /* the converted samples of the FIR window: a ring in L1, written and read
+     * one 32-byte vector at a time (a sliding window of groups was copied
+     * in 16-byte pieces, and those loads missed store forwarding). TP: the
+     * tap count as a constant (the FIR loop unrolled). */
+    SW_V ring[SW_MAX_TAPS][SW_NV];
     for (long q = j0; q < j0 + taps - 1; q++) {
-        if (TP)
-            win[q - j0 + 1] = SW_N(xext)(p, q - D + lo, g0, nl, mean, c0, c1);
-        else
-            ring[q & mask] = SW_N(xext)(p, q - D + lo, g0, nl, mean, c0, c1);
+        SW_G x = SW_N(xext)(p, q - D + lo, g0, nl, mean, c0, c1);
+        SW_HV ring[q & mask][h_] = x.v[h_];
     }
     long next = save && nsave > 0 ? first : -1, k = 0;
     for (long j = j0; j < j1; j++) {
         if (save && j == next) {
             for (int r = 0; r < R; r++)
-                save[(size_t)k * sstride + (size_t)r] = s[r];
+                SW_HV save[(size_t)k * sstride + (size_t)r].v[h_] = s[r].v[h_];
             k++;
             next = k < nsave ? next + B : -1;
         }
         long q = j + taps - 1;
         SW_N(prefetch_row)(p, q - D + lo + SW_PF, g0);
         SW_G u;
+        {
+            SW_G x = SW_N(xext)(p, q - D + lo, g0, nl, mean, c0, c1);
+            SW_HV ring[q & mask][h_] = x.v[h_];
+        }
         if (TP) {
-            for (int t = 0; t + 1 < TP; t++)
-                win[t] = win[t + 1];
-            win[TP - 1] = SW_N(xext)(p, q - D + lo, g0, nl, mean, c0, c1);
             /* two partial sums: half the latency of one chain */
             SW_HV {
-                SW_V u0 = a->SW_C(f)[0] * win[0].v[h_], u1 = (SW_V){0};
+                SW_V u0 = a->SW_C(f)[0] * ring[j & mask][h_], u1 = (SW_V){0};
                 for (int t = 1; t < TP; t++) {
                     if (t & 1)
-                        u1 += a->SW_C(f)[t] * win[t].v[h_];
+                        u1 += a->SW_C(f)[t] * ring[(j + t) & mask][h_];
                     else
-                        u0 += a->SW_C(f)[t] * win[t].v[h_];
+                        u0 += a->SW_C(f)[t] * ring[(j + t) & mask][h_];
                 }
                 u.v[h_] = u0 + u1;
             }
         } else {
-            ring[q & mask] = SW_N(xext)(p, q - D + lo, g0, nl, mean, c0, c1);
             SW_HV {
-                SW_V uu = a->SW_C(f)[0] * ring[j & mask].v[h_];
+                SW_V uu = a->SW_C(f)[0] * ring[j & mask][h_];
                 for (int t = 1; t < taps; t++)
-                    uu += a->SW_C(f)[t] * ring[(j + t) & mask].v[h_];
+                    uu += a->SW_C(f)[t] * ring[(j + t) & mask][h_];
                 u.v[h_] = uu;
             }
         }
@@ -258,10 +301,10 @@ static inline __attribute__((always_inline)) void SW_N(causal)(const sw_pass *p,
             acc.v[h_] = aa;
         }
         for (int kk = R - 1; kk > 0; kk--)
-            s[kk] = s[kk - 1];
-        s[0] = acc;
+            SW_HV s[kk].v[h_] = s[kk - 1].v[h_];
+        SW_HV s[0].v[h_] = acc.v[h_];
         if (Y)
-            Y[j - j0] = acc;
+            SW_HV Y[j - j0].v[h_] = acc.v[h_];
     }
 }
 
@@ -320,8 +363,8 @@ static inline __attribute__((always_inline)) SW_G SW_N(anticausal_step)(const SW
         y.v[h_] = yy;
     }
     for (int k = R - 1; k > 0; k--)
-        z[k] = z[k - 1];
-    z[0] = y;
+        SW_HV z[k].v[h_] = z[k - 1].v[h_];
+    SW_HV z[0].v[h_] = y.v[h_];
     return y;
 }
 
