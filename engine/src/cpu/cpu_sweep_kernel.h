@@ -492,13 +492,26 @@ SW_CLONES static void SW_N(col_sums)(const sw_pass *p, long i0, long i1, SW_G *a
         }
 }
 
-/* Phase A over a strip of ns (<= 64) lanes from g0. */
+/* Phase A over a strip of ns (<= 64) lanes from g0, in chunks of
+ * SW_A_BANDS bands down the column, every block of the strip through one
+ * chunk before the next chunk: a block walked the whole column alone
+ * before, one new page per row (a row is W * ch samples, pages apart), so
+ * with more rows than the TLB holds every step of every block missed it,
+ * and each block read the strip's cache lines again from L2. A chunk's
+ * rows are now read once from memory and by the other blocks from L1.
+ * The causal pass resumes from the block's state at the chunk's first
+ * step (the FIR window refilled from the same samples): the same
+ * operations in the same order, the same bits. */
+#define SW_A_BANDS 4
 SW_CLONES static void SW_N(cols_phase_a)(const sw_pass *p, const sw_cols *cs, long g0, long ns)
 {
     const sw_axis *a = p->ax;
-    const long m = a->n + 2 * a->D;
+    const long m = a->n + 2 * a->D, D = a->D;
     const int R = a->r;
-    for (int b = 0; b < (int)((ns + 7) / 8); b++) {
+    const int nb = (int)((ns + 7) / 8);
+    const size_t sstride = (size_t)cs->nblocks * (size_t)R;
+    SW_G st[8][RB_MAX_ORDER]; /* each block's causal state between chunks */
+    for (int b = 0; b < nb; b++) {
         const long gb = g0 + b * 8, blk = gb / 8;
         const int nl = (int)(ns - b * 8 < 8 ? ns - b * 8 : 8);
         SW_N(sw_blk) *bk = &((SW_N(sw_blk) *)cs->blk)[blk];
@@ -507,28 +520,45 @@ SW_CLONES static void SW_N(cols_phase_a)(const sw_pass *p, const sw_cols *cs, lo
         for (int t = 0; t < cs->nsums; t++)
             sum = SW_N(gadd)(sum, ((const SW_G *)cs->sums)[(size_t)t * (size_t)cs->nblocks + (size_t)blk]);
         SW_N(block_setup)(p, gb, nl, sum, bk, doff);
-        SW_G s[RB_MAX_ORDER];
-        SW_G *save = (SW_G *)cs->st + (size_t)blk * (size_t)R;
-        const size_t sstride = (size_t)cs->nblocks * (size_t)R;
-        switch (R) {
+        for (int k = 0; k < R; k++)
+            st[b][k] = SW_N(gscale)(bk->c0, a->SW_C(pro)); /* (35) */
+    }
+    for (long c0 = 0; c0 < cs->nbands; c0 += SW_A_BANDS) {
+        const long c1 = c0 + SW_A_BANDS < cs->nbands ? c0 + SW_A_BANDS : cs->nbands;
+        const long j0 = c0 == 0 ? 0 : D + c0 * cs->B, j1 = c1 == cs->nbands ? m : D + c1 * cs->B;
+        for (int b = 0; b < nb; b++) {
+            const long gb = g0 + b * 8, blk = gb / 8;
+            const int nl = (int)(ns - b * 8 < 8 ? ns - b * 8 : 8);
+            const SW_N(sw_blk) *bk = &((const SW_N(sw_blk) *)cs->blk)[blk];
+            /* the states of bands c0 .. c1-1 */
+            SW_G *save = (SW_G *)cs->st + (size_t)blk * (size_t)R + (size_t)c0 * sstride;
+            SW_G s[RB_MAX_ORDER]; /* a local copy: registers in the step loop */
+            for (int k = 0; k < R; k++)
+                SW_HV s[k].v[h_] = st[b][k].v[h_];
+            switch (R) {
 #define CASE(R)                                                                                    \
     case R:                                                                                        \
-        for (int k = 0; k < R; k++)                                                                \
-            s[k] = SW_N(gscale)(bk->c0, a->SW_C(pro)); /* (35) */                                  \
-        if (a->taps == 1)                                                                  \
-            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, 0, m, NULL, save, a->D, cs->B,         \
-                   cs->nbands, sstride, R, 1);                                                     \
-        else if (a->taps == 7)                                                                          \
-            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, 0, m, NULL, save, a->D, cs->B,         \
-                   cs->nbands, sstride, R, 7);                                                     \
+        if (a->taps == 1)                                                                          \
+            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, NULL, save, D + c0 * cs->B, \
+                         cs->B, c1 - c0, sstride, R, 1);                                           \
+        else if (a->taps == 7)                                                                     \
+            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, NULL, save, D + c0 * cs->B, \
+                         cs->B, c1 - c0, sstride, R, 7);                                           \
         else                                                                                       \
-            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, 0, m, NULL, save, a->D, cs->B,         \
-                   cs->nbands, sstride, R, 0);                                                     \
-        SW_N(anti_start)(a, s, bk->c1, (SW_G *)cs->z + (size_t)blk * R, R);                                      \
+            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, NULL, save, D + c0 * cs->B, \
+                         cs->B, c1 - c0, sstride, R, 0);                                           \
         break;
-            CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
+                CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
 #undef CASE
+            }
+            for (int k = 0; k < R; k++)
+                SW_HV st[b][k].v[h_] = s[k].v[h_];
         }
+    }
+    for (int b = 0; b < nb; b++) {
+        const long blk = (g0 + b * 8) / 8;
+        const SW_N(sw_blk) *bk = &((const SW_N(sw_blk) *)cs->blk)[blk];
+        SW_N(anti_start)(a, st[b], bk->c1, (SW_G *)cs->z + (size_t)blk * R, R);
     }
 }
 
