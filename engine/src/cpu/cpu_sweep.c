@@ -59,8 +59,14 @@ static double sw_now(void)
 #define SW_CLONES
 #endif
 
-typedef double v8d __attribute__((vector_size(64)));
+/* Double lanes are 32-byte vectors, two per group of 8 lanes (see
+ * cpu_sweep_kernel.h for why not one 64-byte v8d). */
+typedef double v4d __attribute__((vector_size(32)));
 typedef float v8f __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+typedef uint64_t v2u64 __attribute__((vector_size(16)));
+#define SW_GROUP_BYTES_D (8 * sizeof(double)) /* one group of 8 double lanes */
 typedef int32_t v8i __attribute__((vector_size(32)));
 typedef uint8_t v16u8 __attribute__((vector_size(16)));
 typedef uint16_t v8u16 __attribute__((vector_size(16)));
@@ -123,7 +129,7 @@ static size_t fmt_size(rb_format f) { return f == RB_U8 ? 1 : f == RB_U16 ? 2 : 
 /* The column pass' state between phase A and the bands. */
 typedef struct {
     long B, nbands, nblocks;
-    /* of the lane type of this call (v8d or v8f): */
+    /* of the lane group type of this call (grp_d or grp_f): */
     void *blk;                   /* per block: mean shift and boundary values */
     void *st;                    /* causal state at each band top: [band][block][R] */
     void *z;                     /* anticausal state carried up: [block][R] */
@@ -250,21 +256,25 @@ static inline __attribute__((always_inline)) void tile_store(const v8f *tile, lo
 }
 
 /* The kernels, once with double lanes and once with float lanes. */
-#define SW_V v8d
+#define SW_V v4d
+#define SW_NV 2
 #define SW_E double
 #define SW_N(x) x##_d
 #define SW_C(x) x
 #include "cpu_sweep_kernel.h"
 #undef SW_V
+#undef SW_NV
 #undef SW_E
 #undef SW_N
 #undef SW_C
 #define SW_V v8f
+#define SW_NV 1
 #define SW_E float
 #define SW_N(x) x##_f
 #define SW_C(x) x##_f
 #include "cpu_sweep_kernel.h"
 #undef SW_V
+#undef SW_NV
 #undef SW_E
 #undef SW_N
 #undef SW_C
@@ -415,7 +425,7 @@ static double probe_error(const sw_axis *ax0, rb_format srcfmt)
     const long n = a.n, m = n + 2 * a.D;
     float *x = malloc((size_t)n * 8 * sizeof(float));
     float *yd = malloc((size_t)n * 8 * sizeof(float) * 2), *yf = yd ? yd + (size_t)n * 8 : NULL;
-    v8d *Y = sw_alloc64((size_t)m * sizeof(v8d));
+    void *Y = sw_alloc64((size_t)m * SW_GROUP_BYTES_D);
     double err = 1.0; /* no memory: no float */
     if (x && yd && Y) {
         uint32_t rng = 12345u;
@@ -441,7 +451,7 @@ static double probe_error(const sw_axis *ax0, rb_format srcfmt)
         p.dst = (unsigned char *)yd;
         line_strip_d(&p, 0, 8, Y);
         p.dst = (unsigned char *)yf;
-        line_strip_f(&p, 0, 8, (v8f *)Y);
+        line_strip_f(&p, 0, 8, Y);
         double emax = 0.0, ymax = 0.0;
         for (size_t k = 0; k < (size_t)n * 8; k++) {
             double e = fabs((double)yf[k] - (double)yd[k]), y = fabs((double)yd[k]);
@@ -516,7 +526,7 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     axis_setup(&plan->rows, &ax);
     double perr;
     const int fl = use_float_lanes(ctx->sw.cpu_lanes, &ay, &ax, in, out, &perr);
-    const size_t vs = fl ? sizeof(v8f) : sizeof(v8d);
+    const size_t vs = fl ? sizeof(v8f) : SW_GROUP_BYTES_D;
     if (nt < 1)
         nt = 1;
     if (nt > SW_MAX_THREADS)

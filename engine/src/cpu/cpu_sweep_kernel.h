@@ -1,24 +1,132 @@
 /* The kernels of the sweep route (cpu_sweep.c), written once for both lane
- * types: cpu_sweep.c includes this file twice, with SW_V = v8d (8 doubles)
- * and with SW_V = v8f (8 floats, half the vector width: twice the lanes per
- * instruction), where SW_N(x) names the copy and SW_C(x) picks the axis
- * coefficients in that precision. Not a header of its own: no guard. */
+ * types: cpu_sweep.c includes this file twice, with SW_V = v4d (4 doubles,
+ * SW_NV = 2 of them per group of 8 lanes) and with SW_V = v8f (8 floats,
+ * SW_NV = 1), where SW_N(x) names the copy and SW_C(x) picks the axis
+ * coefficients in that precision. Not a header of its own: no guard.
+ *
+ * A group of 8 lanes is SW_N(grp), SW_NV vectors of 32 bytes, and every
+ * lane operation is written as a loop over them (SW_HV). The group was one
+ * 64-byte vector (v8d) before: without AVX-512 (the x86-64-v3 clone, Zen 1
+ * to 3) GCC has no register mode for it, so every v8d lived on the stack,
+ * each operation loading and storing it in 16-byte pieces, and the loads
+ * of what had just been stored in other widths missed store forwarding
+ * (bench/RESULTS.md, 2026-11-26: 3x the CPU time of float lanes). Each lane
+ * sees the same operations in the same order as before: the same bits. */
 
 /* 8 source samples as rb_pixels_load makes them (u8/u16 scaled to [0,1]).
  * Bytes are widened by a shuffle with zeros first: GCC 12 turns a direct
  * u8 -> int conversion of a vector into byte-by-byte scalar code. */
-static inline __attribute__((always_inline)) SW_V SW_N(cvt8)(const unsigned char *s, rb_format f)
+typedef struct {
+    SW_V v[SW_NV];
+} SW_N(grp);
+#define SW_G SW_N(grp)
+#define SW_L (8 / SW_NV) /* lanes per vector */
+#define SW_HV for (int h_ = 0; h_ < SW_NV; h_++)
+/* lane l of group g (an lvalue) */
+#define SW_GL(g, l) ((g).v[(l) / SW_L][(l) % SW_L])
+
+static inline __attribute__((always_inline)) SW_G SW_N(gsub)(SW_G a, SW_G b)
 {
+    SW_HV a.v[h_] -= b.v[h_];
+    return a;
+}
+
+static inline __attribute__((always_inline)) SW_G SW_N(gadd)(SW_G a, SW_G b)
+{
+    SW_HV a.v[h_] += b.v[h_];
+    return a;
+}
+
+static inline __attribute__((always_inline)) SW_G SW_N(gscale)(SW_G a, SW_E k)
+{
+    SW_HV a.v[h_] = a.v[h_] * k;
+    return a;
+}
+
+static inline __attribute__((always_inline)) SW_G SW_N(gzero)(void)
+{
+    SW_G a;
+    SW_HV a.v[h_] = (SW_V){0};
+    return a;
+}
+
+/* 8 floats -> a group, and back (rounded to float lane by lane) */
+static inline __attribute__((always_inline)) SW_G SW_N(from8f)(v8f x)
+{
+    SW_G g;
+#if SW_NV == 2
+    g.v[0] = __builtin_convertvector(__builtin_shufflevector(x, x, 0, 1, 2, 3), SW_V);
+    g.v[1] = __builtin_convertvector(__builtin_shufflevector(x, x, 4, 5, 6, 7), SW_V);
+#else
+    g.v[0] = __builtin_convertvector(x, SW_V);
+#endif
+    return g;
+}
+
+static inline __attribute__((always_inline)) v8f SW_N(to8f)(SW_G g)
+{
+#if SW_NV == 2
+    v4f lo = __builtin_convertvector(g.v[0], v4f), hi = __builtin_convertvector(g.v[1], v4f);
+    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
+#else
+    return __builtin_convertvector(g.v[0], v8f);
+#endif
+}
+
+#if SW_NV == 2
+/* 4 source samples -> 4 doubles: the same float value as the 8-wide form
+ * ((float)i / scale, then widened), by halves so that GCC 12 emits one
+ * vcvtps2pd per half (it splits a v8f -> 2 x v4d conversion into 2-lane
+ * pieces through the stack). */
+static inline __attribute__((always_inline)) SW_V SW_N(cvt4)(const unsigned char *s, rb_format f)
+{
+    v4i iv;
+    float scale;
+    v4f x;
+    if (f == RB_U8) {
+        uint32_t u;
+        memcpy(&u, s, sizeof u);
+        v16u8 b = (v16u8)(v4i){(int32_t)u, 0, 0, 0};
+        iv = (v4i)__builtin_shufflevector(b, (v16u8){0}, 0, 16, 16, 16, 1, 16, 16, 16, 2, 16, 16, 16,
+                                          3, 16, 16, 16);
+        scale = 255.0f;
+    } else if (f == RB_U16) {
+        uint64_t u;
+        memcpy(&u, s, sizeof u);
+        v8u16 b = (v8u16)(v4i){(int32_t)(uint32_t)u, (int32_t)(uint32_t)(u >> 32), 0, 0};
+        iv = (v4i)__builtin_shufflevector(b, (v8u16){0}, 0, 8, 1, 8, 2, 8, 3, 8);
+        scale = 65535.0f;
+    } else {
+        memcpy(&x, s, sizeof x);
+        goto widen;
+    }
+    x = __builtin_convertvector(iv, v4f) / scale;
+widen:;
+    SW_V r; /* element by element: GCC 12 makes this one vcvtps2pd */
+    for (int l = 0; l < 4; l++)
+        r[l] = x[l];
+    return r;
+}
+#endif
+
+static inline __attribute__((always_inline)) SW_G SW_N(cvt8)(const unsigned char *s, rb_format f)
+{
+#if SW_NV == 2
+    SW_G g;
+    const size_t es = fmt_size(f);
+    g.v[0] = SW_N(cvt4)(s, f);
+    g.v[1] = SW_N(cvt4)(s + 4 * es, f);
+    return g;
+#else
     v8i iv;
     float scale;
     if (f == RB_U8) {
-        v16u8 b = {0};
-        memcpy(&b, s, 8);
+        uint64_t u; /* one 8-byte load (a partial store into a zeroed vector missed forwarding) */
+        memcpy(&u, s, sizeof u);
+        v16u8 b = (v16u8)(v2u64){u, 0};
         v16u8 w = __builtin_shufflevector(b, (v16u8){0}, /* GCC 12 and clang both have it */
                                           0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16);
-        v8u16 h;
-        memcpy(&h, &w, sizeof h);
-        iv = __builtin_convertvector(h, v8i);
+        iv = __builtin_convertvector((v8u16)w, v8i);
         scale = 255.0f;
     } else if (f == RB_U16) {
         v8u16 h;
@@ -28,14 +136,15 @@ static inline __attribute__((always_inline)) SW_V SW_N(cvt8)(const unsigned char
     } else {
         v8f x;
         memcpy(&x, s, sizeof x);
-        return __builtin_convertvector(x, SW_V);
+        return SW_N(from8f)(x);
     }
     v8f x = __builtin_convertvector(iv, v8f) / scale;
-    return __builtin_convertvector(x, SW_V);
+    return SW_N(from8f)(x);
+#endif
 }
 
 /* Lanes g0 .. g0+nl-1 of source row i (lanes past nl read as 0). */
-static inline __attribute__((always_inline)) SW_V SW_N(load8)(const sw_pass *p, long i, long g0, int nl)
+static inline __attribute__((always_inline)) SW_G SW_N(load8)(const sw_pass *p, long i, long g0, int nl)
 {
     const size_t es = fmt_size(p->sfmt);
     const unsigned char *s = p->alt && i >= p->alt_from && i < p->alt_to
@@ -62,11 +171,11 @@ static inline __attribute__((always_inline)) void SW_N(prefetch_row)(const sw_pa
 /* Result of step i for nl lanes -> the destination, rounded as rb_pixels_store
  * (x * max + 0.5, clamped, NaN -> 0, truncated), computed 8 wide. */
 static inline __attribute__((always_inline)) void SW_N(store8)(const sw_pass *p, long i,
-                                                         const size_t *doff, int nl, SW_V v)
+                                                         const size_t *doff, int nl, SW_G v)
 {
     const size_t es = fmt_size(p->dfmt);
     unsigned char *d = p->dst + (size_t)i * (size_t)p->ch * es;
-    v8f f = __builtin_convertvector(v, v8f);
+    v8f f = SW_N(to8f)(v);
     /* The empty asm keeps this loop scalar: GCC makes an AVX-512 scatter of
      * it, which is microcoded and slow (Zen 4: 40 % of a band's samples). */
     if (p->dfmt == RB_F32) {
@@ -113,102 +222,118 @@ static inline __attribute__((always_inline)) void SW_N(store8)(const sw_pass *p,
  * domain steps [j0, j1) (step j is sample i = j - D). Y: outputs Y[j - j0],
  * or NULL. save: the state before steps first, first + B, ... (nsave of
  * them) goes to save[k * sstride + 0..R-1]. R is a constant at each call. */
+/* Sample i of the line, extended (x - mean on it; c0 before, c1 after;
+ * periodic and mirror read the line itself, wrapped: the padded route). */
+static inline __attribute__((always_inline)) SW_G SW_N(xext)(const sw_pass *p, long i, long g0, int nl,
+                                                       SW_G mean, SW_G c0, SW_G c1)
+{
+    const sw_axis *a = p->ax;
+    if (i < 0 || i >= a->n) {
+        if (a->wrap)
+            return SW_N(gsub)(SW_N(load8)(p, sw_wrap(a, i), g0, nl), mean);
+        return i < 0 ? c0 : c1;
+    }
+    return SW_N(gsub)(SW_N(load8)(p, i, g0, nl), mean);
+}
+
 static inline __attribute__((always_inline)) void SW_N(causal)(const sw_pass *p, long g0, int nl,
-                                                         SW_V mean, SW_V c0, SW_V c1, SW_V *s,
-                                                         long j0, long j1, SW_V *Y, SW_V *save,
+                                                         SW_G mean, SW_G c0, SW_G c1, SW_G *s,
+                                                         long j0, long j1, SW_G *Y, SW_G *save,
                                                          long first, long B, long nsave,
                                                          size_t sstride, const int R, const int TP)
 {
     const sw_axis *a = p->ax;
-    const long n = a->n, D = a->D, lo = a->lo;
+    const long D = a->D, lo = a->lo;
     const int taps = TP ? TP : a->taps;
     int rs = 1;
     while (rs < taps)
         rs <<= 1;
     const long mask = rs - 1;
-    /* TP (a constant) taps: the FIR window slides in registers; otherwise a
-     * ring in L1 */
-    SW_V ring[TP ? 1 : SW_MAX_TAPS], win[TP ? TP : 1];
-    /* x extended: c0 before the line, c1 after it, x - mean on it; periodic
-     * and mirror read the line itself, wrapped (the padded route) */
-#define XEXT(i)                                                                                    \
-    ((i) < 0 || (i) >= n ? (a->wrap ? SW_N(load8)(p, sw_wrap(a, (i)), g0, nl) - mean                 \
-                                    : (i) < 0 ? c0 : c1)                                           \
-                         : SW_N(load8)(p, (i), g0, nl) - mean)
+    /* the converted samples of the FIR window: a ring in L1, written and read
+     * one 32-byte vector at a time (a sliding window of groups was copied
+     * in 16-byte pieces, and those loads missed store forwarding). TP: the
+     * tap count as a constant (the FIR loop unrolled). */
+    SW_V ring[SW_MAX_TAPS][SW_NV];
     for (long q = j0; q < j0 + taps - 1; q++) {
-        if (TP)
-            win[q - j0 + 1] = XEXT(q - D + lo);
-        else
-            ring[q & mask] = XEXT(q - D + lo);
+        SW_G x = SW_N(xext)(p, q - D + lo, g0, nl, mean, c0, c1);
+        SW_HV ring[q & mask][h_] = x.v[h_];
     }
     long next = save && nsave > 0 ? first : -1, k = 0;
     for (long j = j0; j < j1; j++) {
         if (save && j == next) {
             for (int r = 0; r < R; r++)
-                save[(size_t)k * sstride + (size_t)r] = s[r];
+                SW_HV save[(size_t)k * sstride + (size_t)r].v[h_] = s[r].v[h_];
             k++;
             next = k < nsave ? next + B : -1;
         }
         long q = j + taps - 1;
         SW_N(prefetch_row)(p, q - D + lo + SW_PF, g0);
-        SW_V u;
-        if (TP) {
-            for (int t = 0; t + 1 < TP; t++)
-                win[t] = win[t + 1];
-            win[TP - 1] = XEXT(q - D + lo);
-            /* two partial sums: half the latency of one chain */
-            SW_V u0 = a->SW_C(f)[0] * win[0], u1 = (SW_V){0};
-            for (int t = 1; t < TP; t++) {
-                if (t & 1)
-                    u1 += a->SW_C(f)[t] * win[t];
-                else
-                    u0 += a->SW_C(f)[t] * win[t];
-            }
-            u = u0 + u1;
-        } else {
-            ring[q & mask] = XEXT(q - D + lo);
-            u = a->SW_C(f)[0] * ring[j & mask];
-            for (int t = 1; t < taps; t++)
-                u += a->SW_C(f)[t] * ring[(j + t) & mask];
+        SW_G u;
+        {
+            SW_G x = SW_N(xext)(p, q - D + lo, g0, nl, mean, c0, c1);
+            SW_HV ring[q & mask][h_] = x.v[h_];
         }
-        SW_V acc = u;
-        for (int kk = R - 1; kk >= 0; kk--)
-            acc -= a->SW_C(dc)[kk] * s[kk];
+        if (TP) {
+            /* two partial sums: half the latency of one chain */
+            SW_HV {
+                SW_V u0 = a->SW_C(f)[0] * ring[j & mask][h_], u1 = (SW_V){0};
+                for (int t = 1; t < TP; t++) {
+                    if (t & 1)
+                        u1 += a->SW_C(f)[t] * ring[(j + t) & mask][h_];
+                    else
+                        u0 += a->SW_C(f)[t] * ring[(j + t) & mask][h_];
+                }
+                u.v[h_] = u0 + u1;
+            }
+        } else {
+            SW_HV {
+                SW_V uu = a->SW_C(f)[0] * ring[j & mask][h_];
+                for (int t = 1; t < taps; t++)
+                    uu += a->SW_C(f)[t] * ring[(j + t) & mask][h_];
+                u.v[h_] = uu;
+            }
+        }
+        SW_G acc;
+        SW_HV {
+            SW_V aa = u.v[h_];
+            for (int kk = R - 1; kk >= 0; kk--)
+                aa -= a->SW_C(dc)[kk] * s[kk].v[h_];
+            acc.v[h_] = aa;
+        }
         for (int kk = R - 1; kk > 0; kk--)
-            s[kk] = s[kk - 1];
-        s[0] = acc;
+            SW_HV s[kk].v[h_] = s[kk - 1].v[h_];
+        SW_HV s[0].v[h_] = acc.v[h_];
         if (Y)
-            Y[j - j0] = acc;
+            SW_HV Y[j - j0].v[h_] = acc.v[h_];
     }
-#undef XEXT
 }
 
 /* The anticausal start after a causal pass that ended in state s: (44)
  * z_{m+k} = sum_j M44[k][j] y_{m-r+j} + v44[k] c1 fsum (taken relative to the
  * steady states and in backward differences where the plan's probe asked for it: see
  * line_solver.c's epilogue_lanes), or the padded route's steady state. z[0] = z_m. */
-static inline __attribute__((always_inline)) void SW_N(anti_start)(const sw_axis *a, const SW_V *s,
-                                                             SW_V c1, SW_V *z, const int R)
+static inline __attribute__((always_inline)) void SW_N(anti_start)(const sw_axis *a, const SW_G *s,
+                                                             SW_G c1, SW_G *z, const int R)
 {
     if (a->padded) {
         for (int k = 0; k < R; k++)
-            z[k] = c1 * a->SW_C(epi);
+            z[k] = SW_N(gscale)(c1, a->SW_C(epi));
         return;
     }
-    SW_V C1 = c1 * a->SW_C(fsum);
+    SW_G C1 = SW_N(gscale)(c1, a->SW_C(fsum));
     /* summed in long double, lane by lane (once per line): for poles near 1 the
      * terms cancel by six digits (|M44| 4e13 against states of 8e-9 for a Gaussian
      * of sigma 210 on 97 samples), and the double rounding left in z grew across
      * the line to 1e-5 of the input (docs/RELIABILITY.md, seed 14) */
     for (int k = 0; k < R; k++) {
-        SW_V acc = C1;
+        SW_G acc = C1;
         for (int l = 0; l < 8; l++) {
             long double t;
             if (a->steady) {
-                const long double ys = (long double)a->prologue_dc * C1[l];
+                const long double ys = (long double)a->prologue_dc * SW_GL(C1, l);
                 long double c[RB_MAX_ORDER]; /* y_{-1} - ys, then backward differences */
                 for (int tt = 0; tt < R; tt++)
-                    c[tt] = s[tt][l];
+                    c[tt] = SW_GL(s[tt], l);
                 for (int q = 1; q < R; q++)
                     for (int tt = R - 1; tt >= q; tt--)
                         c[tt] = c[tt - 1] - c[tt];
@@ -217,34 +342,38 @@ static inline __attribute__((always_inline)) void SW_N(anti_start)(const sw_axis
                 for (int jj = 0; jj < R; jj++)
                     t += (long double)a->M44d[k * R + jj] * c[jj];
             } else {
-                t = (long double)a->SW_C(v44)[k] * C1[l];
+                t = (long double)a->SW_C(v44)[k] * SW_GL(C1, l);
                 for (int jj = 0; jj < R; jj++)
-                    t += (long double)a->SW_C(M44)[k * R + jj] * s[R - 1 - jj][l];
+                    t += (long double)a->SW_C(M44)[k * R + jj] * SW_GL(s[R - 1 - jj], l);
             }
-            acc[l] = (SW_E)t;
+            SW_GL(acc, l) = (SW_E)t;
         }
         z[k] = acc;
     }
 }
 
 /* One anticausal step: z_j = y_j - sum da_k z_{j+1+k}; z shifts by one. */
-static inline __attribute__((always_inline)) SW_V SW_N(anticausal_step)(const SW_E *da, SW_V y, SW_V *z,
+static inline __attribute__((always_inline)) SW_G SW_N(anticausal_step)(const SW_E *da, SW_G y, SW_G *z,
                                                                   const int R)
 {
-    for (int k = R - 1; k >= 0; k--)
-        y -= da[k] * z[k];
+    SW_HV {
+        SW_V yy = y.v[h_];
+        for (int k = R - 1; k >= 0; k--)
+            yy -= da[k] * z[k].v[h_];
+        y.v[h_] = yy;
+    }
     for (int k = R - 1; k > 0; k--)
-        z[k] = z[k - 1];
-    z[0] = y;
+        SW_HV z[k].v[h_] = z[k - 1].v[h_];
+    SW_HV z[0].v[h_] = y.v[h_];
     return y;
 }
 
 /* The anticausal pass from state z (z[0] = z_{j1}) over steps j1-1 down to
  * j0, reading Y[j - j0]; the results of steps [j0, o1) are stored (plus off)
  * at destination step j - j0, or into tile[j - j0] (float) when tile is set. */
-static inline __attribute__((always_inline)) void SW_N(anticausal)(const sw_pass *p, const SW_V *Y,
-                                                             long j0, long j1, SW_V *z, long o1,
-                                                             const size_t *doff, int nl, SW_V off,
+static inline __attribute__((always_inline)) void SW_N(anticausal)(const sw_pass *p, const SW_G *Y,
+                                                             long j0, long j1, SW_G *z, long o1,
+                                                             const size_t *doff, int nl, SW_G off,
                                                              v8f *tile, const int R)
 {
     const SW_E *da = p->ax->SW_C(da);
@@ -252,26 +381,26 @@ static inline __attribute__((always_inline)) void SW_N(anticausal)(const sw_pass
     for (; j >= o1; j--)
         SW_N(anticausal_step)(da, Y[j - j0], z, R);
     for (; j >= j0; j--) {
-        SW_V acc = SW_N(anticausal_step)(da, Y[j - j0], z, R);
+        SW_G acc = SW_N(gadd)(SW_N(anticausal_step)(da, Y[j - j0], z, R), off);
         if (tile) /* one vector store; tile_store transposes 8 steps at a time */
-            tile[j - j0] = __builtin_convertvector(acc + off, v8f);
+            tile[j - j0] = SW_N(to8f)(acc);
         else
-            SW_N(store8)(p, j - j0, doff, nl, acc + off);
+            SW_N(store8)(p, j - j0, doff, nl, acc);
     }
 }
 
 /* Per block of 8 lanes: the mean shift and the boundary values. */
 typedef struct {
-    SW_V mean, c0, c1, off;
+    SW_G mean, c0, c1, off;
 } SW_N(sw_blk);
 
 /* always_inline: a 64-byte vector must never cross a call between a clone
  * and default-target code (their ABIs pass it differently) */
 static inline __attribute__((always_inline)) void SW_N(block_setup)(const sw_pass *p, long gb, int nl,
-                                                              SW_V sum, SW_N(sw_blk) *bk, size_t *doff)
+                                                              SW_G sum, SW_N(sw_blk) *bk, size_t *doff)
 {
     const sw_axis *a = p->ax;
-    SW_V mean = (SW_V){0}, c0 = (SW_V){0}, c1 = (SW_V){0}, off = (SW_V){0};
+    SW_G mean = SW_N(gzero)(), c0 = SW_N(gzero)(), c1 = SW_N(gzero)(), off = SW_N(gzero)();
     for (int l = 0; l < 8; l++) {
         long g = gb + (l < nl ? l : 0);
         if (p->planar) /* lane g: row g % planar, channel g / planar */
@@ -280,19 +409,19 @@ static inline __attribute__((always_inline)) void SW_N(block_setup)(const sw_pas
             doff[l] = (size_t)(g / p->ch) * p->drow + (size_t)(g % p->ch) * fmt_size(p->dfmt);
     }
     if (a->shift)
-        mean = sum / (SW_E)a->n;
+        SW_HV mean.v[h_] = sum.v[h_] / (SW_E)a->n;
     if (a->mode == RB_BOUNDARY_CLAMP) {
-        c0 = SW_N(load8)(p, 0, gb, nl) - mean;
-        c1 = SW_N(load8)(p, a->n - 1, gb, nl) - mean;
+        c0 = SW_N(gsub)(SW_N(load8)(p, 0, gb, nl), mean);
+        c1 = SW_N(gsub)(SW_N(load8)(p, a->n - 1, gb, nl), mean);
     } else if (a->mode == RB_BOUNDARY_CONSTANT) {
         for (int l = 0; l < 8; l++)
-            c0[l] = p->cval[p->planar ? (gb + l) / p->planar % p->ch : (gb + l) % p->ch];
-        c0 -= mean;
+            SW_GL(c0, l) = p->cval[p->planar ? (gb + l) / p->planar % p->ch : (gb + l) % p->ch];
+        c0 = SW_N(gsub)(c0, mean);
         c1 = c0;
     }
     if (a->shift)
         for (int l = 0; l < 8; l++)
-            off[l] = (SW_E)(a->gain * mean[l]);
+            SW_GL(off, l) = (SW_E)(a->gain * SW_GL(mean, l));
     bk->mean = mean;
     bk->c0 = c0;
     bk->c1 = c1;
@@ -301,29 +430,29 @@ static inline __attribute__((always_inline)) void SW_N(block_setup)(const sw_pas
 
 /* Per-lane sums of the ns (<= 64) lanes from g0 over all n steps. */
 static inline __attribute__((always_inline)) void SW_N(strip_sums)(const sw_pass *p, long g0, long ns,
-                                                             SW_V *sum)
+                                                             SW_G *sum)
 {
     const int nb = (int)((ns + 7) / 8);
     for (int b = 0; b < nb; b++)
-        sum[b] = (SW_V){0};
+        sum[b] = SW_N(gzero)();
     if (!p->ax->shift)
         return;
     for (long i = 0; i < p->ax->n; i++) {
         SW_N(prefetch_row)(p, i + SW_PF, g0);
         for (int b = 0; b < nb; b++) {
             long nl = ns - b * 8 < 8 ? ns - b * 8 : 8;
-            sum[b] += SW_N(load8)(p, i, g0 + b * 8, (int)nl);
+            sum[b] = SW_N(gadd)(sum[b], SW_N(load8)(p, i, g0 + b * 8, (int)nl));
         }
     }
 }
 
 /* A whole line per block (the row pass over a band): sums, causal, (44),
  * anticausal, stored. Y: n + 2D vectors. */
-SW_CLONES static void SW_N(line_strip)(const sw_pass *p, long g0, long ns, SW_V *Y)
+SW_CLONES static void SW_N(line_strip)(const sw_pass *p, long g0, long ns, void *Ymem)
 {
     const sw_axis *a = p->ax;
     const long n = a->n, D = a->D, m = n + 2 * D;
-    SW_V sum[8];
+    SW_G *Y = Ymem, sum[8];
     SW_N(strip_sums)(p, g0, ns, sum);
     for (int b = 0; b < (int)((ns + 7) / 8); b++) {
         const long gb = g0 + b * 8;
@@ -331,12 +460,12 @@ SW_CLONES static void SW_N(line_strip)(const sw_pass *p, long g0, long ns, SW_V 
         SW_N(sw_blk) bk;
         size_t doff[8];
         SW_N(block_setup)(p, gb, nl, sum[b], &bk, doff);
-        SW_V s[RB_MAX_ORDER], z[RB_MAX_ORDER];
+        SW_G s[RB_MAX_ORDER], z[RB_MAX_ORDER];
         switch (a->r) {
 #define CASE(R)                                                                                    \
     case R:                                                                                        \
         for (int k = 0; k < R; k++)                                                                \
-            s[k] = bk.c0 * a->SW_C(pro); /* (35) */                                                      \
+            s[k] = SW_N(gscale)(bk.c0, a->SW_C(pro)); /* (35) */                                   \
         if (a->taps == 1)                                                                  \
             SW_N(causal)(p, gb, nl, bk.mean, bk.c0, bk.c1, s, 0, m, Y, NULL, 0, 0, 0, 0, R, 1);         \
         else if (a->taps == 7)                                                                          \
@@ -354,60 +483,91 @@ SW_CLONES static void SW_N(line_strip)(const sw_pass *p, long g0, long ns, SW_V 
 
 /* Column sums of rows [i0, i1) for the mean shift, read row by row (the
  * sequential reads the prefetchers follow), added to acc. */
-SW_CLONES static void SW_N(col_sums)(const sw_pass *p, long i0, long i1, SW_V *acc, long nblocks)
+SW_CLONES static void SW_N(col_sums)(const sw_pass *p, long i0, long i1, SW_G *acc, long nblocks)
 {
     for (long i = i0; i < i1; i++)
         for (long k = 0; k < nblocks; k++) {
             long nl = p->lanes - k * 8 < 8 ? p->lanes - k * 8 : 8;
-            acc[k] += SW_N(load8)(p, i, k * 8, (int)nl);
+            acc[k] = SW_N(gadd)(acc[k], SW_N(load8)(p, i, k * 8, (int)nl));
         }
 }
 
-/* Phase A over a strip of ns (<= 64) lanes from g0. */
+/* Phase A over a strip of ns (<= 64) lanes from g0, in chunks of
+ * SW_A_BANDS bands down the column, every block of the strip through one
+ * chunk before the next chunk: a block walked the whole column alone
+ * before, one new page per row (a row is W * ch samples, pages apart), so
+ * with more rows than the TLB holds every step of every block missed it,
+ * and each block read the strip's cache lines again from L2. A chunk's
+ * rows are now read once from memory and by the other blocks from L1.
+ * The causal pass resumes from the block's state at the chunk's first
+ * step (the FIR window refilled from the same samples): the same
+ * operations in the same order, the same bits. */
+#define SW_A_BANDS 4
 SW_CLONES static void SW_N(cols_phase_a)(const sw_pass *p, const sw_cols *cs, long g0, long ns)
 {
     const sw_axis *a = p->ax;
-    const long m = a->n + 2 * a->D;
+    const long m = a->n + 2 * a->D, D = a->D;
     const int R = a->r;
-    for (int b = 0; b < (int)((ns + 7) / 8); b++) {
+    const int nb = (int)((ns + 7) / 8);
+    const size_t sstride = (size_t)cs->nblocks * (size_t)R;
+    SW_G st[8][RB_MAX_ORDER]; /* each block's causal state between chunks */
+    for (int b = 0; b < nb; b++) {
         const long gb = g0 + b * 8, blk = gb / 8;
         const int nl = (int)(ns - b * 8 < 8 ? ns - b * 8 : 8);
         SW_N(sw_blk) *bk = &((SW_N(sw_blk) *)cs->blk)[blk];
         size_t doff[8];
-        SW_V sum = (SW_V){0};
+        SW_G sum = SW_N(gzero)();
         for (int t = 0; t < cs->nsums; t++)
-            sum += ((const SW_V *)cs->sums)[(size_t)t * (size_t)cs->nblocks + (size_t)blk];
+            sum = SW_N(gadd)(sum, ((const SW_G *)cs->sums)[(size_t)t * (size_t)cs->nblocks + (size_t)blk]);
         SW_N(block_setup)(p, gb, nl, sum, bk, doff);
-        SW_V s[RB_MAX_ORDER];
-        SW_V *save = (SW_V *)cs->st + (size_t)blk * (size_t)R;
-        const size_t sstride = (size_t)cs->nblocks * (size_t)R;
-        switch (R) {
+        for (int k = 0; k < R; k++)
+            st[b][k] = SW_N(gscale)(bk->c0, a->SW_C(pro)); /* (35) */
+    }
+    for (long c0 = 0; c0 < cs->nbands; c0 += SW_A_BANDS) {
+        const long c1 = c0 + SW_A_BANDS < cs->nbands ? c0 + SW_A_BANDS : cs->nbands;
+        const long j0 = c0 == 0 ? 0 : D + c0 * cs->B, j1 = c1 == cs->nbands ? m : D + c1 * cs->B;
+        for (int b = 0; b < nb; b++) {
+            const long gb = g0 + b * 8, blk = gb / 8;
+            const int nl = (int)(ns - b * 8 < 8 ? ns - b * 8 : 8);
+            const SW_N(sw_blk) *bk = &((const SW_N(sw_blk) *)cs->blk)[blk];
+            /* the states of bands c0 .. c1-1 */
+            SW_G *save = (SW_G *)cs->st + (size_t)blk * (size_t)R + (size_t)c0 * sstride;
+            SW_G s[RB_MAX_ORDER]; /* a local copy: registers in the step loop */
+            for (int k = 0; k < R; k++)
+                SW_HV s[k].v[h_] = st[b][k].v[h_];
+            switch (R) {
 #define CASE(R)                                                                                    \
     case R:                                                                                        \
-        for (int k = 0; k < R; k++)                                                                \
-            s[k] = bk->c0 * a->SW_C(pro); /* (35) */                                                     \
-        if (a->taps == 1)                                                                  \
-            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, 0, m, NULL, save, a->D, cs->B,         \
-                   cs->nbands, sstride, R, 1);                                                     \
-        else if (a->taps == 7)                                                                          \
-            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, 0, m, NULL, save, a->D, cs->B,         \
-                   cs->nbands, sstride, R, 7);                                                     \
+        if (a->taps == 1)                                                                          \
+            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, NULL, save, D + c0 * cs->B, \
+                         cs->B, c1 - c0, sstride, R, 1);                                           \
+        else if (a->taps == 7)                                                                     \
+            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, NULL, save, D + c0 * cs->B, \
+                         cs->B, c1 - c0, sstride, R, 7);                                           \
         else                                                                                       \
-            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, 0, m, NULL, save, a->D, cs->B,         \
-                   cs->nbands, sstride, R, 0);                                                     \
-        SW_N(anti_start)(a, s, bk->c1, (SW_V *)cs->z + (size_t)blk * R, R);                                      \
+            SW_N(causal)(p, gb, nl, bk->mean, bk->c0, bk->c1, s, j0, j1, NULL, save, D + c0 * cs->B, \
+                         cs->B, c1 - c0, sstride, R, 0);                                           \
         break;
-            CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
+                CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
 #undef CASE
+            }
+            for (int k = 0; k < R; k++)
+                SW_HV st[b][k].v[h_] = s[k].v[h_];
         }
+    }
+    for (int b = 0; b < nb; b++) {
+        const long blk = (g0 + b * 8) / 8;
+        const SW_N(sw_blk) *bk = &((const SW_N(sw_blk) *)cs->blk)[blk];
+        SW_N(anti_start)(a, st[b], bk->c1, (SW_G *)cs->z + (size_t)blk * R, R);
     }
 }
 
 /* Band `band` of the column pass for blocks [k0, k1): results into p->dst
  * (the band buffer). Y: B + D vectors. */
 SW_CLONES static void SW_N(cols_band)(const sw_pass *p, const sw_cols *cs, long band, long k0, long k1,
-                                SW_V *Y)
+                                void *Ymem)
 {
+    SW_G *Y = Ymem;
     const sw_axis *a = p->ax;
     const long n = a->n, D = a->D, m = n + 2 * D;
     const int R = a->r;
@@ -425,13 +585,13 @@ SW_CLONES static void SW_N(cols_band)(const sw_pass *p, const sw_cols *cs, long 
             long g = gb + (l < nl ? l : 0);
             doff[l] = (size_t)(g / p->ch) * p->drow + (size_t)(g % p->ch) * (size_t)rows * sizeof(float);
         }
-        SW_V s[RB_MAX_ORDER];
-        const SW_V *st = (const SW_V *)cs->st + ((size_t)band * (size_t)cs->nblocks + (size_t)blk) * (size_t)R;
-        SW_V *zc = (SW_V *)cs->z + (size_t)blk * (size_t)R;
+        SW_G s[RB_MAX_ORDER];
+        const SW_G *st = (const SW_G *)cs->st + ((size_t)band * (size_t)cs->nblocks + (size_t)blk) * (size_t)R;
+        SW_G *zc = (SW_G *)cs->z + (size_t)blk * (size_t)R;
         switch (R) {
 #define CASE(R)                                                                                    \
     case R: {                                                                                      \
-        SW_V z[R];                                                                                  \
+        SW_G z[R];                                                                                 \
         for (int k = 0; k < R; k++) {                                                              \
             s[k] = st[k];                                                                          \
             z[k] = zc[k];                                                                          \
@@ -472,7 +632,7 @@ static void *SW_N(sweep_main)(void *arg)
     if (p1->ax->shift) {
         const long n = p1->ax->n, r0 = n * t / sh->nt, r1 = n * (t + 1) / sh->nt;
         if (r1 > r0)
-            SW_N(col_sums)(p1, r0, r1, (SW_V *)cs->sums + (size_t)t * (size_t)cs->nblocks, cs->nblocks);
+            SW_N(col_sums)(p1, r0, r1, (SW_G *)cs->sums + (size_t)t * (size_t)cs->nblocks, cs->nblocks);
         barrier_wait(&sh->bar);
     }
     /* phase A: strips of 64 bytes of input */
@@ -503,7 +663,7 @@ static void *SW_N(sweep_main)(void *arg)
             p2.nstrips = (p2.lanes + 15) / 16;
             while ((k = atomic_fetch_add(&ctr[2 + 2 * (b + 1)], 1)) < p2.nstrips) {
                 long g0 = k * 16;
-                SW_N(line_strip)(&p2, g0, p2.lanes - g0 < 16 ? p2.lanes - g0 : 16, (SW_V *)th->Y);
+                SW_N(line_strip)(&p2, g0, p2.lanes - g0 < 16 ? p2.lanes - g0 : 16, th->Y);
             }
             if (th->t == 0 && sh->tphase)
                 trow += sw_cpu() - tr;
@@ -519,7 +679,7 @@ static void *SW_N(sweep_main)(void *arg)
                 pc.alt_row = sh->headrow;
             }
             while ((c0 = atomic_fetch_add(&ctr[3 + 2 * b], CB)) < cs->nblocks)
-                SW_N(cols_band)(&pc, cs, b, c0, c0 + CB < cs->nblocks ? c0 + CB : cs->nblocks, (SW_V *)th->Y);
+                SW_N(cols_band)(&pc, cs, b, c0, c0 + CB < cs->nblocks ? c0 + CB : cs->nblocks, th->Y);
         }
         barrier_wait(&sh->bar);
     }
@@ -532,3 +692,7 @@ static void *SW_N(sweep_main)(void *arg)
     return NULL;
 }
 
+#undef SW_G
+#undef SW_L
+#undef SW_HV
+#undef SW_GL
