@@ -1,6 +1,7 @@
 /* Sample formats, strides, alpha and sRGB between images and the float32
  * working buffer; also the small image helpers of rb_internal.h. */
 #include "pixel_convert.h"
+#include "parallel.h"
 #include "srgb_tables.h"
 
 #include <math.h>
@@ -128,6 +129,47 @@ void rb_plan_constants(const rb_plan *plan, const rb_image *in, float col[4], fl
 void rb_pixels_load(const rb_image *img, float *work, int linear_light)
 {
     rb_pixels_load_rows(img, 0, img->height, work, linear_light);
+}
+
+/* A whole-image conversion cut in bands of rows, one task each. */
+typedef struct {
+    const rb_image *in;
+    rb_image *out;
+    float *work;
+    int linear_light, bands, store;
+} convert_job;
+
+static void convert_band(void *user, int task)
+{
+    const convert_job *j = user;
+    const rb_image *img = j->store ? j->out : j->in;
+    const int y0 = (int)((long)img->height * task / j->bands);
+    const int y1 = (int)((long)img->height * (task + 1) / j->bands);
+    float *work = j->work + (size_t)y0 * img->width * img->channels;
+    if (j->store)
+        rb_pixels_store_rows(work, j->out, y0, y1 - y0, j->linear_light);
+    else
+        rb_pixels_load_rows(j->in, y0, y1 - y0, work, j->linear_light);
+}
+
+/* bands for `threads` threads: one each, none on images too small to pay for a thread's start */
+static int convert_bands(const rb_image *img, int threads)
+{
+    const size_t samples = (size_t)img->width * img->height * img->channels;
+    int bands = samples < ((size_t)1 << 18) ? 1 : threads;
+    return bands > img->height ? img->height : bands < 1 ? 1 : bands;
+}
+
+void rb_pixels_load_threads(const rb_image *img, float *work, int linear_light, int threads)
+{
+    convert_job j = {img, NULL, work, linear_light, convert_bands(img, threads), 0};
+    rb_parallel_for(threads, j.bands, convert_band, &j);
+}
+
+void rb_pixels_store_threads(const float *work, rb_image *img, int linear_light, int threads)
+{
+    convert_job j = {NULL, img, (float *)work, linear_light, convert_bands(img, threads), 1};
+    rb_parallel_for(threads, j.bands, convert_band, &j);
 }
 
 void rb_pixels_load_rows(const rb_image *img, int y0, int rows, float *work, int linear_light)

@@ -15,6 +15,9 @@ void rb_pixels_load(const rb_image *img, float *work, int linear_light);
 /* work -> img: un-premultiply straight alpha (colour 0 where alpha <= 0), sRGB
  * encode when linear_light && img->srgb, round and clamp for U8/U16. */
 void rb_pixels_store(const float *work, rb_image *img, int linear_light);
+/* The same on `threads` threads (bands of rows), for whole-image copies. */
+void rb_pixels_load_threads(const rb_image *img, float *work, int linear_light, int threads);
+void rb_pixels_store_threads(const float *work, rb_image *img, int linear_light, int threads);
 /* The same for rows y0 .. y0+rows-1 only (work holds just those rows), so a
  * band of the image can be converted without a whole-image working copy. */
 void rb_pixels_load_rows(const rb_image *img, int y0, int rows, float *work, int linear_light);

@@ -10,6 +10,21 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+
+static uint32_t bits_of(float v)
+{
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+static float float_of(uint32_t b)
+{
+    float v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
 
 static float decode_u8[256];
 static float decode_u16[65536];
@@ -18,8 +33,51 @@ static float decode_u16[65536];
  * or below v. */
 static float up_u8[256];
 static float *up_u16; /* 65536 entries, made at the first 16-bit encode */
+
+/* The code where each run of 2^shift floats starts, from the first step on:
+ * steps lie further apart than a run (checked when made), so a value's code
+ * is its run's start code or the next, one comparison instead of a search.
+ * NULL: the search (search_steps) stands in. */
+typedef struct {
+    uint32_t first;      /* bits of the first step (code 1) */
+    int shift;
+    size_t n;            /* runs */
+    uint16_t *start;     /* code at each run's first float */
+} step_runs;
+static step_runs runs_u8 = {0, 16, 0, NULL}, runs_u16 = {0, 8, 0, NULL};
 static pthread_once_t once_u8 = PTHREAD_ONCE_INIT, once_u16 = PTHREAD_ONCE_INIT;
 static pthread_once_t once_dec16 = PTHREAD_ONCE_INIT;
+
+static unsigned search_steps(const float *up, unsigned n, float v);
+
+/* The runs of `r` over the steps up[1..top]; left empty (the search) when two
+ * steps fall in one run or memory is short. */
+static void make_runs(step_runs *r, const float *up, unsigned top)
+{
+    for (unsigned k = 2; k <= top; k++)
+        if (bits_of(up[k]) - bits_of(up[k - 1]) <= (1u << r->shift))
+            return;
+    r->first = bits_of(up[1]);
+    r->n = ((bits_of(up[top]) - r->first) >> r->shift) + 1;
+    uint16_t *t = malloc(sizeof(uint16_t) * r->n);
+    if (!t)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        t[i] = (uint16_t)search_steps(up, top + 1, float_of(r->first + (uint32_t)(i << r->shift)));
+    r->start = t;
+}
+
+/* The code of v > 0 from the runs (top: the highest code) */
+static inline unsigned code_by_runs(const step_runs *r, const float *up, unsigned top, float v)
+{
+    const uint32_t b = bits_of(v);
+    if (b < r->first)
+        return 0;
+    if (v >= up[top])
+        return top;
+    unsigned c = r->start[(b - r->first) >> r->shift];
+    return c + (v >= up[c + 1]);
+}
 
 /* The stored code of working value v, as rb_pixels_store_rows rounds it:
  * encode, scale, add a half, clamp (NaN to 0), truncate. */
@@ -63,6 +121,7 @@ static void make_u8(void)
     up_u8[0] = 0.0f;
     for (unsigned k = 1; k < 256; k++)
         up_u8[k] = step_up(k, 255.0f);
+    make_runs(&runs_u8, up_u8, 255);
 }
 
 static void make_decode_u16(void)
@@ -80,6 +139,7 @@ static void make_encode_u16(void)
     for (unsigned k = 1; k < 65536; k++)
         t[k] = step_up(k, 65535.0f);
     up_u16 = t;
+    make_runs(&runs_u16, up_u16, 65535);
 }
 
 const float *rb_srgb_decode_table_u8(void)
@@ -113,7 +173,9 @@ void rb_srgb_encode_u8(const float *v, unsigned char *out, size_t n, size_t step
     pthread_once(&once_u8, make_u8);
     for (size_t i = 0; i < n; i++) {
         const float x = v[i * step];
-        out[i * step] = x > 0.0f ? (unsigned char)search_steps(up_u8, 256, x) : 0; /* NaN: 0 */
+        out[i * step] = !(x > 0.0f) ? 0 /* NaN too */
+                        : runs_u8.start ? (unsigned char)code_by_runs(&runs_u8, up_u8, 255, x)
+                                        : (unsigned char)search_steps(up_u8, 256, x);
     }
 }
 
@@ -122,8 +184,9 @@ void rb_srgb_encode_u16(const float *v, uint16_t *out, size_t n, size_t step)
     pthread_once(&once_u16, make_encode_u16);
     for (size_t i = 0; i < n; i++) {
         const float x = v[i * step];
-        out[i * step] = !(x > 0.0f) ? 0
-                        : up_u16    ? (uint16_t)search_steps(up_u16, 65536, x)
-                                    : (uint16_t)code_of(x, 65535.0f);
+        out[i * step] = !(x > 0.0f)     ? 0
+                        : runs_u16.start ? (uint16_t)code_by_runs(&runs_u16, up_u16, 65535, x)
+                        : up_u16         ? (uint16_t)search_steps(up_u16, 65536, x)
+                                         : (uint16_t)code_of(x, 65535.0f);
     }
 }

@@ -315,7 +315,7 @@ static rb_status cpu_execute(rb_plan *plan, const rb_image *in, rb_image *out)
     } else if (!direct || in->data != out->data || in->format != RB_F32 ||
         rb_image_stride(in) != rb_image_stride(out) || in->alpha == RB_ALPHA_STRAIGHT ||
         (plan->linear_light && in->srgb))
-        rb_pixels_load(in, img, plan->linear_light);
+        rb_pixels_load_threads(in, img, plan->linear_light, nt);
 
     /* Chunks only matter for progress/cancel; without a callback one per pass. */
     int chunks = ctx->progress ? 8 : 1;
@@ -341,7 +341,7 @@ static rb_status cpu_execute(rb_plan *plan, const rb_image *in, rb_image *out)
     if (dio)
         free(img);
     else if (!direct) {
-        rb_pixels_store(img, out, plan->linear_light);
+        rb_pixels_store_threads(img, out, plan->linear_light, nt);
         free(img);
     }
     if (ctx->progress)
