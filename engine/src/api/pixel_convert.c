@@ -181,32 +181,15 @@ void rb_pixels_load_rows(const rb_image *img, int y0, int rows, float *work, int
         const unsigned char *row = (const unsigned char *)img->data + (size_t)y * stride;
         float *o = work + (size_t)(y - y0) * w * ch;
         size_t cnt = (size_t)w * ch;
-        int decoded = 0; /* sRGB already decoded (by table) */
         switch (img->format) {
         case RB_U8:
             for (size_t i = 0; i < cnt; i++)
                 o[i] = (float)row[i] / 255.0f;
-            if (lin) {
-                const float *t = rb_srgb_decode_table_u8();
-                for (int c = 0; c < ch; c++)
-                    if (!rb_is_alpha_channel(c, ch, img->alpha))
-                        for (int x = 0; x < w; x++)
-                            o[x * ch + c] = t[row[x * ch + c]];
-                decoded = 1;
-            }
             break;
         case RB_U16: {
             const uint16_t *s = (const uint16_t *)row;
             for (size_t i = 0; i < cnt; i++)
                 o[i] = (float)s[i] / 65535.0f;
-            if (lin) {
-                const float *t = rb_srgb_decode_table_u16();
-                for (int c = 0; c < ch; c++)
-                    if (!rb_is_alpha_channel(c, ch, img->alpha))
-                        for (int x = 0; x < w; x++)
-                            o[x * ch + c] = t[s[x * ch + c]];
-                decoded = 1;
-            }
             break;
         }
         case RB_F32:
@@ -219,7 +202,16 @@ void rb_pixels_load_rows(const rb_image *img, int y0, int rows, float *work, int
             break;
         }
         }
-        if (lin && !decoded)
+        /* 8- and 16-bit codes decode by table (the formula's bits), float by the formula */
+        const int u8 = img->format == RB_U8, by_table = lin && (u8 || img->format == RB_U16);
+        if (by_table) {
+            const float *t = u8 ? rb_srgb_decode_table_u8() : rb_srgb_decode_table_u16();
+            const uint16_t *s = (const uint16_t *)row;
+            for (int c = 0; c < ch; c++)
+                if (!rb_is_alpha_channel(c, ch, img->alpha))
+                    for (int x = 0; x < w; x++)
+                        o[x * ch + c] = t[u8 ? row[x * ch + c] : s[x * ch + c]];
+        } else if (lin)
             for (int x = 0; x < w; x++)
                 for (int c = 0; c < ch; c++)
                     if (!rb_is_alpha_channel(c, ch, img->alpha))
