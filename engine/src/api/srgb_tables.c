@@ -32,26 +32,34 @@ static float decode_u16[65536];
  * up_u16 the same for 16 bits. A code is 1 + the index of the last step at
  * or below v. */
 static float up_u8[256];
-static float *up_u16; /* 65536 entries, made at the first 16-bit encode */
+static float up_u16_mem[65536];
+static float *up_u16; /* up_u16_mem once made (at the first 16-bit encode) */
 
 /* The code where each run of 2^shift floats starts, from the first step on:
  * steps lie further apart than a run (checked when made), so a value's code
  * is its run's start code or the next, one comparison instead of a search.
- * NULL: the search (search_steps) stands in. */
+ * start NULL: the search (search_steps) stands in. Every table is static
+ * storage, not malloc: the engine lives inside modules that hosts unload
+ * (ImageMagick's dlclose), and a table made once per process would leak
+ * with each unload. */
 typedef struct {
     uint32_t first;      /* bits of the first step (code 1) */
     int shift;
     size_t n;            /* runs */
-    uint16_t *start;     /* code at each run's first float */
+    uint16_t *start;     /* code at each run's first float: mem once made */
+    uint16_t *mem;
+    size_t cap;          /* runs mem holds */
 } step_runs;
-static step_runs runs_u8 = {0, 16, 0, NULL}, runs_u16 = {0, 8, 0, NULL};
+static uint16_t runs_u8_mem[1 << 12], runs_u16_mem[1 << 20]; /* 1664 and 680315 used */
+static step_runs runs_u8 = {0, 16, 0, NULL, runs_u8_mem, 1 << 12},
+                 runs_u16 = {0, 8, 0, NULL, runs_u16_mem, 1 << 20};
 static pthread_once_t once_u8 = PTHREAD_ONCE_INIT, once_u16 = PTHREAD_ONCE_INIT;
 static pthread_once_t once_dec16 = PTHREAD_ONCE_INIT;
 
 static unsigned search_steps(const float *up, unsigned n, float v);
 
 /* The runs of `r` over the steps up[1..top]; left empty (the search) when two
- * steps fall in one run or memory is short. */
+ * steps fall in one run or the runs would not fit r->mem. */
 static void make_runs(step_runs *r, const float *up, unsigned top)
 {
     for (unsigned k = 2; k <= top; k++)
@@ -59,12 +67,11 @@ static void make_runs(step_runs *r, const float *up, unsigned top)
             return;
     r->first = bits_of(up[1]);
     r->n = ((bits_of(up[top]) - r->first) >> r->shift) + 1;
-    uint16_t *t = malloc(sizeof(uint16_t) * r->n);
-    if (!t)
+    if (r->n > r->cap)
         return;
     for (size_t i = 0; i < r->n; i++)
-        t[i] = (uint16_t)search_steps(up, top + 1, float_of(r->first + (uint32_t)(i << r->shift)));
-    r->start = t;
+        r->mem[i] = (uint16_t)search_steps(up, top + 1, float_of(r->first + (uint32_t)(i << r->shift)));
+    r->start = r->mem;
 }
 
 /* The code of v > 0 from the runs (top: the highest code) */
@@ -132,9 +139,7 @@ static void make_decode_u16(void)
 
 static void make_encode_u16(void)
 {
-    float *t = malloc(sizeof(float) * 65536);
-    if (!t)
-        return; /* the encoder then calls powf per sample */
+    float *t = up_u16_mem;
     t[0] = 0.0f;
     for (unsigned k = 1; k < 65536; k++)
         t[k] = step_up(k, 65535.0f);
