@@ -9,7 +9,6 @@
 
 #include <math.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 
 static uint32_t bits_of(float v)
@@ -32,8 +31,7 @@ static float decode_u16[65536];
  * up_u16 the same for 16 bits. A code is 1 + the index of the last step at
  * or below v. */
 static float up_u8[256];
-static float up_u16_mem[65536];
-static float *up_u16; /* up_u16_mem once made (at the first 16-bit encode) */
+static float up_u16[65536]; /* made at the first 16-bit encode */
 
 /* The code where each run of 2^shift floats starts, from the first step on:
  * steps lie further apart than a run (checked when made), so a value's code
@@ -139,11 +137,10 @@ static void make_decode_u16(void)
 
 static void make_encode_u16(void)
 {
-    float *t = up_u16_mem;
+    float *t = up_u16;
     t[0] = 0.0f;
     for (unsigned k = 1; k < 65536; k++)
         t[k] = step_up(k, 65535.0f);
-    up_u16 = t;
     make_runs(&runs_u16, up_u16, 65535);
 }
 
@@ -191,7 +188,6 @@ void rb_srgb_encode_u16(const float *v, uint16_t *out, size_t n, size_t step)
         const float x = v[i * step];
         out[i * step] = !(x > 0.0f)     ? 0
                         : runs_u16.start ? (uint16_t)code_by_runs(&runs_u16, up_u16, 65535, x)
-                        : up_u16         ? (uint16_t)search_steps(up_u16, 65536, x)
-                                         : (uint16_t)code_of(x, 65535.0f);
+                                         : (uint16_t)search_steps(up_u16, 65536, x);
     }
 }
