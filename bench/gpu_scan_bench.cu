@@ -88,8 +88,9 @@ static void feedback(int r, double *a)
     for (int k = 0; k < r; ++k) a[k] = -d[k + 1];
 }
 
-/* api_reps: timed public calls (rb_recurrence_1d builds a plan per call, whose host
- * work grows with n: a few repetitions suffice, 0 skips the column) */
+/* api_reps: timed public calls after a first, untimed one (rb_recurrence_1d keeps
+ * the first call's plan in the context, so the timed calls are what a caller
+ * filtering many signals of one length pays); 0 skips the column */
 static void bench_1d(rb_context *ctx, size_t n, int order, int both, rb_boundary_mode mode, int api_reps)
 {
     rb_axis_filter af;

@@ -479,6 +479,74 @@ static void test_backend_and_log(void **state)
     rb_context_set_log(ctx, NULL, NULL);
 }
 
+/* One 1D call against the float64 reference: relative RMS of the result. */
+static double one_1d_call(const rb_filter *f, const rb_axis_filter *a, rb_boundary b, size_t n)
+{
+    float *x = malloc(4 * n);
+    double *d = malloc(8 * n), *r = malloc(8 * n);
+    assert_non_null(x); assert_non_null(d); assert_non_null(r);
+    for (size_t i = 0; i < n; i++)
+        d[i] = x[i] = (float)tu_uniform();
+    assert_int_equal(rb_recurrence_1d(ctx, f, b, x, x, n, RB_MEMORY_HOST), RB_OK);
+    assert_int_equal(ref_filter_line(a, b.mode, b.value, d, r, (long)n), 0);
+    for (size_t i = 0; i < n; i++)
+        d[i] = x[i];
+    double e = ref_rel_rms(d, r, n);
+    free(x); free(d); free(r);
+    return e;
+}
+
+/* rb_recurrence_1d keeps its plan in the context: calls that change one thing
+ * at a time (length, boundary, constant, a feedback, a FIR tap, the threads,
+ * a 2D plan made in between) must each give that call's own answer, never the
+ * kept plan's. */
+static void test_recurrence_1d_plan_reuse(void **state)
+{
+    (void)state;
+    double taps[3] = {0.25, 0.5, 0.25};
+    rb_axis_filter a = {0};
+    a.fir_lo = -1;
+    a.fir_hi = 1;
+    a.fir = taps;
+    a.causal_order = 2;
+    a.causal[0] = 1.2;
+    a.causal[1] = -0.4;
+    a.anticausal_order = 2;
+    a.anticausal[0] = 1.2;
+    a.anticausal[1] = -0.4;
+    rb_boundary b = {RB_BOUNDARY_CONSTANT, 0.7f};
+    struct { const char *what; size_t n; } steps[] = {
+        {"first call", 3001}, {"same call again", 3001}, {"shorter line", 1999},
+        {"boundary constant 0.7 -> -2", 1999}, {"clamp", 1999}, {"periodic", 1999},
+        {"feedback changed", 1999}, {"FIR tap changed", 1999}, {"threads changed", 1999},
+        {"a 2D plan in between", 1999}, {"longer line", 4097},
+    };
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        const char *w = steps[k].what;
+        if (!strcmp(w, "boundary constant 0.7 -> -2")) b.value = -2.0f;
+        if (!strcmp(w, "clamp")) b.mode = RB_BOUNDARY_CLAMP;
+        if (!strcmp(w, "periodic")) b.mode = RB_BOUNDARY_PERIODIC;
+        if (!strcmp(w, "feedback changed")) a.causal[1] = -0.3;
+        if (!strcmp(w, "FIR tap changed")) taps[2] = 0.5;
+        if (!strcmp(w, "threads changed")) rb_context_set_threads(ctx, 1);
+        if (!strcmp(w, "a 2D plan in between")) {
+            rb_filter *g;
+            rb_plan *p;
+            assert_int_equal(rb_filter_gaussian(ctx, 2, 2, RB_GAUSSIAN_DEFAULT, &g), RB_OK);
+            assert_int_equal(rb_plan_create(ctx, g, b, 16, 16, 1, &p), RB_OK);
+            rb_plan_destroy(p);
+            rb_filter_destroy(g);
+        }
+        rb_filter *f;
+        assert_int_equal(rb_filter_create(ctx, &a, NULL, &f), RB_OK);
+        double e = one_1d_call(f, &a, b, steps[k].n);
+        printf("  1D plan reuse, %s (n=%zu): relative RMS %.3g\n", w, steps[k].n, e);
+        assert_true(e <= 1e-6);
+        rb_filter_destroy(f);
+    }
+    rb_context_set_threads(ctx, 0);
+}
+
 static void test_recurrence_1d(void **state)
 {
     (void)state;
@@ -524,7 +592,7 @@ int main(void)
         cmocka_unit_test(test_in_place_and_threads), cmocka_unit_test(test_straight_alpha),
         cmocka_unit_test(test_linear_light),    cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_progress_cancel), cmocka_unit_test(test_backend_and_log),
-        cmocka_unit_test(test_recurrence_1d),
+        cmocka_unit_test(test_recurrence_1d),   cmocka_unit_test(test_recurrence_1d_plan_reuse),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

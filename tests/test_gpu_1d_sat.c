@@ -358,6 +358,37 @@ static double rel_rms_ff(const float *a, const float *b, size_t n)
     return num == num ? sqrt(num / (den > 0 ? den : 1.0)) : INFINITY;
 }
 
+/* rb_recurrence_1d keeps its plan (the GPU's buffers and tables) in the
+ * context: a run of device-memory calls changing one thing at a time must
+ * each give its own answer, never the kept plan's. */
+static void test_1d_plan_reuse(void **state)
+{
+    (void)state;
+    rb_context *g = gpu_test_context(RB_BACKEND_CUDA), *c = context(RB_BACKEND_CPU);
+    double taps[8];
+    rb_axis_filter af;
+    make_axis(3, 0, 2, 0.9, &af, taps);
+    rb_boundary b = {RB_BOUNDARY_CONSTANT, 0.3f};
+    static const struct { const char *what; size_t n; } steps[] = {
+        {"first call", 70001}, {"same call again", 70001}, {"shorter line", 40000},
+        {"constant 0.3 -> -1", 40000}, {"periodic", 40000}, {"feedback changed", 40000},
+        {"longer line", 300001},
+    };
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; ++k) {
+        const char *w = steps[k].what;
+        if (!strcmp(w, "constant 0.3 -> -1")) b.value = -1.0f;
+        if (!strcmp(w, "periodic")) b.mode = RB_BOUNDARY_PERIODIC;
+        if (!strcmp(w, "feedback changed")) tu_random_feedback(af.causal_order, 0.9, af.causal);
+        double vc, e = check_1d(g, c, &af, b, steps[k].n, &vc);
+        fprintf(stderr, "test_gpu_1d_sat: 1D plan reuse, %s (n %zu): rel RMS %.3g vs reference, %.3g vs CPU\n",
+                w, steps[k].n, e, vc);
+        assert_true(e <= 1e-5);
+        assert_true(vc <= 1e-5);
+    }
+    rb_context_destroy(g);
+    rb_context_destroy(c);
+}
+
 static void test_1d_inplace_host(void **state)
 {
     (void)state;
@@ -669,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_1d_long),
         cmocka_unit_test(test_1d_long_delay),
         cmocka_unit_test(test_1d_inplace_host),
+        cmocka_unit_test(test_1d_plan_reuse),
         cmocka_unit_test(test_1d_errors),
         cmocka_unit_test(test_sat_exact),
         cmocka_unit_test(test_sat_inplace_precision),

@@ -26,6 +26,10 @@ typedef struct {
                                        NULL: plain copies from pageable memory */
     int stage_tried;           /* the staging's memory is made at the first execute with a
                                   host image: plans for device pointers and 1D signals pin nothing */
+    struct rb_cuda_rec1d *rec1d; /* a 1D plan's scan tables, made by its first call and kept:
+                                    the context keeps the plan for calls of the same size */
+    void *rec1d_work;          /* the scan's scratch, rec1d_work_bytes long */
+    size_t rec1d_work_bytes;
 } rb_cuda_state;
 
 /* Where the row carries start in s->carry on the fused route (rb_cuda_backend.cu). */

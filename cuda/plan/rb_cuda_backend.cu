@@ -6,6 +6,7 @@
 #include "rb_cuda.h"
 #include "rb_cuda_alloc.h"
 #include "rb_cuda_check.h"
+#include "rb_cuda_scan.cuh"  /* rb_cuda_rec1d_destroy: a 1D plan's kept scan tables */
 #include "rb_cuda_staging.h"
 extern "C" {
 #include "deblur_internal.h"  /* rb_cuda_deblur_run, the deblur entry */
@@ -101,6 +102,8 @@ static void rb_cuda_state_free(rb_cuda_state *s)
     rb_cuda_free(s->A);
     rb_cuda_free(s->B);
     rb_cuda_free(s->carry);
+    rb_cuda_rec1d_destroy(s->rec1d);
+    rb_cuda_free(s->rec1d_work);
     free(s->col_axis);
     free(s->row_axis);
     for (int i = 0; i < s->nev; ++i) cudaEventDestroy(s->ev[i]);

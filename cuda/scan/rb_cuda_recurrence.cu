@@ -18,7 +18,6 @@ rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size
     rb_cuda_state *s = (rb_cuda_state *)plan->backend_state;
     cudaStream_t q = s->stream;
     rb_cuda_rec1d *rec = NULL;
-    void *work = NULL;
     const float *src = in;
     float *dst = out;
     rb_cuda_alloc_use(&ctx->sw);
@@ -29,7 +28,11 @@ rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size
         RB_CU(cudaStreamSynchronize(q), "copying the signal");
         return RB_OK;
     }
-    RB_CU(rb_cuda_rec1d_create(&plan->rows, plan->boundary.value, &rec), "preparing the recurrence");
+    /* the tables (long double transfer matrices, the costly part of a call) and
+     * the scratch are the plan's: made by its first call, kept for the next */
+    if (!s->rec1d)
+        RB_CU(rb_cuda_rec1d_create(&plan->rows, plan->boundary.value, &s->rec1d), "preparing the recurrence");
+    rec = s->rec1d;
     rb_cuda_rec1d_set_delay(rec, ctx->sw.hook_scan_delay_ns); /* a test hook (switches.h) */
     if (mem == RB_MEMORY_HOST) {
         /* the plan's two image buffers hold n floats each */
@@ -40,20 +43,22 @@ rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size
     }
     {
         size_t bytes = rb_cuda_rec1d_work_bytes(rec, src == dst);
-        RB_CU(rb_cuda_malloc_async(&work, bytes, q), "cudaMallocAsync (scan scratch)");
+        if (bytes > s->rec1d_work_bytes) {
+            RB_CU(cudaStreamSynchronize(q), "before growing the scan scratch");
+            rb_cuda_free(s->rec1d_work);
+            s->rec1d_work = NULL;
+            s->rec1d_work_bytes = 0;
+            RB_CU(rb_cuda_malloc(&s->rec1d_work, bytes), "cudaMalloc (scan scratch)");
+            s->rec1d_work_bytes = bytes;
+        }
     }
-    RB_CU(rb_cuda_rec1d_run(rec, src, dst, work, q), "1D recurrence");
+    RB_CU(rb_cuda_rec1d_run(rec, src, dst, s->rec1d_work, q), "1D recurrence");
     if (mem == RB_MEMORY_HOST)
         RB_CU(cudaMemcpyAsync(out, dst, n * sizeof(float), cudaMemcpyDeviceToHost, q),
               "copying the signal to the host");
-    rb_cuda_free_async(work, q);
-    work = NULL;
     RB_CU(cudaStreamSynchronize(q), "running the 1D recurrence");
-    rb_cuda_rec1d_destroy(rec);
     return RB_OK;
 fail:
-    rb_cuda_free_async(work, q);
     cudaStreamSynchronize(q);
-    rb_cuda_rec1d_destroy(rec);
     return st;
 }

@@ -326,7 +326,11 @@ rb_status rb_box_filter_weighted(rb_context *ctx, int size_x, int size_y, rb_bou
 
 /* 1D recurrence on a signal of n samples (n up to 2^31), with the x axis of `filter`
  * (orders up to RB_MAX_ORDER), with exact boundary handling. in == out allowed.
- * mem says where in/out live. */
+ * mem says where in/out live. The context keeps the plan of the last call (on
+ * the GPU: its buffers too, about 2n floats) and reuses it for the next call of
+ * the same filter, boundary, n and mem, so filtering many signals of one length
+ * plans once; it is freed by rb_plan_create, rb_context_set_backend / _threads
+ * and rb_context_destroy. */
 rb_status rb_recurrence_1d(rb_context *ctx, const rb_filter *filter, rb_boundary boundary,
                            const float *in, float *out, size_t n, rb_memory mem);
 

@@ -23,7 +23,17 @@ struct rb_context {
     rb_nan_mode nan_mode;        /* what NaN samples mean (api/missing_data.c) */
     rb_switches sw;              /* the run-time switches, read at creation (switches.h) */
     char error[1024];
+    /* rb_recurrence_1d's plan from its last call (api/recurrence_1d.c), reused by
+     * the next call with the same filter, boundary, length and memory kind: the
+     * plan's matrices and, on the GPU, its buffers are made once per size. Dropped
+     * when the back end, threads or a switch change, by rb_plan_create (so that
+     * it holds no GPU memory an image's plan needs) and by rb_context_destroy. */
+    struct rb_plan *oned_plan;
+    rb_memory oned_memory;
 };
+
+/* Free the context's cached 1D plan (GPU memory included); a no-op without one. */
+void rb_context_drop_cached_plans(rb_context *ctx);
 
 /* Set one run-time switch of ctx by its name (switches.c's table: an
  * environment variable's name, or a "test:" hook) from its text as the

@@ -20,7 +20,19 @@ rb_status rb_context_create(rb_context **out)
     return RB_OK;
 }
 
-void rb_context_destroy(rb_context *ctx) { free(ctx); }
+void rb_context_drop_cached_plans(rb_context *ctx)
+{
+    if (ctx && ctx->oned_plan) {
+        rb_plan_destroy(ctx->oned_plan);
+        ctx->oned_plan = NULL;
+    }
+}
+
+void rb_context_destroy(rb_context *ctx)
+{
+    rb_context_drop_cached_plans(ctx);
+    free(ctx);
+}
 
 rb_status rb_context_set_backend(rb_context *ctx, rb_backend backend)
 {
@@ -29,6 +41,7 @@ rb_status rb_context_set_backend(rb_context *ctx, rb_backend backend)
     if (backend != RB_BACKEND_AUTO && backend != RB_BACKEND_CPU && backend != RB_BACKEND_CUDA)
         return rb_error(ctx, RB_ERR_ARGUMENT, "unknown back end %d (auto, cpu or cuda)",
                         (int)backend);
+    rb_context_drop_cached_plans(ctx);
     ctx->backend = backend;
     return RB_OK;
 }
@@ -40,6 +53,7 @@ rb_status rb_context_set_threads(rb_context *ctx, int threads)
     if (threads < 0 || threads > 4096)
         return rb_error(ctx, RB_ERR_ARGUMENT, "thread count %d out of range (0 = all cores, up to 4096)",
                         threads);
+    rb_context_drop_cached_plans(ctx);
     ctx->threads = threads;
     return RB_OK;
 }

@@ -95,6 +95,7 @@ rb_status rb_plan_create(rb_context *ctx, const rb_filter *filter, rb_boundary b
         return rb_error(ctx, RB_ERR_ARGUMENT, "%d channels: must be 1 to 4", channels);
     if ((s = rb_check_boundary(ctx, boundary)) != RB_OK)
         return s;
+    rb_context_drop_cached_plans(ctx); /* the 1D call's GPU buffers, if any */
     s = rb_plan_build(ctx, filter, boundary, width, height, channels, RB_WORK_FILTER_2D,
                       RB_MEMORY_HOST, out);
     if (s == RB_OK)

@@ -109,6 +109,7 @@ rb_status rb_switch_set(rb_context *ctx, const char *name, const char *value)
         return RB_ERR_NULL;
     for (size_t i = 0; i < TABLE_SIZE; i++)
         if (!strcmp(table[i].name, name)) {
+            rb_context_drop_cached_plans(ctx);
             apply(&ctx->sw, &table[i], value);
             return RB_OK;
         }
