@@ -13,7 +13,8 @@
  * before timing. Wall-clock time of the whole synchronous call, median of RUNS
  * runs after a warm-up; host buffers are touched before timing.
  *
- *   gpu_host_bench [--quick]      (--quick: 4096^2 only, 10 runs) */
+ *   gpu_host_bench [--quick|--rgb] (--quick: 4096^2 only, 10 runs; --rgb: 8192^2
+ *                                   RGB 8-bit only, issue 17's round-trip image) */
 
 #include "recblur.h"
 #include "rb_internal.h" /* rb_switch_set: the routes set per plan */
@@ -39,7 +40,8 @@ static double now_ms(void)
  * route's plan is made with (read at plan time). */
 typedef struct {
     const char *name;
-    int kind;            /* 0 memcpy pageable, 1 memcpy pinned, 2 rb_execute host, 3 rb_execute device */
+    int kind;            /* 0 memcpy pageable, 1 memcpy pinned, 2 rb_execute host, 3 rb_execute device,
+                            4 rb_execute host on the cpu back end (all cores: what the GPU must beat) */
     int pinned_user;     /* kind 2: the caller's buffers are pinned */
     const char *env[3];  /* NAME=VALUE settings for the plan */
 } route;
@@ -59,6 +61,7 @@ static const route routes[] = {
     {"  on, no column bands (upload not overlapped)", 2, 0, {"RECBLUR_CUDA_STAGING_BANDS=1"}},
     {"  on, caller's buffers pinned (direct DMA)", 2, 1, {0}},
     {"  on, pinned, no bands, 1 strip (no overlap)", 2, 1, {"RECBLUR_CUDA_STAGING_BANDS=1", "RECBLUR_CUDA_STAGING_STRIPS=1"}},
+    {"cpu back end, all cores, host (same call)", 4, 0, {0}},
 };
 #define NR (int)(sizeof routes / sizeof routes[0])
 
@@ -80,7 +83,7 @@ static rb_plan *make_plan(rb_context *ctx, const rb_filter *f, int n, int c, con
 static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c, rb_format fmt, int runs)
 {
     const size_t bytes = (size_t)n * n * c * (fmt == RB_F32 ? 4 : 1);
-    const char *what = fmt == RB_F32 ? "F32 1ch" : "RGBA U8";
+    const char *what = fmt == RB_F32 ? "F32 1ch" : c == 3 ? "RGB U8" : "RGBA U8";
     unsigned char *in = (unsigned char *)malloc(bytes), *out = (unsigned char *)malloc(bytes);
     unsigned char *ref = (unsigned char *)malloc(bytes), *pin_in, *pin_out, *dev, *dev_out;
     if (!in || !out || !ref) { fprintf(stderr, "out of host memory\n"); exit(2); }
@@ -100,7 +103,7 @@ static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c
     memset(pin_out, 0, bytes);
     rb_plan *plan[NR] = {0};
     for (int r = 0; r < NR; ++r)
-        if (routes[r].kind >= 2) plan[r] = make_plan(g, f, n, c, &routes[r]);
+        if (routes[r].kind >= 2) plan[r] = make_plan(routes[r].kind == 4 ? cpu : g, f, n, c, &routes[r]);
     rb_image hi = bench_square_image(n, c, fmt, RB_MEMORY_HOST, NULL);
     rb_image ho = hi, di = hi, dO = hi;
     di.memory = dO.memory = RB_MEMORY_DEVICE;
@@ -147,6 +150,11 @@ static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c
                 CK(cudaMemcpy(R->kind ? pin_out : out, dev, bytes, cudaMemcpyDeviceToHost));
             } else if (R->kind == 3) {
                 RK(g, rb_execute(plan[r], &di, &dO));
+            } else if (R->kind == 4) {
+                rb_image a = hi, b = ho;
+                a.data = in;
+                b.data = out;
+                RK(cpu, rb_execute(plan[r], &a, &b));
             } else {
                 rb_image a = hi, b = ho;
                 a.data = R->pinned_user ? pin_in : in;
@@ -175,6 +183,8 @@ static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    /* --rgb: issue 17's image alone, 8192^2 RGB 8-bit (the round-trip target) */
+    int rgb_only = argc > 1 && !strcmp(argv[1], "--rgb");
     int runs = quick ? 10 : 30;
     cudaDeviceProp prop;
     int drv = 0;
@@ -191,10 +201,12 @@ int main(int argc, char **argv)
     printf("| size | image | route | median ms | GB/s (bytes up + down / time) | pageable copy / this | floor / this |\n");
     printf("|---|---|---|---|---|---|---|\n");
     const int sizes[2] = {4096, 8192};
-    for (int si = 0; si < (quick ? 1 : 2); ++si) {
+    for (int si = 0; si < (quick ? 1 : 2) && !rgb_only; ++si) {
         run(g, cpu, f, sizes[si], 1, RB_F32, runs);
+        run(g, cpu, f, sizes[si], 3, RB_U8, runs);
         run(g, cpu, f, sizes[si], 4, RB_U8, runs);
     }
+    if (rgb_only) run(g, cpu, f, 8192, 3, RB_U8, runs);
     rb_filter_destroy(f);
     rb_context_destroy(g);
     rb_context_destroy(cpu);
