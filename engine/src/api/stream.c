@@ -92,6 +92,9 @@ struct rb_stream {
     long next_u;                 /* pass 1: the next domain row */
     long received;               /* pass 1: rows gathered */
     double *carry;               /* K * r * L */
+    struct row_tap *tab;         /* the column FIR's taps of the rows a column pass runs over */
+    int *tab_n;                  /* taps kept per row */
+    long tab_u0, tab_cap;        /* the first row of the table, rows it has room for */
     double *p;                   /* r * L: p(Y), from the close */
     /* row pass */
     rb_line_layout rlay;
@@ -268,6 +271,8 @@ void rb_stream_destroy(rb_stream *st)
     free(st->g);
     free(st->work);
     free(st->carry);
+    free(st->tab);
+    free(st->tab_n);
     free(st->rowx);
     free(st);
 }
@@ -394,12 +399,68 @@ STREAM_INLINE int u_row(const rb_stream *st, long i, int pass1, int strip, doubl
     return 1;
 }
 
+/* The taps of one row of the column FIR at lane 0 (fir_tap's x or c, and
+ * its weight), found once per row for every lane block (the search through
+ * the rows kept cost as much as a block's arithmetic). */
+typedef struct row_tap {
+    const float *x;
+    const double *c;
+    double w;
+} row_tap;
+
+/* The taps of rows [u0, u1) of a column pass into the table (when the
+ * fused route runs: FIRs of at most FUSED_TAPS taps). 0 when a row is
+ * nowhere (a bug, as fir_tap), -1 out of memory. */
+static int taps_table(rb_stream *st, long u0, long u1, int pass1, int strip)
+{
+    if (st->taps > FUSED_TAPS || u1 <= u0)
+        return 1;
+    const long rows = u1 - u0;
+    if (rows > st->tab_cap) {
+        row_tap *t = grow(st->tab, sizeof(row_tap) * (size_t)rows * (size_t)st->taps);
+        if (t)
+            st->tab = t;
+        int *n = t ? grow(st->tab_n, sizeof(int) * (size_t)rows) : NULL;
+        if (!n)
+            return -1;
+        st->tab_n = n;
+        st->tab_cap = rows;
+    }
+    st->tab_u0 = u0;
+    for (long i = u0; i < u1; i++) {
+        row_tap *rt = st->tab + (i - u0) * st->taps;
+        int n = 0;
+        for (int t = 0; t < st->taps; t++) {
+            const float *x;
+            const double *c;
+            if (!fir_tap(st, i, pass1, strip, t, &x, &c))
+                return 0;
+            if (x || c)
+                rt[n++] = (row_tap){x, c, st->f[t]};
+        }
+        st->tab_n[i - u0] = n;
+    }
+    return 1;
+}
+
 /* One row of the causal column pass on a block: o = u_i - sum_k dc[k]
  * o[-k nb] (the state in the r rows above), u_i summed in registers, 4
  * lanes at a time, the taps in order and then the feedback terms in order:
  * the same operations as u_row and causal_row, fused. 0 as u_row. */
 typedef double v4d __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
+
+/* 4 floats at p widened to doubles, element by element: GCC 12 makes this
+ * one vcvtps2pd from memory, where __builtin_convertvector of a v4f became
+ * two 2-lane conversions and a vinsertf128 (cpu_sweep_kernel.h's cvt4 met
+ * the same). The same values either way. */
+STREAM_INLINE void widen4(v4d *r, const float *p)
+{
+    v4f x;
+    memcpy(&x, p, sizeof x);
+    for (int l = 0; l < 4; l++)
+        (*r)[l] = x[l];
+}
 
 STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip, double *o,
                                long l0, long nb)
@@ -416,18 +477,15 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
         }
         return 1;
     }
+    (void)pass1;
+    (void)strip;
     fir_taps tp;
-    tp.n = 0;
-    for (int t = 0; t < st->taps; t++) {
-        const float *x;
-        const double *c;
-        if (!fir_tap(st, i, pass1, strip, t, &x, &c))
-            return 0;
-        if (x || c) {
-            tp.x[tp.n] = x ? x + l0 : NULL;
-            tp.c[tp.n] = c ? c + l0 : NULL;
-            tp.w[tp.n++] = st->f[t];
-        }
+    const row_tap *rt = st->tab + (i - st->tab_u0) * st->taps;
+    tp.n = st->tab_n[i - st->tab_u0];
+    for (int t = 0; t < tp.n; t++) {
+        tp.x[t] = rt[t].x ? rt[t].x + l0 : NULL;
+        tp.c[t] = rt[t].c ? rt[t].c + l0 : NULL;
+        tp.w[t] = rt[t].w;
     }
     const double *s = st->s + l0;
     long l = 0;
@@ -442,9 +500,9 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
         for (int t = 0; t < tp.n; t++) {
             if (tp.x[t]) {
                 for (int q = 0; q < 4; q++) {
-                    v4f xf;
-                    memcpy(&xf, tp.x[t] + l + 4 * q, sizeof xf);
-                    a[q] += tp.w[t] * (__builtin_convertvector(xf, v4d) - sv[q]);
+                    v4d x;
+                    widen4(&x, tp.x[t] + l + 4 * q);
+                    a[q] += tp.w[t] * (x - sv[q]);
                 }
             } else {
                 for (int q = 0; q < 4; q++) {
@@ -467,9 +525,9 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
         memcpy(&sv, s + l, sizeof sv);
         for (int t = 0; t < tp.n; t++) {
             if (tp.x[t]) {
-                v4f xf;
-                memcpy(&xf, tp.x[t] + l, sizeof xf);
-                a += tp.w[t] * (__builtin_convertvector(xf, v4d) - sv);
+                v4d x;
+                widen4(&x, tp.x[t] + l);
+                a += tp.w[t] * (x - sv);
             } else {
                 v4d cv;
                 memcpy(&cv, tp.c[t] + l, sizeof cv);
@@ -821,7 +879,10 @@ static rb_status pass1_advance(rb_stream *st)
         s = work_reserve(st, st->r + PASS1_CHUNK);
     if (s != RB_OK)
         return s;
-    if (!run_lanes(st, pass1_lanes, k, u))
+    const int tabbed = taps_table(st, st->next_u, u, 1, -1);
+    if (tabbed < 0)
+        return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip's column pass");
+    if (!tabbed || !run_lanes(st, pass1_lanes, k, u))
         return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_gather: a row of the column FIR was "
                         "not kept (internal)");
     st->next_u = u;
@@ -1001,7 +1062,10 @@ static rb_status pass2_columns(rb_stream *st, int k)
     if (s != RB_OK)
         return s;
     next_ring(st);
-    if (!run_lanes(st, pass2_lanes, k, 0))
+    const int tabbed = taps_table(st, seg_begin(st, k), seg_begin(st, k) + st->seg_len[k], 0, k);
+    if (tabbed < 0)
+        return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip's column pass");
+    if (!tabbed || !run_lanes(st, pass2_lanes, k, 0))
         return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_produce: a row of the column FIR was "
                         "not kept (internal)");
     /* the input rows later strips' FIR reaches back to */
@@ -1012,9 +1076,61 @@ static rb_status pass2_columns(rb_stream *st, int k)
     return RB_OK;
 }
 
+/* Where the row pass's results go: pixel i of the G rows of a group, as
+ * the solver finishes it (rb_line_solve_ex's sink, while the row of lanes
+ * is still in L1), the solver's per-lane constant added here. */
+typedef struct {
+    float *row[8];
+    long G, ch;
+    const rb_lane *off;
+} row_sink;
+
+static void row_sink_put(void *user, ptrdiff_t i, const rb_lane *v)
+{
+    const row_sink *rs = user;
+    const rb_lane *off = rs->off;
+    if (rs->G == 8 && rs->ch == 1) { /* fixed trip counts the compiler unrolls */
+        for (int g = 0; g < 8; g++)
+            rs->row[g][i] = (float)(v[g] + off[g]);
+    } else if (rs->G == 8 && rs->ch == 3) {
+        for (int g = 0; g < 8; g++)
+            for (int c = 0; c < 3; c++)
+                rs->row[g][i * 3 + c] = (float)(v[g * 3 + c] + off[g * 3 + c]);
+    } else {
+        const long ch = rs->ch;
+        for (long g = 0; g < rs->G; g++)
+            for (long c = 0; c < ch; c++)
+                rs->row[g][i * ch + c] = (float)(v[g * ch + c] + off[g * ch + c]);
+    }
+}
+
+/* Pixels [i0, i1) of the G rows into the lanes (pixel i of row g, channel
+ * c at xi[i * G * CH + g * CH + c]), each lane's sum taken on the way in
+ * the order the solver would take it (i ascending). CH a constant where
+ * the caller knows it, so that the inner loop unrolls. */
+STREAM_INLINE void rows_gather(rb_lane *xi, rb_lane *sum, float *const *row, long G, long CH,
+                               long i0, long i1)
+{
+    const long L2 = G * CH;
+    for (long g = 0; g < G; g++) {
+        const float *src = row[g];
+        rb_lane *dst = xi + g * CH, *sg = sum + g * CH;
+        for (long i = i0; i < i1; i++)
+            for (long c = 0; c < CH; c++) {
+                dst[i * L2 + c] = src[i * CH + c];
+                sg[c] += dst[i * L2 + c];
+            }
+    }
+}
+
 /* The row pass over rows [j->l0, j->l1) of st->curbuf (j->k rows in all):
  * groups of rows side by side as lanes, through the in-memory route's line
- * solver; thread t uses the t-th row buffer. */
+ * solver; thread t uses the t-th row buffer. The lanes are gathered in
+ * tiles of T pixels (each source row read in order, the tile in L1) with
+ * their sums (the solver's mean, one sweep fewer), and the results go
+ * straight back to the rows through the sink (no second sweep over the
+ * lanes, no separate scatter): the same operations on each lane as
+ * rb_line_solve, so the same results. */
 static void rows_job(lane_job *j)
 {
     rb_stream *st = j->st;
@@ -1023,37 +1139,29 @@ static void rows_job(lane_job *j)
     const rb_line_layout *lay = &st->rlay;
     const long per = (lay->in_len + lay->work_len) * st->row_group * ch;
     rb_lane *x = st->rowx + per * j->slot;
+    enum { T = 32 };
     for (long g0 = j->l0; g0 < j->l1; g0 += st->row_group) {
         const long G = j->l1 - g0 < st->row_group ? j->l1 - g0 : st->row_group;
         const long L2 = G * ch;
-        rb_lane cval[4 * 8];
-        for (long l = 0; l < L2; l++)
+        rb_lane cval[4 * 8], sum[4 * 8], off[4 * 8];
+        for (long l = 0; l < L2; l++) {
             cval[l] = st->crow[l % ch];
-        /* pixel by pixel, the G rows side by side: the lanes are written (and
-         * read back) in order, the G rows read (and written) as G streams */
-        float *row[8];
+            sum[l] = 0.0;
+        }
+        row_sink rs = {{NULL}, G, ch, off};
         for (long g = 0; g < G; g++)
-            row[g] = st->curbuf + (g0 + g) * W * ch;
+            rs.row[g] = st->curbuf + (g0 + g) * W * ch;
         rb_lane *xi = x + lay->lead * L2;
-        if (G == 8 && ch == 1) /* gray: a fixed trip count the compiler unrolls */
-            for (long i = 0; i < W; i++)
-                for (int g = 0; g < 8; g++)
-                    xi[i * 8 + g] = row[g][i];
-        else
-            for (long i = 0; i < W; i++)
-                for (long g = 0; g < G; g++)
-                    for (long c = 0; c < ch; c++)
-                        xi[i * L2 + g * ch + c] = row[g][i * ch + c];
-        const rb_lane *res = rb_line_solve(ap, (int)L2, x, x + lay->in_len * L2, cval);
-        if (G == 8 && ch == 1)
-            for (long i = 0; i < W; i++)
-                for (int g = 0; g < 8; g++)
-                    row[g][i] = (float)res[i * 8 + g];
-        else
-            for (long i = 0; i < W; i++)
-                for (long g = 0; g < G; g++)
-                    for (long c = 0; c < ch; c++)
-                        row[g][i * ch + c] = (float)res[i * L2 + g * ch + c];
+        for (long i0 = 0; i0 < W; i0 += T) {
+            const long i1 = i0 + T < W ? i0 + T : W;
+            if (G == 8 && ch == 1)
+                rows_gather(xi, sum, rs.row, 8, 1, i0, i1);
+            else if (G == 8 && ch == 3)
+                rows_gather(xi, sum, rs.row, 8, 3, i0, i1);
+            else
+                rows_gather(xi, sum, rs.row, G, ch, i0, i1);
+        }
+        rb_line_solve_ex(ap, (int)L2, x, x + lay->in_len * L2, cval, sum, off, row_sink_put, &rs);
     }
 }
 
