@@ -95,6 +95,8 @@ struct rb_stream {
     struct row_tap *tab;         /* the column FIR's taps of the rows a column pass runs over */
     int *tab_n;                  /* taps kept per row */
     long tab_u0, tab_cap;        /* the first row of the table, rows it has room for */
+    struct row_conv *conv;       /* the sample rows each row widens into a block's ring */
+    long *conv_off;              /* per row: its first entry in conv (one more at the end) */
     double *p;                   /* r * L: p(Y), from the close */
     /* row pass */
     rb_line_layout rlay;
@@ -273,6 +275,8 @@ void rb_stream_destroy(rb_stream *st)
     free(st->carry);
     free(st->tab);
     free(st->tab_n);
+    free(st->conv);
+    free(st->conv_off);
     free(st->rowx);
     free(st);
 }
@@ -329,13 +333,13 @@ static long row_needed(const rb_stream *st, long i)
     return need;
 }
 
-/* The rows (or extension values) of the column FIR's taps at domain row
- * i: tap t reads x[t] (a sample row, the shift subtracted) or c[t] (the
- * shifted extension value), or neither (nothing: outside the image for
- * NONE, the periodic wrap across the top in pass 1, added at the close). */
+/* The column FIR's taps at domain row i on a block: tap t reads c[t], a
+ * sample row widened with the shift subtracted (the block's ring) or the
+ * shifted extension values; taps that read neither (outside the image for
+ * NONE, the periodic wrap across the top in pass 1, added at the close)
+ * are left out. */
 enum { FUSED_TAPS = 32 }; /* longer FIRs take the tap-by-tap route */
 typedef struct {
-    const float *x[FUSED_TAPS];
     const double *c[FUSED_TAPS];
     double w[FUSED_TAPS];
     int n;
@@ -399,17 +403,31 @@ STREAM_INLINE int u_row(const rb_stream *st, long i, int pass1, int strip, doubl
     return 1;
 }
 
-/* The taps of one row of the column FIR at lane 0 (fir_tap's x or c, and
- * its weight), found once per row for every lane block (the search through
- * the rows kept cost as much as a block's arithmetic). */
+/* The taps of one row of the column FIR at lane 0, found once per row for
+ * every lane block (the search through the rows kept cost as much as a
+ * block's arithmetic): an extension value (c, full-width) or a sample row,
+ * which a block reads from its ring of widened rows (slot). */
 typedef struct row_tap {
-    const float *x;
     const double *c;
     double w;
+    int slot;
 } row_tap;
 
+/* A sample row to widen into a ring slot before a row's taps are summed:
+ * x - s in double, once per row and block, where each of the FIR's taps
+ * converted and shifted it again (the same values: the same operations). */
+typedef struct row_conv {
+    const float *x;
+    int slot;
+} row_conv;
+
+/* Slots of a block's ring: twice the taps, so a row's own never go. */
+enum { RING_SLOTS = 2 * FUSED_TAPS };
+
 /* The taps of rows [u0, u1) of a column pass into the table (when the
- * fused route runs: FIRs of at most FUSED_TAPS taps). 0 when a row is
+ * fused route runs: FIRs of at most FUSED_TAPS taps), and the ring's
+ * schedule: which sample row each row widens into which slot (a slot
+ * not read by the row itself, the one read longest ago). 0 when a row is
  * nowhere (a bug, as fir_tap), -1 out of memory. */
 static int taps_table(rb_stream *st, long u0, long u1, int pass1, int strip)
 {
@@ -417,29 +435,62 @@ static int taps_table(rb_stream *st, long u0, long u1, int pass1, int strip)
         return 1;
     const long rows = u1 - u0;
     if (rows > st->tab_cap) {
-        row_tap *t = grow(st->tab, sizeof(row_tap) * (size_t)rows * (size_t)st->taps);
+        const size_t n = (size_t)rows * (size_t)st->taps;
+        row_tap *t = grow(st->tab, sizeof(row_tap) * n);
         if (t)
             st->tab = t;
-        int *n = t ? grow(st->tab_n, sizeof(int) * (size_t)rows) : NULL;
-        if (!n)
+        int *tn = t ? grow(st->tab_n, sizeof(int) * (size_t)rows) : NULL;
+        if (tn)
+            st->tab_n = tn;
+        row_conv *cv = tn ? grow(st->conv, sizeof(row_conv) * n) : NULL;
+        if (cv)
+            st->conv = cv;
+        long *co = cv ? grow(st->conv_off, sizeof(long) * (size_t)(rows + 1)) : NULL;
+        if (!co)
             return -1;
-        st->tab_n = n;
+        st->conv_off = co;
         st->tab_cap = rows;
     }
     st->tab_u0 = u0;
+    const int slots = 2 * st->taps;
+    const float *tag[RING_SLOTS];
+    long last[RING_SLOTS];
+    for (int q = 0; q < slots; q++) {
+        tag[q] = NULL;
+        last[q] = -1;
+    }
+    long nc = 0;
     for (long i = u0; i < u1; i++) {
         row_tap *rt = st->tab + (i - u0) * st->taps;
+        const long row = i - u0;
         int n = 0;
+        st->conv_off[row] = nc;
         for (int t = 0; t < st->taps; t++) {
             const float *x;
             const double *c;
             if (!fir_tap(st, i, pass1, strip, t, &x, &c))
                 return 0;
-            if (x || c)
-                rt[n++] = (row_tap){x, c, st->f[t]};
+            if (c) {
+                rt[n++] = (row_tap){c, st->f[t], -1};
+            } else if (x) {
+                int q = 0;
+                while (q < slots && tag[q] != x)
+                    q++;
+                if (q == slots) { /* not in the ring: into the slot read longest ago */
+                    q = 0;
+                    for (int v = 1; v < slots; v++)
+                        if (last[v] < last[q])
+                            q = v;
+                    tag[q] = x;
+                    st->conv[nc++] = (row_conv){x, q};
+                }
+                last[q] = row;
+                rt[n++] = (row_tap){NULL, st->f[t], q};
+            }
         }
-        st->tab_n[i - u0] = n;
+        st->tab_n[row] = n;
     }
+    st->conv_off[rows] = nc;
     return 1;
 }
 
@@ -463,7 +514,7 @@ STREAM_INLINE void widen4(v4d *r, const float *p)
 }
 
 STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip, double *o,
-                               long l0, long nb)
+                               long l0, long nb, double *ring)
 {
     const int r = st->r;
     const double *dc = st->ap->ax.dc;
@@ -477,41 +528,43 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
         }
         return 1;
     }
-    (void)pass1;
-    (void)strip;
+    const double *s = st->s + l0;
+    const long row = i - st->tab_u0;
+    /* the sample rows this row widens first: x - s, as u_row takes it */
+    for (long e = st->conv_off[row]; e < st->conv_off[row + 1]; e++) {
+        const float *x = st->conv[e].x + l0;
+        double *d = ring + st->conv[e].slot * nb;
+        long l = 0;
+        for (; l + 4 <= nb; l += 4) {
+            v4d xv, sv;
+            widen4(&xv, x + l);
+            memcpy(&sv, s + l, sizeof sv);
+            xv -= sv;
+            memcpy(d + l, &xv, sizeof xv);
+        }
+        for (; l < nb; l++)
+            d[l] = (double)x[l] - s[l];
+    }
     fir_taps tp;
-    const row_tap *rt = st->tab + (i - st->tab_u0) * st->taps;
-    tp.n = st->tab_n[i - st->tab_u0];
+    const row_tap *rt = st->tab + row * st->taps;
+    tp.n = st->tab_n[row];
     for (int t = 0; t < tp.n; t++) {
-        tp.x[t] = rt[t].x ? rt[t].x + l0 : NULL;
-        tp.c[t] = rt[t].c ? rt[t].c + l0 : NULL;
+        tp.c[t] = rt[t].c ? rt[t].c + l0 : ring + rt[t].slot * nb;
         tp.w[t] = rt[t].w;
     }
-    const double *s = st->s + l0;
     long l = 0;
     /* 16 lanes a step, as 4 independent chains: each chain is a string of
      * dependent additions, and one alone would wait on every one of them */
     for (; l + 16 <= nb; l += 16) {
-        v4d a[4], sv[4];
-        for (int q = 0; q < 4; q++) {
+        v4d a[4];
+        for (int q = 0; q < 4; q++)
             a[q] = (v4d){0.0, 0.0, 0.0, 0.0};
-            memcpy(&sv[q], s + l + 4 * q, sizeof sv[q]);
-        }
-        for (int t = 0; t < tp.n; t++) {
-            if (tp.x[t]) {
-                for (int q = 0; q < 4; q++) {
-                    v4d x;
-                    widen4(&x, tp.x[t] + l + 4 * q);
-                    a[q] += tp.w[t] * (x - sv[q]);
-                }
-            } else {
-                for (int q = 0; q < 4; q++) {
-                    v4d cv;
-                    memcpy(&cv, tp.c[t] + l + 4 * q, sizeof cv);
-                    a[q] += tp.w[t] * cv;
-                }
+        for (int t = 0; t < tp.n; t++)
+            for (int q = 0; q < 4; q++) {
+                v4d cv;
+                memcpy(&cv, tp.c[t] + l + 4 * q, sizeof cv);
+                a[q] += tp.w[t] * cv;
             }
-        }
         for (int k = 1; k <= r; k++)
             for (int q = 0; q < 4; q++) {
                 v4d z;
@@ -521,18 +574,11 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
         memcpy(o + l, a, sizeof a);
     }
     for (; l + 4 <= nb; l += 4) {
-        v4d a = {0.0, 0.0, 0.0, 0.0}, sv;
-        memcpy(&sv, s + l, sizeof sv);
+        v4d a = {0.0, 0.0, 0.0, 0.0};
         for (int t = 0; t < tp.n; t++) {
-            if (tp.x[t]) {
-                v4d x;
-                widen4(&x, tp.x[t] + l);
-                a += tp.w[t] * (x - sv);
-            } else {
-                v4d cv;
-                memcpy(&cv, tp.c[t] + l, sizeof cv);
-                a += tp.w[t] * cv;
-            }
+            v4d cv;
+            memcpy(&cv, tp.c[t] + l, sizeof cv);
+            a += tp.w[t] * cv;
         }
         for (int k = 1; k <= r; k++) {
             v4d z;
@@ -544,7 +590,7 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
     for (; l < nb; l++) {
         double a = 0.0;
         for (int t = 0; t < tp.n; t++)
-            a += tp.x[t] ? tp.w[t] * ((double)tp.x[t][l] - s[l]) : tp.w[t] * tp.c[t][l];
+            a += tp.w[t] * tp.c[t][l];
         for (int k = 1; k <= r; k++)
             a -= dc[k - 1] * o[l - k * nb];
         o[l] = a;
@@ -811,6 +857,7 @@ STREAM_CLONES static void pass1_lanes(lane_job *j)
     const long L = st->L;
     const int r = st->r, anti = st->ap->ax.anticausal_order > 0;
     const double *g = st->g;
+    double ring[RING_SLOTS * LANE_BLOCK]; /* the block's widened sample rows (taps_table) */
     double *w = st->work + (size_t)j->slot * (size_t)st->work_rows * LANE_BLOCK;
     for (long b0 = j->l0; b0 < j->l1; b0 += LANE_BLOCK) {
         const long nb = j->l1 - b0 < LANE_BLOCK ? j->l1 - b0 : LANE_BLOCK;
@@ -824,7 +871,7 @@ STREAM_CLONES static void pass1_lanes(lane_job *j)
                     n = 0;
                 }
                 double *o = w + (r + n) * nb;
-                if (!u_causal_row(st, u, 1, -1, o, b0, nb)) {
+                if (!u_causal_row(st, u, 1, -1, o, b0, nb, ring)) {
                     j->ok = 0;
                     return;
                 }
@@ -1029,12 +1076,13 @@ STREAM_CLONES static void pass2_lanes(lane_job *j)
     const long b = seg_begin(st, k), len = st->seg_len[k], y0 = st->y0s[k];
     const double *da = st->ap->ax.da;
     double *w = st->work + (size_t)j->slot * (size_t)st->work_rows * LANE_BLOCK;
+    double ring[RING_SLOTS * LANE_BLOCK]; /* the block's widened sample rows (taps_table) */
     for (long b0 = j->l0; b0 < j->l1; b0 += LANE_BLOCK) {
         const long nb = j->l1 - b0 < LANE_BLOCK ? j->l1 - b0 : LANE_BLOCK;
         double *y = w + r * nb;
         block_load(w, st->state, r, nb, L, b0);
         for (long i = 0; i < len; i++) {
-            if (!u_causal_row(st, b + i, 0, k, y + i * nb, b0, nb)) {
+            if (!u_causal_row(st, b + i, 0, k, y + i * nb, b0, nb, ring)) {
                 j->ok = 0;
                 return;
             }
