@@ -97,6 +97,7 @@ struct rb_stream {
     long tab_u0, tab_cap;        /* the first row of the table, rows it has room for */
     struct row_conv *conv;       /* the sample rows each row widens into a block's ring */
     long *conv_off;              /* per row: its first entry in conv (one more at the end) */
+    long conv_n;                 /* entries in conv */
     double *p;                   /* r * L: p(Y), from the close */
     /* row pass */
     rb_line_layout rlay;
@@ -491,6 +492,7 @@ static int taps_table(rb_stream *st, long u0, long u1, int pass1, int strip)
         st->tab_n[row] = n;
     }
     st->conv_off[rows] = nc;
+    st->conv_n = nc;
     return 1;
 }
 
@@ -530,8 +532,17 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
     }
     const double *s = st->s + l0;
     const long row = i - st->tab_u0;
-    /* the sample rows this row widens first: x - s, as u_row takes it */
+    /* the sample rows this row widens first: x - s, as u_row takes it. The
+     * block's lanes of a row are a few cache lines a whole row apart, where
+     * the hardware prefetcher does not follow: they are asked for
+     * CONV_AHEAD rows before they are widened. */
+    enum { CONV_AHEAD = 6 };
     for (long e = st->conv_off[row]; e < st->conv_off[row + 1]; e++) {
+        if (e + CONV_AHEAD < st->conv_n) {
+            const char *pf = (const char *)(st->conv[e + CONV_AHEAD].x + l0);
+            for (long b = 0; b < nb * (long)sizeof(float); b += 64)
+                __builtin_prefetch(pf + b);
+        }
         const float *x = st->conv[e].x + l0;
         double *d = ring + st->conv[e].slot * nb;
         long l = 0;
@@ -1162,13 +1173,16 @@ STREAM_INLINE void rows_gather(rb_lane *xi, rb_lane *sum, float *const *row, lon
     const long L2 = G * CH;
     for (long g = 0; g < G; g++) {
         const float *src = row[g];
-        rb_lane *dst = xi + g * CH, *sg = sum + g * CH;
+        rb_lane *dst = xi + g * CH;
         for (long i = i0; i < i1; i++)
-            for (long c = 0; c < CH; c++) {
+            for (long c = 0; c < CH; c++)
                 dst[i * L2 + c] = src[i * CH + c];
-                sg[c] += dst[i * L2 + c];
-            }
     }
+    /* the sums over the tile (in L1), all lanes side by side: independent
+     * chains that vectorise, where one lane at a time waited on each add */
+    for (long i = i0; i < i1; i++)
+        for (long l = 0; l < L2; l++)
+            sum[l] += xi[i * L2 + l];
 }
 
 /* The row pass over rows [j->l0, j->l1) of st->curbuf (j->k rows in all):
