@@ -49,6 +49,24 @@ enum { STAGE_GATHER = 0, STAGE_CLOSED, STAGE_DONE };
  * pass 1 computes into a block's buffer before it moves its state back. */
 enum { LANE_BLOCK = 64, PASS1_CHUNK = 32 };
 
+/* The taps of one row of the column FIR at lane 0, found once per row for
+ * every lane block (the search through the rows kept cost as much as a
+ * block's arithmetic): an extension value (c, full-width) or a sample row,
+ * which a block reads from its ring of widened rows (slot). */
+typedef struct row_tap {
+    const double *c;
+    double w;
+    int slot;
+} row_tap;
+
+/* A sample row to widen into a ring slot before a row's taps are summed:
+ * x - s in double, once per row and block, where each of the FIR's taps
+ * converted and shifted it again (the same values: the same operations). */
+typedef struct row_conv {
+    const float *x;
+    int slot;
+} row_conv;
+
 struct rb_stream {
     rb_plan *plan;
     rb_context *ctx;
@@ -92,10 +110,10 @@ struct rb_stream {
     long next_u;                 /* pass 1: the next domain row */
     long received;               /* pass 1: rows gathered */
     double *carry;               /* K * r * L */
-    struct row_tap *tab;         /* the column FIR's taps of the rows a column pass runs over */
+    row_tap *tab;                /* the column FIR's taps of the rows a column pass runs over */
     int *tab_n;                  /* taps kept per row */
     long tab_u0, tab_cap;        /* the first row of the table, rows it has room for */
-    struct row_conv *conv;       /* the sample rows each row widens into a block's ring */
+    row_conv *conv;              /* the sample rows each row widens into a block's ring */
     long *conv_off;              /* per row: its first entry in conv (one more at the end) */
     long conv_n;                 /* entries in conv */
     double *p;                   /* r * L: p(Y), from the close */
@@ -142,7 +160,9 @@ size_t rb_stream_working_bytes(const rb_plan *plan, int strip_rows)
                  + (5.0 + 3.0 * ax->r) * L * sizeof(double)                /* lanes' values, states */
                  + K * ((double)ax->r * sizeof(double) + hi * sizeof(float)) * L /* the carries */
                  + nt * (2.0 * ax->r + rows + 2 * D) * LANE_BLOCK * sizeof(double) /* blocks */
-                 + (rows + 2 * D) * sizeof(double);                        /* g */
+                 + (rows + 2 * D) * sizeof(double)                         /* g */
+                 + (rows + 2 * D) * (taps * (sizeof(row_tap) + sizeof(row_conv)) +
+                                     sizeof(long) + sizeof(int));          /* taps_table */
     }
     if (plan->rows.ax.active) {
         rb_line_layout lay;
@@ -403,24 +423,6 @@ STREAM_INLINE int u_row(const rb_stream *st, long i, int pass1, int strip, doubl
     }
     return 1;
 }
-
-/* The taps of one row of the column FIR at lane 0, found once per row for
- * every lane block (the search through the rows kept cost as much as a
- * block's arithmetic): an extension value (c, full-width) or a sample row,
- * which a block reads from its ring of widened rows (slot). */
-typedef struct row_tap {
-    const double *c;
-    double w;
-    int slot;
-} row_tap;
-
-/* A sample row to widen into a ring slot before a row's taps are summed:
- * x - s in double, once per row and block, where each of the FIR's taps
- * converted and shifted it again (the same values: the same operations). */
-typedef struct row_conv {
-    const float *x;
-    int slot;
-} row_conv;
 
 /* Slots of a block's ring: twice the taps, so a row's own never go. */
 enum { RING_SLOTS = 2 * FUSED_TAPS };
@@ -768,16 +770,53 @@ static void block_store(double *dst, const double *blk, long rows, long nb, long
         memcpy(dst + i * L + b0, blk + i * nb, sizeof(double) * (size_t)nb);
 }
 
-/* The backward pass over len rows of a block at y (stride nb; the
- * anticausal state in the r rows after them), in place. */
-static void anticausal_rows(const double *da, int r, double *y, long len, long nb)
+/* Pass 2's last sweep over a block: the backward pass over its len rows at
+ * y (stride nb; the anticausal state in the r rows after them; da NULL:
+ * none), each row of the strip's own (rows [y0, y0 + rows) of the domain
+ * rows b + i) written out as soon as it is final, the shift's DC response
+ * added back, into the block's lanes of the loaded strip. One sweep, the
+ * lanes in registers, where the pass and the write-out were two (and the
+ * pass read and wrote every row once per feedback term): the same
+ * operations in the same order, so the same results. The rows before the
+ * strip's first (the extension above the image) are not needed. */
+STREAM_INLINE void anticausal_out(const rb_stream *st, const double *da, int r, double *y,
+                                  long len, long nb, long b, long y0, long rows, long b0)
 {
-    for (long i = len - 1; i >= 0; i--) {
+    const long L = st->L;
+    const double *s = st->s + b0;
+    const double gain = st->gain;
+    const int rr = da ? r : 0;
+    for (long i = len - 1; i >= y0 - b; i--) {
         double *o = y + i * nb;
-        for (int k = 1; k <= r; k++) { /* term by term: a loop over the lanes vectorises */
-            const double c = da[k - 1], *z = o + k * nb;
-            for (long l = 0; l < nb; l++)
-                o[l] -= c * z[l];
+        const long row = b + i;
+        float *d = row < y0 + rows ? st->curbuf + (row - y0) * L + b0 : NULL;
+        long l = 0;
+        for (; l + 16 <= nb; l += 16) {
+            v4d a[4];
+            memcpy(a, o + l, sizeof a);
+            for (int k = 1; k <= rr; k++)
+                for (int q = 0; q < 4; q++) {
+                    v4d z;
+                    memcpy(&z, o + l + 4 * q + k * nb, sizeof z);
+                    a[q] -= da[k - 1] * z;
+                }
+            memcpy(o + l, a, sizeof a);
+            if (d)
+                for (int q = 0; q < 4; q++) {
+                    v4d sv;
+                    memcpy(&sv, s + l + 4 * q, sizeof sv);
+                    const v4d v = a[q] + gain * sv;
+                    for (int e = 0; e < 4; e++)
+                        d[l + 4 * q + e] = (float)v[e];
+                }
+        }
+        for (; l < nb; l++) {
+            double a = o[l];
+            for (int k = 1; k <= rr; k++)
+                a -= da[k - 1] * o[l + k * nb];
+            o[l] = a;
+            if (d)
+                d[l] = (float)(a + gain * s[l]);
         }
     }
 }
@@ -1100,18 +1139,10 @@ STREAM_CLONES static void pass2_lanes(lane_job *j)
         }
         /* the causal state for the next strip */
         block_store(st->state, w + len * nb, r, nb, L, b0);
-        if (st->ap->ax.anticausal_order > 0) {
+        const int anti = st->ap->ax.anticausal_order > 0;
+        if (anti)
             block_load(y + len * nb, st->carry + (size_t)k * r * L, r, nb, L, b0);
-            anticausal_rows(da, r, y, len, nb);
-        }
-        /* the strip's own rows, the shift's DC response added back */
-        const double *s = st->s + b0;
-        for (long row = y0; row < y0 + st->rows[k]; row++) {
-            const double *o = y + (row - b) * nb;
-            float *d = st->curbuf + (row - y0) * L + b0;
-            for (long l = 0; l < nb; l++)
-                d[l] = (float)(o[l] + st->gain * s[l]);
-        }
+        anticausal_out(st, anti ? da : NULL, r, y, len, nb, b, y0, st->rows[k], b0);
     }
 }
 
