@@ -49,6 +49,24 @@ enum { STAGE_GATHER = 0, STAGE_CLOSED, STAGE_DONE };
  * pass 1 computes into a block's buffer before it moves its state back. */
 enum { LANE_BLOCK = 64, PASS1_CHUNK = 32 };
 
+/* The taps of one row of the column FIR at lane 0, found once per row for
+ * every lane block (the search through the rows kept cost as much as a
+ * block's arithmetic): an extension value (c, full-width) or a sample row,
+ * which a block reads from its ring of widened rows (slot). */
+typedef struct row_tap {
+    const double *c;
+    double w;
+    int slot;
+} row_tap;
+
+/* A sample row to widen into a ring slot before a row's taps are summed:
+ * x - s in double, once per row and block, where each of the FIR's taps
+ * converted and shifted it again (the same values: the same operations). */
+typedef struct row_conv {
+    const float *x;
+    int slot;
+} row_conv;
+
 struct rb_stream {
     rb_plan *plan;
     rb_context *ctx;
@@ -92,6 +110,12 @@ struct rb_stream {
     long next_u;                 /* pass 1: the next domain row */
     long received;               /* pass 1: rows gathered */
     double *carry;               /* K * r * L */
+    row_tap *tab;                /* the column FIR's taps of the rows a column pass runs over */
+    int *tab_n;                  /* taps kept per row */
+    long tab_u0, tab_cap;        /* the first row of the table, rows it has room for */
+    row_conv *conv;              /* the sample rows each row widens into a block's ring */
+    long *conv_off;              /* per row: its first entry in conv (one more at the end) */
+    long conv_n;                 /* entries in conv */
     double *p;                   /* r * L: p(Y), from the close */
     /* row pass */
     rb_line_layout rlay;
@@ -136,7 +160,9 @@ size_t rb_stream_working_bytes(const rb_plan *plan, int strip_rows)
                  + (5.0 + 3.0 * ax->r) * L * sizeof(double)                /* lanes' values, states */
                  + K * ((double)ax->r * sizeof(double) + hi * sizeof(float)) * L /* the carries */
                  + nt * (2.0 * ax->r + rows + 2 * D) * LANE_BLOCK * sizeof(double) /* blocks */
-                 + (rows + 2 * D) * sizeof(double);                        /* g */
+                 + (rows + 2 * D) * sizeof(double)                         /* g */
+                 + (rows + 2 * D) * (taps * (sizeof(row_tap) + sizeof(row_conv)) +
+                                     sizeof(long) + sizeof(int));          /* taps_table */
     }
     if (plan->rows.ax.active) {
         rb_line_layout lay;
@@ -268,6 +294,10 @@ void rb_stream_destroy(rb_stream *st)
     free(st->g);
     free(st->work);
     free(st->carry);
+    free(st->tab);
+    free(st->tab_n);
+    free(st->conv);
+    free(st->conv_off);
     free(st->rowx);
     free(st);
 }
@@ -324,13 +354,13 @@ static long row_needed(const rb_stream *st, long i)
     return need;
 }
 
-/* The rows (or extension values) of the column FIR's taps at domain row
- * i: tap t reads x[t] (a sample row, the shift subtracted) or c[t] (the
- * shifted extension value), or neither (nothing: outside the image for
- * NONE, the periodic wrap across the top in pass 1, added at the close). */
+/* The column FIR's taps at domain row i on a block: tap t reads c[t], a
+ * sample row widened with the shift subtracted (the block's ring) or the
+ * shifted extension values; taps that read neither (outside the image for
+ * NONE, the periodic wrap across the top in pass 1, added at the close)
+ * are left out. */
 enum { FUSED_TAPS = 32 }; /* longer FIRs take the tap-by-tap route */
 typedef struct {
-    const float *x[FUSED_TAPS];
     const double *c[FUSED_TAPS];
     double w[FUSED_TAPS];
     int n;
@@ -394,6 +424,80 @@ STREAM_INLINE int u_row(const rb_stream *st, long i, int pass1, int strip, doubl
     return 1;
 }
 
+/* Slots of a block's ring: twice the taps, so a row's own never go. */
+enum { RING_SLOTS = 2 * FUSED_TAPS };
+
+/* The taps of rows [u0, u1) of a column pass into the table (when the
+ * fused route runs: FIRs of at most FUSED_TAPS taps), and the ring's
+ * schedule: which sample row each row widens into which slot (a slot
+ * not read by the row itself, the one read longest ago). 0 when a row is
+ * nowhere (a bug, as fir_tap), -1 out of memory. */
+static int taps_table(rb_stream *st, long u0, long u1, int pass1, int strip)
+{
+    if (st->taps > FUSED_TAPS || u1 <= u0)
+        return 1;
+    const long rows = u1 - u0;
+    if (rows > st->tab_cap) {
+        const size_t n = (size_t)rows * (size_t)st->taps;
+        row_tap *t = grow(st->tab, sizeof(row_tap) * n);
+        if (t)
+            st->tab = t;
+        int *tn = t ? grow(st->tab_n, sizeof(int) * (size_t)rows) : NULL;
+        if (tn)
+            st->tab_n = tn;
+        row_conv *cv = tn ? grow(st->conv, sizeof(row_conv) * n) : NULL;
+        if (cv)
+            st->conv = cv;
+        long *co = cv ? grow(st->conv_off, sizeof(long) * (size_t)(rows + 1)) : NULL;
+        if (!co)
+            return -1;
+        st->conv_off = co;
+        st->tab_cap = rows;
+    }
+    st->tab_u0 = u0;
+    const int slots = 2 * st->taps;
+    const float *tag[RING_SLOTS];
+    long last[RING_SLOTS];
+    for (int q = 0; q < slots; q++) {
+        tag[q] = NULL;
+        last[q] = -1;
+    }
+    long nc = 0;
+    for (long i = u0; i < u1; i++) {
+        row_tap *rt = st->tab + (i - u0) * st->taps;
+        const long row = i - u0;
+        int n = 0;
+        st->conv_off[row] = nc;
+        for (int t = 0; t < st->taps; t++) {
+            const float *x;
+            const double *c;
+            if (!fir_tap(st, i, pass1, strip, t, &x, &c))
+                return 0;
+            if (c) {
+                rt[n++] = (row_tap){c, st->f[t], -1};
+            } else if (x) {
+                int q = 0;
+                while (q < slots && tag[q] != x)
+                    q++;
+                if (q == slots) { /* not in the ring: into the slot read longest ago */
+                    q = 0;
+                    for (int v = 1; v < slots; v++)
+                        if (last[v] < last[q])
+                            q = v;
+                    tag[q] = x;
+                    st->conv[nc++] = (row_conv){x, q};
+                }
+                last[q] = row;
+                rt[n++] = (row_tap){NULL, st->f[t], q};
+            }
+        }
+        st->tab_n[row] = n;
+    }
+    st->conv_off[rows] = nc;
+    st->conv_n = nc;
+    return 1;
+}
+
 /* One row of the causal column pass on a block: o = u_i - sum_k dc[k]
  * o[-k nb] (the state in the r rows above), u_i summed in registers, 4
  * lanes at a time, the taps in order and then the feedback terms in order:
@@ -401,8 +505,20 @@ STREAM_INLINE int u_row(const rb_stream *st, long i, int pass1, int strip, doubl
 typedef double v4d __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
 
+/* 4 floats at p widened to doubles, element by element: GCC 12 makes this
+ * one vcvtps2pd from memory, where __builtin_convertvector of a v4f became
+ * two 2-lane conversions and a vinsertf128 (cpu_sweep_kernel.h's cvt4 met
+ * the same). The same values either way. */
+STREAM_INLINE void widen4(v4d *r, const float *p)
+{
+    v4f x;
+    memcpy(&x, p, sizeof x);
+    for (int l = 0; l < 4; l++)
+        (*r)[l] = x[l];
+}
+
 STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip, double *o,
-                               long l0, long nb)
+                               long l0, long nb, double *ring)
 {
     const int r = st->r;
     const double *dc = st->ap->ax.dc;
@@ -416,44 +532,52 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
         }
         return 1;
     }
-    fir_taps tp;
-    tp.n = 0;
-    for (int t = 0; t < st->taps; t++) {
-        const float *x;
-        const double *c;
-        if (!fir_tap(st, i, pass1, strip, t, &x, &c))
-            return 0;
-        if (x || c) {
-            tp.x[tp.n] = x ? x + l0 : NULL;
-            tp.c[tp.n] = c ? c + l0 : NULL;
-            tp.w[tp.n++] = st->f[t];
-        }
-    }
     const double *s = st->s + l0;
+    const long row = i - st->tab_u0;
+    /* the sample rows this row widens first: x - s, as u_row takes it. The
+     * block's lanes of a row are a few cache lines a whole row apart, where
+     * the hardware prefetcher does not follow: they are asked for
+     * CONV_AHEAD rows before they are widened. */
+    enum { CONV_AHEAD = 6 };
+    for (long e = st->conv_off[row]; e < st->conv_off[row + 1]; e++) {
+        if (e + CONV_AHEAD < st->conv_n) {
+            const char *pf = (const char *)(st->conv[e + CONV_AHEAD].x + l0);
+            for (long b = 0; b < nb * (long)sizeof(float); b += 64)
+                __builtin_prefetch(pf + b);
+        }
+        const float *x = st->conv[e].x + l0;
+        double *d = ring + st->conv[e].slot * nb;
+        long l = 0;
+        for (; l + 4 <= nb; l += 4) {
+            v4d xv, sv;
+            widen4(&xv, x + l);
+            memcpy(&sv, s + l, sizeof sv);
+            xv -= sv;
+            memcpy(d + l, &xv, sizeof xv);
+        }
+        for (; l < nb; l++)
+            d[l] = (double)x[l] - s[l];
+    }
+    fir_taps tp;
+    const row_tap *rt = st->tab + row * st->taps;
+    tp.n = st->tab_n[row];
+    for (int t = 0; t < tp.n; t++) {
+        tp.c[t] = rt[t].c ? rt[t].c + l0 : ring + rt[t].slot * nb;
+        tp.w[t] = rt[t].w;
+    }
     long l = 0;
     /* 16 lanes a step, as 4 independent chains: each chain is a string of
      * dependent additions, and one alone would wait on every one of them */
     for (; l + 16 <= nb; l += 16) {
-        v4d a[4], sv[4];
-        for (int q = 0; q < 4; q++) {
+        v4d a[4];
+        for (int q = 0; q < 4; q++)
             a[q] = (v4d){0.0, 0.0, 0.0, 0.0};
-            memcpy(&sv[q], s + l + 4 * q, sizeof sv[q]);
-        }
-        for (int t = 0; t < tp.n; t++) {
-            if (tp.x[t]) {
-                for (int q = 0; q < 4; q++) {
-                    v4f xf;
-                    memcpy(&xf, tp.x[t] + l + 4 * q, sizeof xf);
-                    a[q] += tp.w[t] * (__builtin_convertvector(xf, v4d) - sv[q]);
-                }
-            } else {
-                for (int q = 0; q < 4; q++) {
-                    v4d cv;
-                    memcpy(&cv, tp.c[t] + l + 4 * q, sizeof cv);
-                    a[q] += tp.w[t] * cv;
-                }
+        for (int t = 0; t < tp.n; t++)
+            for (int q = 0; q < 4; q++) {
+                v4d cv;
+                memcpy(&cv, tp.c[t] + l + 4 * q, sizeof cv);
+                a[q] += tp.w[t] * cv;
             }
-        }
         for (int k = 1; k <= r; k++)
             for (int q = 0; q < 4; q++) {
                 v4d z;
@@ -463,18 +587,11 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
         memcpy(o + l, a, sizeof a);
     }
     for (; l + 4 <= nb; l += 4) {
-        v4d a = {0.0, 0.0, 0.0, 0.0}, sv;
-        memcpy(&sv, s + l, sizeof sv);
+        v4d a = {0.0, 0.0, 0.0, 0.0};
         for (int t = 0; t < tp.n; t++) {
-            if (tp.x[t]) {
-                v4f xf;
-                memcpy(&xf, tp.x[t] + l, sizeof xf);
-                a += tp.w[t] * (__builtin_convertvector(xf, v4d) - sv);
-            } else {
-                v4d cv;
-                memcpy(&cv, tp.c[t] + l, sizeof cv);
-                a += tp.w[t] * cv;
-            }
+            v4d cv;
+            memcpy(&cv, tp.c[t] + l, sizeof cv);
+            a += tp.w[t] * cv;
         }
         for (int k = 1; k <= r; k++) {
             v4d z;
@@ -486,7 +603,7 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
     for (; l < nb; l++) {
         double a = 0.0;
         for (int t = 0; t < tp.n; t++)
-            a += tp.x[t] ? tp.w[t] * ((double)tp.x[t][l] - s[l]) : tp.w[t] * tp.c[t][l];
+            a += tp.w[t] * tp.c[t][l];
         for (int k = 1; k <= r; k++)
             a -= dc[k - 1] * o[l - k * nb];
         o[l] = a;
@@ -653,16 +770,53 @@ static void block_store(double *dst, const double *blk, long rows, long nb, long
         memcpy(dst + i * L + b0, blk + i * nb, sizeof(double) * (size_t)nb);
 }
 
-/* The backward pass over len rows of a block at y (stride nb; the
- * anticausal state in the r rows after them), in place. */
-static void anticausal_rows(const double *da, int r, double *y, long len, long nb)
+/* Pass 2's last sweep over a block: the backward pass over its len rows at
+ * y (stride nb; the anticausal state in the r rows after them; da NULL:
+ * none), each row of the strip's own (rows [y0, y0 + rows) of the domain
+ * rows b + i) written out as soon as it is final, the shift's DC response
+ * added back, into the block's lanes of the loaded strip. One sweep, the
+ * lanes in registers, where the pass and the write-out were two (and the
+ * pass read and wrote every row once per feedback term): the same
+ * operations in the same order, so the same results. The rows before the
+ * strip's first (the extension above the image) are not needed. */
+STREAM_INLINE void anticausal_out(const rb_stream *st, const double *da, int r, double *y,
+                                  long len, long nb, long b, long y0, long rows, long b0)
 {
-    for (long i = len - 1; i >= 0; i--) {
+    const long L = st->L;
+    const double *s = st->s + b0;
+    const double gain = st->gain;
+    const int rr = da ? r : 0;
+    for (long i = len - 1; i >= y0 - b; i--) {
         double *o = y + i * nb;
-        for (int k = 1; k <= r; k++) { /* term by term: a loop over the lanes vectorises */
-            const double c = da[k - 1], *z = o + k * nb;
-            for (long l = 0; l < nb; l++)
-                o[l] -= c * z[l];
+        const long row = b + i;
+        float *d = row < y0 + rows ? st->curbuf + (row - y0) * L + b0 : NULL;
+        long l = 0;
+        for (; l + 16 <= nb; l += 16) {
+            v4d a[4];
+            memcpy(a, o + l, sizeof a);
+            for (int k = 1; k <= rr; k++)
+                for (int q = 0; q < 4; q++) {
+                    v4d z;
+                    memcpy(&z, o + l + 4 * q + k * nb, sizeof z);
+                    a[q] -= da[k - 1] * z;
+                }
+            memcpy(o + l, a, sizeof a);
+            if (d)
+                for (int q = 0; q < 4; q++) {
+                    v4d sv;
+                    memcpy(&sv, s + l + 4 * q, sizeof sv);
+                    const v4d v = a[q] + gain * sv;
+                    for (int e = 0; e < 4; e++)
+                        d[l + 4 * q + e] = (float)v[e];
+                }
+        }
+        for (; l < nb; l++) {
+            double a = o[l];
+            for (int k = 1; k <= rr; k++)
+                a -= da[k - 1] * o[l + k * nb];
+            o[l] = a;
+            if (d)
+                d[l] = (float)(a + gain * s[l]);
         }
     }
 }
@@ -753,6 +907,7 @@ STREAM_CLONES static void pass1_lanes(lane_job *j)
     const long L = st->L;
     const int r = st->r, anti = st->ap->ax.anticausal_order > 0;
     const double *g = st->g;
+    double ring[RING_SLOTS * LANE_BLOCK]; /* the block's widened sample rows (taps_table) */
     double *w = st->work + (size_t)j->slot * (size_t)st->work_rows * LANE_BLOCK;
     for (long b0 = j->l0; b0 < j->l1; b0 += LANE_BLOCK) {
         const long nb = j->l1 - b0 < LANE_BLOCK ? j->l1 - b0 : LANE_BLOCK;
@@ -766,7 +921,7 @@ STREAM_CLONES static void pass1_lanes(lane_job *j)
                     n = 0;
                 }
                 double *o = w + (r + n) * nb;
-                if (!u_causal_row(st, u, 1, -1, o, b0, nb)) {
+                if (!u_causal_row(st, u, 1, -1, o, b0, nb, ring)) {
                     j->ok = 0;
                     return;
                 }
@@ -821,7 +976,10 @@ static rb_status pass1_advance(rb_stream *st)
         s = work_reserve(st, st->r + PASS1_CHUNK);
     if (s != RB_OK)
         return s;
-    if (!run_lanes(st, pass1_lanes, k, u))
+    const int tabbed = taps_table(st, st->next_u, u, 1, -1);
+    if (tabbed < 0)
+        return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip's column pass");
+    if (!tabbed || !run_lanes(st, pass1_lanes, k, u))
         return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_gather: a row of the column FIR was "
                         "not kept (internal)");
     st->next_u = u;
@@ -968,30 +1126,23 @@ STREAM_CLONES static void pass2_lanes(lane_job *j)
     const long b = seg_begin(st, k), len = st->seg_len[k], y0 = st->y0s[k];
     const double *da = st->ap->ax.da;
     double *w = st->work + (size_t)j->slot * (size_t)st->work_rows * LANE_BLOCK;
+    double ring[RING_SLOTS * LANE_BLOCK]; /* the block's widened sample rows (taps_table) */
     for (long b0 = j->l0; b0 < j->l1; b0 += LANE_BLOCK) {
         const long nb = j->l1 - b0 < LANE_BLOCK ? j->l1 - b0 : LANE_BLOCK;
         double *y = w + r * nb;
         block_load(w, st->state, r, nb, L, b0);
         for (long i = 0; i < len; i++) {
-            if (!u_causal_row(st, b + i, 0, k, y + i * nb, b0, nb)) {
+            if (!u_causal_row(st, b + i, 0, k, y + i * nb, b0, nb, ring)) {
                 j->ok = 0;
                 return;
             }
         }
         /* the causal state for the next strip */
         block_store(st->state, w + len * nb, r, nb, L, b0);
-        if (st->ap->ax.anticausal_order > 0) {
+        const int anti = st->ap->ax.anticausal_order > 0;
+        if (anti)
             block_load(y + len * nb, st->carry + (size_t)k * r * L, r, nb, L, b0);
-            anticausal_rows(da, r, y, len, nb);
-        }
-        /* the strip's own rows, the shift's DC response added back */
-        const double *s = st->s + b0;
-        for (long row = y0; row < y0 + st->rows[k]; row++) {
-            const double *o = y + (row - b) * nb;
-            float *d = st->curbuf + (row - y0) * L + b0;
-            for (long l = 0; l < nb; l++)
-                d[l] = (float)(o[l] + st->gain * s[l]);
-        }
+        anticausal_out(st, anti ? da : NULL, r, y, len, nb, b, y0, st->rows[k], b0);
     }
 }
 
@@ -1001,7 +1152,10 @@ static rb_status pass2_columns(rb_stream *st, int k)
     if (s != RB_OK)
         return s;
     next_ring(st);
-    if (!run_lanes(st, pass2_lanes, k, 0))
+    const int tabbed = taps_table(st, seg_begin(st, k), seg_begin(st, k) + st->seg_len[k], 0, k);
+    if (tabbed < 0)
+        return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip's column pass");
+    if (!tabbed || !run_lanes(st, pass2_lanes, k, 0))
         return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_produce: a row of the column FIR was "
                         "not kept (internal)");
     /* the input rows later strips' FIR reaches back to */
@@ -1012,9 +1166,64 @@ static rb_status pass2_columns(rb_stream *st, int k)
     return RB_OK;
 }
 
+/* Where the row pass's results go: pixel i of the G rows of a group, as
+ * the solver finishes it (rb_line_solve_ex's sink, while the row of lanes
+ * is still in L1), the solver's per-lane constant added here. */
+typedef struct {
+    float *row[8];
+    long G, ch;
+    const rb_lane *off;
+} row_sink;
+
+static void row_sink_put(void *user, ptrdiff_t i, const rb_lane *v)
+{
+    const row_sink *rs = user;
+    const rb_lane *off = rs->off;
+    if (rs->G == 8 && rs->ch == 1) { /* fixed trip counts the compiler unrolls */
+        for (int g = 0; g < 8; g++)
+            rs->row[g][i] = (float)(v[g] + off[g]);
+    } else if (rs->G == 8 && rs->ch == 3) {
+        for (int g = 0; g < 8; g++)
+            for (int c = 0; c < 3; c++)
+                rs->row[g][i * 3 + c] = (float)(v[g * 3 + c] + off[g * 3 + c]);
+    } else {
+        const long ch = rs->ch;
+        for (long g = 0; g < rs->G; g++)
+            for (long c = 0; c < ch; c++)
+                rs->row[g][i * ch + c] = (float)(v[g * ch + c] + off[g * ch + c]);
+    }
+}
+
+/* Pixels [i0, i1) of the G rows into the lanes (pixel i of row g, channel
+ * c at xi[i * G * CH + g * CH + c]), each lane's sum taken on the way in
+ * the order the solver would take it (i ascending). CH a constant where
+ * the caller knows it, so that the inner loop unrolls. */
+STREAM_INLINE void rows_gather(rb_lane *xi, rb_lane *sum, float *const *row, long G, long CH,
+                               long i0, long i1)
+{
+    const long L2 = G * CH;
+    for (long g = 0; g < G; g++) {
+        const float *src = row[g];
+        rb_lane *dst = xi + g * CH;
+        for (long i = i0; i < i1; i++)
+            for (long c = 0; c < CH; c++)
+                dst[i * L2 + c] = src[i * CH + c];
+    }
+    /* the sums over the tile (in L1), all lanes side by side: independent
+     * chains that vectorise, where one lane at a time waited on each add */
+    for (long i = i0; i < i1; i++)
+        for (long l = 0; l < L2; l++)
+            sum[l] += xi[i * L2 + l];
+}
+
 /* The row pass over rows [j->l0, j->l1) of st->curbuf (j->k rows in all):
  * groups of rows side by side as lanes, through the in-memory route's line
- * solver; thread t uses the t-th row buffer. */
+ * solver; thread t uses the t-th row buffer. The lanes are gathered in
+ * tiles of T pixels (each source row read in order, the tile in L1) with
+ * their sums (the solver's mean, one sweep fewer), and the results go
+ * straight back to the rows through the sink (no second sweep over the
+ * lanes, no separate scatter): the same operations on each lane as
+ * rb_line_solve, so the same results. */
 static void rows_job(lane_job *j)
 {
     rb_stream *st = j->st;
@@ -1023,37 +1232,29 @@ static void rows_job(lane_job *j)
     const rb_line_layout *lay = &st->rlay;
     const long per = (lay->in_len + lay->work_len) * st->row_group * ch;
     rb_lane *x = st->rowx + per * j->slot;
+    enum { T = 32 };
     for (long g0 = j->l0; g0 < j->l1; g0 += st->row_group) {
         const long G = j->l1 - g0 < st->row_group ? j->l1 - g0 : st->row_group;
         const long L2 = G * ch;
-        rb_lane cval[4 * 8];
-        for (long l = 0; l < L2; l++)
+        rb_lane cval[4 * 8], sum[4 * 8], off[4 * 8];
+        for (long l = 0; l < L2; l++) {
             cval[l] = st->crow[l % ch];
-        /* pixel by pixel, the G rows side by side: the lanes are written (and
-         * read back) in order, the G rows read (and written) as G streams */
-        float *row[8];
+            sum[l] = 0.0;
+        }
+        row_sink rs = {{NULL}, G, ch, off};
         for (long g = 0; g < G; g++)
-            row[g] = st->curbuf + (g0 + g) * W * ch;
+            rs.row[g] = st->curbuf + (g0 + g) * W * ch;
         rb_lane *xi = x + lay->lead * L2;
-        if (G == 8 && ch == 1) /* gray: a fixed trip count the compiler unrolls */
-            for (long i = 0; i < W; i++)
-                for (int g = 0; g < 8; g++)
-                    xi[i * 8 + g] = row[g][i];
-        else
-            for (long i = 0; i < W; i++)
-                for (long g = 0; g < G; g++)
-                    for (long c = 0; c < ch; c++)
-                        xi[i * L2 + g * ch + c] = row[g][i * ch + c];
-        const rb_lane *res = rb_line_solve(ap, (int)L2, x, x + lay->in_len * L2, cval);
-        if (G == 8 && ch == 1)
-            for (long i = 0; i < W; i++)
-                for (int g = 0; g < 8; g++)
-                    row[g][i] = (float)res[i * 8 + g];
-        else
-            for (long i = 0; i < W; i++)
-                for (long g = 0; g < G; g++)
-                    for (long c = 0; c < ch; c++)
-                        row[g][i * ch + c] = (float)res[i * L2 + g * ch + c];
+        for (long i0 = 0; i0 < W; i0 += T) {
+            const long i1 = i0 + T < W ? i0 + T : W;
+            if (G == 8 && ch == 1)
+                rows_gather(xi, sum, rs.row, 8, 1, i0, i1);
+            else if (G == 8 && ch == 3)
+                rows_gather(xi, sum, rs.row, 8, 3, i0, i1);
+            else
+                rows_gather(xi, sum, rs.row, G, ch, i0, i1);
+        }
+        rb_line_solve_ex(ap, (int)L2, x, x + lay->in_len * L2, cval, sum, off, row_sink_put, &rs);
     }
 }
 
