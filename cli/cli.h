@@ -32,6 +32,12 @@ void cli_info(const cli_options *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* "recblur: warning: ..." on stderr, always (one line): the command goes on. */
+void cli_warn(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 double cli_now_ms(void);
 
 /* One operation on a loaded image. `out` is allocated by the caller with the

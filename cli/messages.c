@@ -21,6 +21,19 @@ int cli_fail(int status, const char *fmt, ...)
     return status;
 }
 
+void cli_warn(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (char *p = msg; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    fprintf(stderr, "recblur: warning: %s\n", msg);
+}
+
 const char *cli_engine_message(const rb_context *ctx)
 {
     const char *m = ctx ? rb_context_error(ctx) : "";

@@ -136,6 +136,12 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
         goto done;
     }
     band = band_rows(plan, g, &out_geom, rps, &band_bytes);
+    /* the carries (r values per column per strip) grow with width x height:
+     * past some size no band height keeps the limit; say so, and go on */
+    if (band_bytes > limit)
+        cli_warn("the strips of this %dx%d image need about %.1f MiB (the column carries grow with the "
+                 "image), more than the %.1f MiB memory limit: going on with that",
+                 g->width, g->height, band_bytes / 1048576.0, limit / 1048576.0);
     const size_t second = (g->stride + out_geom.stride) * band;
     const int overlap = band < H && band_bytes + second <= limit;
     if (overlap)

@@ -62,6 +62,12 @@ for img in g8:3 rgba16:12; do
 done
 "$R" blur -v --sigma 7 --memory 1 "$T/g8.tif" "$T/str.tif" 2>"$T/err"
 grep -q "file work overlapped" "$T/err" && fail "--memory 1: overlapped all the same" || pass "--memory 1: one buffer each way"
+# a limit no band height keeps (the carries alone pass 1 MiB here) is said
+# in one warning line, and the blur goes on; one that fits says nothing
+grep -q "^recblur: warning: .*more than the 1.0 MiB memory limit" "$T/err" && pass "--memory 1: the limit not kept is said" \
+  || fail "--memory 1: no warning that the limit is not kept: $(cat "$T/err")"
+"$R" blur --sigma 7 --memory 3 "$T/g8.tif" "$T/str.tif" 2>"$T/err"
+[ -s "$T/err" ] && fail "--memory 3: said something: $(cat "$T/err")" || pass "--memory 3: kept, nothing said"
 
 # without --memory (and far below 1 GiB) the in-memory route runs
 "$R" blur -v --sigma 3 "$T/g8.tif" "$T/mem.tif" 2>"$T/err"
