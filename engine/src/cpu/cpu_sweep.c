@@ -327,17 +327,32 @@ static inline float sw_sample(const unsigned char *e, rb_format f, unsigned *cod
  * is, then colour times the pixel's alpha for straight alpha (alpha 0
  * makes colour 0). One lane at a time: the alpha sample of a lane's pixel
  * may lie outside the 8 lanes (pixels straddle lane groups). Into x, not
- * returned: a vector return outside the target clones changes the ABI. */
-static inline __attribute__((always_inline)) void sw_load_converted(const sw_pass *p,
-                                                                     const unsigned char *s, long g0,
-                                                                     int nl, float x[8])
+ * returned: a vector return outside the target clones changes the ABI.
+ * Out of line: inlined into every load of every kernel copy it tripled
+ * cpu_sweep.c's compile time; one call per 8 samples costs little beside
+ * the table look-ups. The channel is counted, not taken modulo per lane (a
+ * 64-bit division per sample doubled the sweep's CPU time). */
+__attribute__((noinline)) static void sw_load_converted(const sw_pass *p, const unsigned char *s,
+                                                        long g0, int nl, float x[8])
 {
     const size_t es = fmt_size(p->sfmt);
     const int ch = p->ch;
     for (int l = nl; l < 8; l++)
         x[l] = 0.0f;
+    if (p->dec && !p->alpha && !p->premul) { /* every lane a colour code: the plug-in's case */
+        if (p->sfmt == RB_U8)
+            for (int l = 0; l < nl; l++)
+                x[l] = p->dec[s[l]];
+        else
+            for (int l = 0; l < nl; l++) {
+                uint16_t u;
+                memcpy(&u, s + 2 * (size_t)l, sizeof u);
+                x[l] = p->dec[u];
+            }
+        return;
+    }
+    int c = (int)(g0 % ch);
     for (int l = 0; l < nl; l++) {
-        const int c = (int)((g0 + l) % ch);
         const int is_alpha = p->alpha && c == ch - 1;
         const unsigned char *e = s + (size_t)l * es;
         unsigned code;
@@ -347,6 +362,8 @@ static inline __attribute__((always_inline)) void sw_load_converted(const sw_pas
         if (p->premul && !is_alpha)
             v *= sw_sample(e + (size_t)(ch - 1 - c) * es, p->sfmt, &code);
         x[l] = v;
+        if (++c == ch)
+            c = 0;
     }
 }
 
