@@ -76,15 +76,6 @@ static void check_route(const rb_axis_plan *ap, const rb_axis_filter *f, rb_boun
     }
 }
 
-/* A progress callback that never cancels: its presence keeps the CPU back
- * end off the sweep (cpu_sweep.c), so run_case reaches the general route. */
-static int keep_going(double fraction, void *user)
-{
-    (void)fraction;
-    (void)user;
-    return 0;
-}
-
 /* The sweep's own conditions that a plan of both passes on both axes with a
  * zero/constant/clamp boundary meets: it must then take the sweep. */
 static int sweep_expected(const rb_axis_filter *fx, const rb_axis_filter *fy, rb_boundary_mode mode,
@@ -151,15 +142,15 @@ static double run_case(rb_context *ctx, const rb_axis_filter *fx, const rb_axis_
         rb_image oimg = img;
         if (obuf)
             oimg.data = obuf;
-        if (general)
-            rb_context_set_progress(ctx, keep_going, NULL);
+        if (general) /* the general route (cpu_sweep.c's A/B switch) */
+            rb_switch_set(ctx, "RECBLUR_CPU_NO_SWEEP", "1");
         int sweep = rb_cpu_sweep_ok(plan, &img, &oimg);
         if (!general && assert_routes && sweep_expected(fx, fy, b.mode, ch) && !sweep) {
             printf("FAIL %s: the CPU sweep route was expected\n", label);
             route_mismatches++;
         }
         s = rb_execute(plan, &img, &oimg);
-        rb_context_set_progress(ctx, NULL, NULL);
+        rb_switch_set(ctx, "RECBLUR_CPU_NO_SWEEP", NULL);
         if (s != RB_OK)
             fail_msg("%s: rb_execute: %s", label, rb_context_error(ctx));
         if (obuf) {

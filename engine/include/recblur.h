@@ -81,7 +81,13 @@ typedef enum {
     RB_BACKEND_CUDA
 } rb_backend;
 
-/* Return non-zero to cancel. fraction in [0,1]. Called from the calling thread. */
+/* Return non-zero to cancel. fraction in [0,1], never decreasing, 1.0 last when
+ * the call succeeds. Called from the calling thread only.
+ * A cancel is honoured only while the output is untouched: rb_execute then
+ * returns RB_ERR_CANCELLED and the output is as it was. Routes that write the
+ * output as they go (the CPU back end's band sweep writes its first output rows
+ * after about a third of the work) ignore a cancel that comes later: the call
+ * finishes and returns RB_OK, the image whole: never left half filtered. */
 typedef int (*rb_progress_fn)(double fraction, void *user);
 /* Informational messages (back end chosen, fall-backs). */
 typedef void (*rb_log_fn)(const char *message, void *user);

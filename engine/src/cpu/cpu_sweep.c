@@ -32,6 +32,8 @@
 #define _GNU_SOURCE
 #include "cpu_sweep.h"
 #include "parallel.h"
+#include "pixel_convert.h"
+#include "srgb_tables.h"
 
 #include <limits.h>
 #include <math.h>
@@ -114,6 +116,12 @@ typedef struct {
     long planar;                 /* 0, or lane g is (row g % planar, channel g / planar): the
                                     row pass over the channel-planar band buffer */
     long nstrips;
+    /* the input's decode, as rb_pixels_load_rows does it (conv: any of them):
+     * lin: sRGB -> linear light of the colour channels (dec: the 8/16-bit
+     * table, NULL for float: the formula); premul: straight alpha,
+     * colour x alpha; alpha: the last channel is alpha (never decoded) */
+    int conv, lin, premul, alpha;
+    const float *dec;
 } sw_pass;
 
 /* CPU seconds of the calling thread (phase times on a loaded machine). */
@@ -179,7 +187,45 @@ typedef struct {
     unsigned char *heads;
     long nhead;
     size_t headrow;
+    /* progress: the context's callback (NULL: none), reported by member 0
+     * only (the calling thread: recblur.h promises that); the shares of the
+     * whole call the column sums and phase A take (the bands the rest); the
+     * phase A chunks, each ended by a report; cancel: set by member 0, seen
+     * by all after the next barrier */
+    rb_progress_fn progress;
+    void *progress_user;
+    double w_sums, w_a;
+    int achunks;
+    atomic_int cancel;
+    /* staged output (sRGB encode or un-premultiply on the way out): the row
+     * pass writes float rows into ob[band & 1] and they are stored by
+     * rb_pixels_store_rows, the general route's own store; ob[0] NULL: the
+     * row pass writes the image directly */
+    float *ob[2];
+    rb_image *outim;
+    int lin;
 } sw_shared;
+
+/* The claim counters in sw_shared.ctr: phase A's chunks, then per band the
+ * row pass and the column pass, then per band the staged store. */
+#define SW_A_CHUNKS 4
+#define SW_CTR_A 0
+#define SW_CTR_ROWS(b) (SW_A_CHUNKS + 2 * (b))
+#define SW_CTR_COLS(b) (SW_A_CHUNKS + 2 * (b) + 1)
+#define SW_CTR_STORE(nbands, b) (SW_A_CHUNKS + 2 * (nbands) + (b))
+#define SW_NCTR(nbands) (SW_A_CHUNKS + 3 * (nbands))
+
+/* Member 0's progress report: fraction f of the call, scaled to [0, 0.99]
+ * as the general route does (1.0 comes once the call is done). may_cancel:
+ * no output row has been written yet, so a cancel can still be honoured;
+ * later the answer is ignored and the call finishes (recblur.h). */
+static void sw_report(sw_shared *sh, double f, int may_cancel)
+{
+    if (!sh->progress)
+        return;
+    if (sh->progress(0.99 * f, sh->progress_user) && may_cancel)
+        atomic_store(&sh->cancel, 1);
+}
 
 typedef struct {
     sw_shared *sh;
@@ -198,6 +244,7 @@ static void sw_free_buffers(sw_shared *sh, unsigned char *Ymem)
     free(sh->cs.st);
     free(sh->cs.z);
     free(sh->bb[0]);
+    free(sh->ob[0]);
     free(Ymem);
 }
 
@@ -255,6 +302,71 @@ static inline __attribute__((always_inline)) void tile_store(const v8f *tile, lo
         }
 }
 
+/* One stored sample as rb_pixels_load_rows reads it before any decode. */
+static inline float sw_sample(const unsigned char *e, rb_format f, unsigned *code)
+{
+    if (f == RB_U8) {
+        *code = e[0];
+        return (float)e[0] / 255.0f;
+    }
+    if (f == RB_U16) {
+        uint16_t u;
+        memcpy(&u, e, sizeof u);
+        *code = u;
+        return (float)u / 65535.0f;
+    }
+    float v;
+    memcpy(&v, e, sizeof v);
+    *code = 0;
+    return v;
+}
+
+/* Lanes g0 .. g0+nl-1 of a source row (s: lane g0's sample) decoded as the
+ * general route's load (rb_pixels_load_rows) does: sRGB codes to linear
+ * light by the same tables (float by the same formula), alpha left as it
+ * is, then colour times the pixel's alpha for straight alpha (alpha 0
+ * makes colour 0). One lane at a time: the alpha sample of a lane's pixel
+ * may lie outside the 8 lanes (pixels straddle lane groups). Into x, not
+ * returned: a vector return outside the target clones changes the ABI.
+ * Out of line: inlined into every load of every kernel copy it tripled
+ * cpu_sweep.c's compile time; one call per 8 samples costs little beside
+ * the table look-ups. The channel is counted, not taken modulo per lane (a
+ * 64-bit division per sample doubled the sweep's CPU time). */
+__attribute__((noinline)) static void sw_load_converted(const sw_pass *p, const unsigned char *s,
+                                                        long g0, int nl, float x[8])
+{
+    const size_t es = fmt_size(p->sfmt);
+    const int ch = p->ch;
+    for (int l = nl; l < 8; l++)
+        x[l] = 0.0f;
+    if (p->dec && !p->alpha && !p->premul) { /* every lane a colour code: the plug-in's case */
+        if (p->sfmt == RB_U8)
+            for (int l = 0; l < nl; l++)
+                x[l] = p->dec[s[l]];
+        else
+            for (int l = 0; l < nl; l++) {
+                uint16_t u;
+                memcpy(&u, s + 2 * (size_t)l, sizeof u);
+                x[l] = p->dec[u];
+            }
+        return;
+    }
+    int c = (int)(g0 % ch);
+    for (int l = 0; l < nl; l++) {
+        const int is_alpha = p->alpha && c == ch - 1;
+        const unsigned char *e = s + (size_t)l * es;
+        unsigned code;
+        float v = sw_sample(e, p->sfmt, &code);
+        if (p->lin && !is_alpha)
+            v = p->dec ? p->dec[code] : rb_srgb_decode(v);
+        if (p->premul && !is_alpha)
+            v *= sw_sample(e + (size_t)(ch - 1 - c) * es, p->sfmt, &code);
+        x[l] = v;
+        if (++c == ch)
+            c = 0;
+    }
+}
+
 /* The kernels, once with double lanes and once with float lanes. */
 #define SW_V v4d
 #define SW_NV 2
@@ -308,17 +420,15 @@ int rb_cpu_sweep_ok(const rb_plan *plan, const rb_image *in, const rb_image *out
 {
     if (plan->ctx->sw.cpu_no_sweep) /* A/B against the general route */
         return 0;
-    if (plan->ctx->progress || plan->channels < 1 || plan->channels > 4)
+    if (plan->channels < 1 || plan->channels > 4)
         return 0;
     if (!axis_ok(&plan->cols) || !axis_ok(&plan->rows))
         return 0;
     for (int k = 0; k < 2; k++) {
         const rb_image *im = k ? out : in;
-        if (im->memory != RB_MEMORY_HOST || im->alpha == RB_ALPHA_STRAIGHT)
+        if (im->memory != RB_MEMORY_HOST)
             return 0;
         if (im->format != RB_U8 && im->format != RB_U16 && im->format != RB_F32)
-            return 0;
-        if (plan->linear_light && im->srgb)
             return 0;
     }
     /* in place, band 0 of a periodic column pass would read the bottom rows
@@ -549,16 +659,26 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     cs->st = sw_alloc64((size_t)cs->nbands * (size_t)cs->nblocks * (size_t)R * vs);
     cs->z = sw_alloc64((size_t)cs->nblocks * (size_t)R * vs);
     cs->sums = sw_alloc64((size_t)cs->nblocks * (size_t)nt * vs);
-    sh.ctr = malloc((size_t)(2 + 2 * cs->nbands + 2) * sizeof(atomic_long));
+    sh.ctr = malloc((size_t)SW_NCTR(cs->nbands) * sizeof(atomic_long));
     sh.bb[0] = sw_alloc64(2 * bbn * sizeof(float));
     sh.bb[1] = sh.bb[0] ? sh.bb[0] + bbn : NULL;
     unsigned char *Ymem = sw_alloc64((size_t)ymax * vs * (size_t)nt);
-    if (!cs->blk || !cs->st || !cs->z || !cs->sums || !sh.ctr || !sh.bb[0] || !Ymem) {
+    /* the output's encode (linear light on an sRGB image, straight alpha)
+     * needs whole pixels of float results: staged, two bands of them */
+    const int staged = (plan->linear_light && out->srgb) || out->alpha == RB_ALPHA_STRAIGHT;
+    if (staged) {
+        sh.ob[0] = malloc(2 * bbn * sizeof(float));
+        sh.ob[1] = sh.ob[0] ? sh.ob[0] + bbn : NULL;
+        sh.outim = out;
+        sh.lin = plan->linear_light;
+    }
+    if (!cs->blk || !cs->st || !cs->z || !cs->sums || !sh.ctr || !sh.bb[0] || !Ymem ||
+        (staged && !sh.ob[0])) {
         sw_free_buffers(&sh, Ymem);
         return rb_error(ctx, RB_ERR_NOMEM, "out of memory for the %ldx%ld blur's band buffers", W, H);
     }
 
-    for (long k = 0; k < 2 + 2 * cs->nbands + 2; k++)
+    for (long k = 0; k < SW_NCTR(cs->nbands); k++)
         atomic_init(&sh.ctr[k], 0);
     memset(cs->sums, 0, (size_t)cs->nblocks * (size_t)nt * vs);
     sw_pass p1, p2;
@@ -572,6 +692,14 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     p1.ch = ch;
     for (int c = 0; c < ch; c++)
         p1.cval[c] = ccol[c];
+    /* the input's decode (rb_pixels_load_rows' rules), inside the loads */
+    p1.lin = plan->linear_light && in->srgb;
+    p1.premul = in->alpha == RB_ALPHA_STRAIGHT;
+    p1.alpha = in->alpha != RB_ALPHA_NONE;
+    p1.conv = p1.lin || p1.premul;
+    p1.dec = !p1.lin ? NULL
+             : in->format == RB_U8 ? rb_srgb_decode_table_u8()
+             : in->format == RB_U16 ? rb_srgb_decode_table_u16() : NULL;
     memset(&p2, 0, sizeof p2);
     p2.ax = &ax;
     p2.sfmt = RB_F32;
@@ -580,12 +708,28 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     p2.ch = ch;
     for (int c = 0; c < ch; c++)
         p2.cval[c] = crow[c]; /* the constant times the column pass' DC gain */
+    if (staged) { /* float rows into sh.ob, stored by rb_pixels_store_rows */
+        p2.drow = (size_t)W * (size_t)ch * sizeof(float);
+        p2.dfmt = RB_F32;
+    }
     sh.p1 = &p1;
     sh.p2 = &p2;
     sh.H = H;
     sh.out = out->data;
     sh.ostride = rb_image_stride(out);
     sh.tphase = times ? tphase : NULL;
+    /* progress shares by passes over the samples: the sums one read, phase A
+     * one causal pass, the bands the causal pass again, the anticausal
+     * pass and the row pass' two */
+    sh.progress = ctx->progress;
+    sh.progress_user = ctx->progress_user;
+    {
+        const double sums = ay.shift ? 1.0 : 0.0, total = sums + 1.0 + 4.0;
+        sh.w_sums = sums / total;
+        sh.w_a = 1.0 / total;
+    }
+    sh.achunks = ctx->progress ? SW_A_CHUNKS : 1;
+    atomic_init(&sh.cancel, 0);
     pthread_mutex_init(&sh.bar.mu, NULL);
     pthread_cond_init(&sh.bar.cv, NULL);
     sh.bar.parties = INT_MAX; /* until member 0 of the team fixes it (sweep_member) */
@@ -614,9 +758,13 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     pthread_mutex_destroy(&sh.bar.mu);
 
     sw_free_buffers(&sh, Ymem);
+    if (atomic_load(&sh.cancel)) /* honoured before any output row was written */
+        return rb_error(ctx, RB_ERR_CANCELLED, "filtering cancelled by the progress callback");
     if (times)
         fprintf(stderr, "recblur cpu sweep: %.4f s wall; thread 0 CPU: column phase A %.4f s, "
                 "column bands %.4f s, row pass %.4f s; %d threads; %s lanes (float vs double probe %.2g)\n",
                 sw_now() - tstart, tphase[0], tphase[1], tphase[2], started, fl ? "float" : "double", perr);
+    if (ctx->progress)
+        ctx->progress(1.0, ctx->progress_user);
     return RB_OK;
 }

@@ -151,6 +151,13 @@ static inline __attribute__((always_inline)) SW_G SW_N(load8)(const sw_pass *p, 
                                  ? p->alt + (size_t)(i - p->alt_from) * p->alt_row
                                  : p->src + (size_t)i * p->srow;
     s += (size_t)g0 * es;
+    if (p->conv) {
+        float xs[8];
+        v8f x;
+        sw_load_converted(p, s, g0, nl, xs);
+        memcpy(&x, xs, sizeof x);
+        return SW_N(from8f)(x);
+    }
     if (nl == 8)
         return SW_N(cvt8)(s, p->sfmt);
     unsigned char tmp[32] = {0};
@@ -622,6 +629,10 @@ static void *SW_N(sweep_main)(void *arg)
     const int t = th->t;
     const sw_cols *cs = &sh->cs;
     double t0 = th->t == 0 && sh->tphase ? sw_cpu() : 0.0, trow = 0.0;
+    /* progress: member 0 (the calling thread, rb_parallel_team) reports,
+     * before any output row is written a cancel stops the call (sw_report) */
+    if (t == 0)
+        sw_report(sh, 0.0, 1);
 
     /* column sums (mean shift): a fixed share of the rows per thread, each
      * into its array, added in thread order: the same sums, so the same
@@ -631,26 +642,54 @@ static void *SW_N(sweep_main)(void *arg)
     long k, c0;
     if (p1->ax->shift) {
         const long n = p1->ax->n, r0 = n * t / sh->nt, r1 = n * (t + 1) / sh->nt;
-        if (r1 > r0)
+        if (r1 > r0 && !atomic_load(&sh->cancel))
             SW_N(col_sums)(p1, r0, r1, (SW_G *)cs->sums + (size_t)t * (size_t)cs->nblocks, cs->nblocks);
         barrier_wait(&sh->bar);
+        if (t == 0)
+            sw_report(sh, sh->w_sums, 1);
     }
-    /* phase A: strips of 64 bytes of input */
+    /* phase A: strips of 64 bytes of input, in sh->achunks chunks (more than
+     * one only with a progress callback: a report and a chance to cancel
+     * after each, all members past the barrier before the next) */
     const long strip = 64 / (long)fmt_size(p1->sfmt);
     const long nstrips = (p1->lanes + strip - 1) / strip;
-    while ((k = atomic_fetch_add(&ctr[1], 1)) < nstrips) {
-        long g0 = k * strip;
-        SW_N(cols_phase_a)(p1, cs, g0, p1->lanes - g0 < strip ? p1->lanes - g0 : strip);
+    for (int q = 0; q < sh->achunks; q++) {
+        const long k0 = nstrips * q / sh->achunks, k1 = nstrips * (q + 1) / sh->achunks;
+        while (!atomic_load(&sh->cancel) && (k = k0 + atomic_fetch_add(&ctr[SW_CTR_A + q], 1)) < k1) {
+            long g0 = k * strip;
+            SW_N(cols_phase_a)(p1, cs, g0, p1->lanes - g0 < strip ? p1->lanes - g0 : strip);
+        }
+        barrier_wait(&sh->bar);
+        if (sh->progress) {
+            /* the cancel flag, set by member 0 only before this barrier, is
+             * the same for every member after it */
+            if (t == 0)
+                sw_report(sh, sh->w_sums + sh->w_a * (double)(q + 1) / (double)sh->achunks, 1);
+            barrier_wait(&sh->bar);
+            if (atomic_load(&sh->cancel))
+                return NULL; /* phase A writes no output: the image is untouched */
+        }
     }
-    barrier_wait(&sh->bar);
     double t1 = th->t == 0 && sh->tphase ? sw_cpu() : 0.0;
 
     /* bands, bottom-up; the row pass of band b overlaps the column pass of
      * band b - 1 (the other band buffer). Any thread may take any block: the
-     * carried anticausal states live in cs->z, and the barrier orders bands. */
+     * carried anticausal states live in cs->z, and the barrier orders bands.
+     * From here on output rows are written: a cancel is no longer honoured
+     * (the call finishes; recblur.h). With a staged output (sh->ob) the row
+     * pass of band b + 1 writes float rows, stored into the image one band
+     * later (b + 2 below), as rb_pixels_store_rows does. */
     const long CB = 32; /* column blocks per claim */
-    for (long b = cs->nbands - 1; b >= -1; b--) {
-        if (b + 1 < cs->nbands) { /* rows of band b + 1 */
+    const long last = sh->ob[0] ? -2 : -1;
+    for (long b = cs->nbands - 1; b >= last; b--) {
+        if (sh->ob[0] && b + 2 < cs->nbands && b + 2 >= 0) { /* store band b + 2 */
+            const long y0 = (b + 2) * cs->B, rows = sh->H - y0 < cs->B ? sh->H - y0 : cs->B;
+            const size_t rowf = (size_t)sh->outim->width * (size_t)sh->outim->channels;
+            while ((k = atomic_fetch_add(&ctr[SW_CTR_STORE(cs->nbands, b + 2)], 1)) < rows)
+                rb_pixels_store_rows(sh->ob[(b + 2) & 1] + (size_t)k * rowf, sh->outim, (int)(y0 + k), 1,
+                                     sh->lin);
+        }
+        if (b + 1 < cs->nbands && b + 1 >= 0) { /* rows of band b + 1 */
             double tr = th->t == 0 && sh->tphase ? sw_cpu() : 0.0;
             long y0 = (b + 1) * cs->B, rows = sh->H - y0 < cs->B ? sh->H - y0 : cs->B;
             sw_pass p2 = *sh->p2;
@@ -658,10 +697,13 @@ static void *SW_N(sweep_main)(void *arg)
             p2.srow = sh->bbrow;
             p2.lanes = rows * p2.ch;
             p2.planar = rows;
-            p2.dst = sh->out + (size_t)y0 * sh->ostride;
+            if (sh->ob[0])
+                p2.dst = (unsigned char *)sh->ob[(b + 1) & 1];
+            else
+                p2.dst = sh->out + (size_t)y0 * sh->ostride;
             p2.strip = 16;
             p2.nstrips = (p2.lanes + 15) / 16;
-            while ((k = atomic_fetch_add(&ctr[2 + 2 * (b + 1)], 1)) < p2.nstrips) {
+            while ((k = atomic_fetch_add(&ctr[SW_CTR_ROWS(b + 1)], 1)) < p2.nstrips) {
                 long g0 = k * 16;
                 SW_N(line_strip)(&p2, g0, p2.lanes - g0 < 16 ? p2.lanes - g0 : 16, th->Y);
             }
@@ -678,10 +720,14 @@ static void *SW_N(sweep_main)(void *arg)
                 pc.alt_to = pc.alt_from + sh->nhead;
                 pc.alt_row = sh->headrow;
             }
-            while ((c0 = atomic_fetch_add(&ctr[3 + 2 * b], CB)) < cs->nblocks)
+            while ((c0 = atomic_fetch_add(&ctr[SW_CTR_COLS(b)], CB)) < cs->nblocks)
                 SW_N(cols_band)(&pc, cs, b, c0, c0 + CB < cs->nblocks ? c0 + CB : cs->nblocks, th->Y);
         }
         barrier_wait(&sh->bar);
+        if (t == 0 && sh->progress) /* the share of the bands whose output is stored */
+            sw_report(sh, sh->w_sums + sh->w_a +
+                              (1.0 - sh->w_sums - sh->w_a) * (double)(cs->nbands - b) /
+                                  (double)(cs->nbands - last), 0);
     }
     if (th->t == 0 && sh->tphase) {
         double t2 = sw_cpu();
