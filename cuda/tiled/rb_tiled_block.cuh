@@ -83,7 +83,7 @@ RB_HD int rb_tiled_fir_tiled(const rb_cuda_tiled &f, long long j0, int len)
     const rb_cuda_axis &a = f.b.ax;
     /* the taps around sample 0 (fir_lo <= 0 <= fir_hi), so the block's own
      * samples are in the tile too (its sum) */
-    return a.ntaps > 0 && a.ntaps <= RB_TILED_HALO + 1 && a.fir_lo <= 0 && a.fir_lo + a.ntaps > 0 &&
+    return f.fir_tile && a.ntaps > 0 && a.ntaps <= RB_TILED_HALO + 1 && a.fir_lo <= 0 && a.fir_lo + a.ntaps > 0 &&
            j0 + a.fir_lo >= 0 && j0 + a.fir_lo + len + a.ntaps - 1 <= a.n;
 }
 

@@ -146,7 +146,7 @@ static void rb_tiled_chain_launch(const rb_cuda_tiled *f, const float *in, const
 static size_t rb_tiled_row_smem(const rb_cuda_tiled *f)
 {
     const int nt = f->b.ax.ntaps;
-    return sizeof(float) * (nt > 0 && nt <= RB_TILED_HALO + 1 ? RB_TILED_SM_FLOATS_FIR : RB_TILED_SM_FLOATS);
+    return sizeof(float) * (f->fir_tile && nt > 0 && nt <= RB_TILED_HALO + 1 ? RB_TILED_SM_FLOATS_FIR : RB_TILED_SM_FLOATS);
 }
 
 /* the row stage 1 over the row tiles of g (g.grid: their blocks but the

@@ -118,7 +118,7 @@ rb_tiled_s1_rows(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
             rb_tiled_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
         }
         /* a whole in-line block: the dot products, as the columns (rb_cuda_tiled.wdot) */
-        if (f.wdot && (plain || firt) && len == B) rb_tiled_stage1_dot<R>(f, u, T, H);
+        if (f.wdot && plain && len == B) rb_tiled_stage1_dot<R>(f, u, T, H);
         else rb_tiled_stage1<R, IT>(f, u, len, T, H);
     } else {
         IT u[B];
