@@ -55,6 +55,27 @@ static void rb_emu_trace(const rb_axis_plan *ap, const rb_cuda_tiled &f, const f
     free(x);
 }
 
+/* u of one block as the kernels make it: in-line blocks with a FIR from a tile
+ * of their samples (rb_tiled_fir_tiled, rb_tiled_fir_block), the others through
+ * rb_tiled_load_generic */
+template <int R, typename IT>
+static void rb_emu_load(const rb_cuda_tiled &f, const float *x, long long S, int blk, int len, float cv, IT *u,
+                        double *bs)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    const long long j0 = (long long)a.s0 + (long long)blk * RB_TILED_B;
+    if (!rb_tiled_fir_tiled(f, j0, len)) {
+        rb_tiled_load_generic<R, IT>(f, x, S, blk, len, cv, u, bs);
+        return;
+    }
+    float tile[RB_TILED_B + RB_TILED_HALO];
+    for (int i = 0; i < len + a.ntaps - 1; ++i) tile[i] = x[(j0 + a.fir_lo + i) * S];
+    double s = 0.0;
+    for (int j = 0; j < len; ++j) s += (double)tile[j - a.fir_lo];
+    *bs = s;
+    rb_tiled_fir_block<IT>(f, tile, len, u, (double *)0);
+}
+
 template <int R, typename CT, typename IT>
 static int rb_emu_axis(const rb_cuda_tiled &f, const float *in, float *out, size_t lanes)
 {
@@ -78,7 +99,7 @@ static int rb_emu_axis(const rb_cuda_tiled &f, const float *in, float *out, size
         rb_tiled_lane(f, (long long)lane, &base, &S);
         for (int blk = 0; blk < nb; ++blk) {
             int len = a.m - blk * RB_TILED_B < RB_TILED_B ? a.m - blk * RB_TILED_B : RB_TILED_B;
-            rb_tiled_load_generic<R, IT>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
+            rb_emu_load<R, IT>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
             /* whole blocks inside the line without FIR: the GPU takes the dot
              * products there (rb_cuda_tiled.wdot) */
             const long long j0 = (long long)a.s0 + (long long)blk * RB_TILED_B;
@@ -132,7 +153,7 @@ static int rb_emu_axis(const rb_cuda_tiled &f, const float *in, float *out, size
             int len = a.m - blk * RB_TILED_B < RB_TILED_B ? a.m - blk * RB_TILED_B : RB_TILED_B;
             long long j0 = (long long)a.s0 + (long long)blk * RB_TILED_B;
             if (j0 >= a.n || j0 + len <= 0) continue;
-            rb_tiled_load_generic<R, IT>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
+            rb_emu_load<R, IT>(f, in + base, S, blk, len, a.cval[lane % a.channels], u, &bs);
             const double back = rb_tiled_final_from_carries<R, CT, IT>(f, u, len, blk, car1, car2, mean, lanes, lane);
             for (int j = 0; j < len; ++j) {
                 long long jj = j0 + j;

@@ -77,6 +77,9 @@ typedef struct {
     int dbl;                  /* carries in double: the states are much larger than the output
                                  (poles near 1, e.g. wide Gaussians), float would lose it all */
     int fin;                  /* recursion inside blocks in float (else double) */
+    int fir_tile;             /* in-line blocks take their FIR from a tile of their samples
+                                 (rb_tiled_fir_tiled); RECBLUR_CUDA_FIR=direct: every sample
+                                 through rb_tiled_u, the route before (comparisons) */
     int seq_chain;            /* RECBLUR_CUDA_CHAIN=seq: the one-thread-per-lane chain for
                                  float carries too (comparisons; double carries always take it) */
     long long ld, ld_out;     /* floats between image rows, input and output */

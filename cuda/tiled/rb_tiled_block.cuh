@@ -26,6 +26,7 @@
 #include "rb_cuda_dd.cuh"
 #include "rb_cuda_extend.cuh"
 #include <math.h>
+#include <type_traits>
 #include <string.h>
 
 
@@ -66,6 +67,55 @@ RB_HD double rb_tiled_u(const rb_cuda_tiled &f, const float *x, long long S, lon
             acc += f.fird[t] * (double)rb_ext_sample(x, S, b + t, a.n, a.mode, cv);
     }
     return acc;
+}
+
+/* FIR taps beyond the first that a block takes from a tile of its samples
+ * (rb_tiled_fir_tiled): the engine's Gaussians have 7 taps (sampled design) or
+ * 5 (warped); longer FIRs read through rb_tiled_u */
+#define RB_TILED_HALO 8
+
+/* Whether a block of len samples from j0 takes its FIR from a tile of the
+ * len + ntaps - 1 samples it reads, all inside the line: every tap of every
+ * output is then a sample of the line, read once (rb_tiled_u reads each
+ * sample ntaps times, and along rows those are uncoalesced loads). */
+RB_HD int rb_tiled_fir_tiled(const rb_cuda_tiled &f, long long j0, int len)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    /* the taps around sample 0 (fir_lo <= 0 <= fir_hi), so the block's own
+     * samples are in the tile too (its sum) */
+    return f.fir_tile && a.ntaps > 0 && a.ntaps <= RB_TILED_HALO + 1 && a.fir_lo <= 0 && a.fir_lo + a.ntaps > 0 &&
+           j0 + a.fir_lo >= 0 && j0 + a.fir_lo + len + a.ntaps - 1 <= a.n;
+}
+
+/* The FIR of such a block: u_j = sum_t fird[t] x[j + t] (x: the block's
+ * samples from j0 + fir_lo), the double sums of rb_tiled_u in the same order,
+ * so the same values (the constant-mode closed forms need u exactly as
+ * rb_tiled_u makes it); bsum (unless NULL; x a tile accessor, not an array
+ * of registers, which a run-time index would move to local memory): the
+ * block's own samples x[j - fir_lo] summed in order, as rb_tiled_load_generic does. x and u may be the same storage (the
+ * row tile in place): u_j is written after its last read of x[j], and no later
+ * output reads x[j] again; bsum is taken first. */
+template <typename IT, typename X, typename U>
+RB_HD void rb_tiled_fir_block(const rb_cuda_tiled &f, const X &x, int len, U u, double *bsum)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    if constexpr (!std::is_pointer<X>::value && !std::is_array<X>::value) if (bsum) {
+        double s = 0.0;
+RB_UNROLL
+        for (int j = 0; j < RB_TILED_B; ++j)
+            if (j < len) s += (double)x[j - a.fir_lo];
+        *bsum = s;
+    }
+RB_UNROLL
+    for (int j = 0; j < RB_TILED_B; ++j) {
+        if (j < len) {
+            double acc = 0.0;
+RB_UNROLL
+            for (int t = 0; t <= RB_TILED_HALO; ++t)
+                if (t < a.ntaps) acc += f.fird[t] * (double)x[j + t];
+            u[j] = (IT)acc;
+        }
+    }
 }
 
 /* Where lane `lane`'s line starts and the distance between its samples. */

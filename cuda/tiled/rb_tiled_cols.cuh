@@ -28,6 +28,29 @@ static __device__ __forceinline__ int rb_tiled_load_mirror(const rb_cuda_tiled &
     return 1;
 }
 
+/* A column block whose FIR taps all lie inside the line (rb_tiled_fir_tiled):
+ * its len + ntaps - 1 samples into registers, each read once (coalesced
+ * across the lanes), then the FIR from them (rb_tiled_fir_block); bsum
+ * (unless NULL) sums the block's own samples in order. */
+template <typename IT, typename U>
+static __device__ __forceinline__ void rb_tiled_load_fir(const rb_cuda_tiled &f, const float *x, long long S,
+                                                      long long j0, int len, U u, double *bsum)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    const float *xs = x + (j0 + a.fir_lo) * S;
+    const int w = len + a.ntaps - 1, lo = -a.fir_lo;
+    float v[B + RB_TILED_HALO];
+    double s = 0.0;
+#pragma unroll
+    for (int i = 0; i < B + RB_TILED_HALO; ++i)
+        if (i < w) v[i] = __ldg(xs + i * S);
+#pragma unroll
+    for (int i = 0; i < B + RB_TILED_HALO; ++i)
+        if (i >= lo && i < lo + len) s += (double)v[i];
+    if (bsum) *bsum = s;
+    rb_tiled_fir_block<IT>(f, v, len, u, (double *)0);
+}
+
 template <int R, typename CT, typename IT>
 __global__ void __launch_bounds__(RB_TILED_COL_THREADS)
 rb_tiled_s1_cols(const rb_cuda_tiled f, const float *__restrict__ in, CT *__restrict__ car1,
@@ -74,6 +97,8 @@ rb_tiled_s1_cols(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
                 for (int j = 0; j < B; ++j)
                     if (j < len) bs += (double)vu[j * RB_TILED_XS];
             }
+        } else if (rb_tiled_fir_tiled(f, j0, len)) {
+            rb_tiled_load_fir<IT>(f, x, S, j0, len, u, &bs);
         } else if (!rb_tiled_load_mirror(f, x, S, j0, len, u, &bs)) {
             rb_tiled_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
         }
@@ -87,6 +112,8 @@ rb_tiled_s1_cols(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
                     u[j] = (IT)__ldg(x + (j0 + j) * S);
                     bs += u[j];
                 }
+        } else if (rb_tiled_fir_tiled(f, j0, len)) {
+            rb_tiled_load_fir<IT>(f, x, S, j0, len, u, &bs);
         } else {
             rb_tiled_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
         }
@@ -113,6 +140,8 @@ rb_tiled_final_cols(const rb_cuda_tiled f, const float *__restrict__ in, float *
 #pragma unroll
         for (int j = 0; j < B; ++j)
             if (j < len) u[j] = (IT)__ldg(x + (j0 + j) * S);
+    } else if (rb_tiled_fir_tiled(f, j0, len)) {
+        rb_tiled_load_fir<IT>(f, x, S, j0, len, u, (double *)0);
     } else {
         rb_tiled_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
     }

@@ -49,6 +49,8 @@ rb_tiled_final_cols_s1(const rb_cuda_tiled f, const rb_cuda_tiled fr, const floa
             for (int j = 0; j < B; ++j)
                 if (j < len) __pipeline_memcpy_async(sm + j * RB_TILED_XS + threadIdx.x, x + (j0 + j) * S, sizeof(float));
             __pipeline_commit();
+        } else if (rb_tiled_fir_tiled(f, j0, len)) {
+            rb_tiled_load_fir<float>(f, x, S, j0, len, u, &bs);
         } else if (!rb_tiled_load_mirror(f, x, S, j0, len, u, &bs)) {
             rb_tiled_load_generic<R, float>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
         }

@@ -20,6 +20,12 @@
 #define RB_TILED_TR(c) (128 / (c))
 #define RB_TILED_SM_STRIDE(c) (33 * (c))
 #define RB_TILED_SM_FLOATS (128 * 33)
+/* a row tile with a FIR (rb_tiled_fir_tiled): up to 32 + RB_TILED_HALO pixels of
+ * each row, stride 41 c (41 = 9 mod 32, prime to 32: 32 consecutive rows still
+ * hit 32 banks for c = 1, 2, 4); the row kernels take their tile as dynamic
+ * shared memory, so filters without a FIR keep the smaller one */
+#define RB_TILED_SM_STRIDE_FIR(c) ((B + RB_TILED_HALO + 1) * (c))
+#define RB_TILED_SM_FLOATS_FIR (128 * (B + RB_TILED_HALO + 1))
 
 /* a thread's row of the tile with the channel count known at compile time
  * (C = 1: the row kernels are bound by instruction issue, and a runtime

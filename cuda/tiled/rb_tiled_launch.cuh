@@ -141,6 +141,14 @@ static void rb_tiled_chain_launch(const rb_cuda_tiled *f, const float *in, const
     }
 }
 
+/* the row kernels' dynamic shared memory: the tile, wider for a FIR that
+ * in-line blocks take from it (rb_tiled_fir_tiled) */
+static size_t rb_tiled_row_smem(const rb_cuda_tiled *f)
+{
+    const int nt = f->b.ax.ntaps;
+    return sizeof(float) * (f->fir_tile && nt > 0 && nt <= RB_TILED_HALO + 1 ? RB_TILED_SM_FLOATS_FIR : RB_TILED_SM_FLOATS);
+}
+
 /* the row stage 1 over the row tiles of g (g.grid: their blocks but the
  * nskip from skip0, which the fused route made) */
 template <int R, typename CT, typename IT>
@@ -148,12 +156,12 @@ static void rb_tiled_s1_rows_launch(const rb_cuda_tiled *f, const float *in, con
                                  const rb_tiled_geom &g, int skip0, int nskip, cudaStream_t s)
 {
     if (f->c == 1)
-        rb_tiled_s1_rows<R, CT, IT, 1><<<g.grid, g.bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, g.n2, skip0, nskip);
+        rb_tiled_s1_rows<R, CT, IT, 1><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, m.car1, m.car2, m.sums, lanes, g.n2, skip0, nskip);
     else if (f->c == 4 && rb_tiled_c4<CT, IT>())
-        rb_tiled_s1_rows<R, CT, IT, rb_tiled_c4<CT, IT>() ? 4 : 0><<<g.grid, g.bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums,
+        rb_tiled_s1_rows<R, CT, IT, rb_tiled_c4<CT, IT>() ? 4 : 0><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, m.car1, m.car2, m.sums,
                                                                                        lanes, g.n2, skip0, nskip);
     else
-        rb_tiled_s1_rows<R, CT, IT, 0><<<g.grid, g.bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, g.n2, skip0, nskip);
+        rb_tiled_s1_rows<R, CT, IT, 0><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, m.car1, m.car2, m.sums, lanes, g.n2, skip0, nskip);
 }
 
 template <int R, typename CT, typename IT>
@@ -161,12 +169,12 @@ static void rb_tiled_final_launch(const rb_cuda_tiled *f, const float *in, float
                                size_t lanes, const rb_tiled_geom &g, cudaStream_t s)
 {
     if (f->rows && f->c == 1)
-        rb_tiled_final_rows<R, CT, IT, 1><<<g.grid, g.bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, g.n2);
+        rb_tiled_final_rows<R, CT, IT, 1><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, g.n2);
     else if (f->rows && f->c == 4 && rb_tiled_c4<CT, IT>())
-        rb_tiled_final_rows<R, CT, IT, rb_tiled_c4<CT, IT>() ? 4 : 0><<<g.grid, g.bs, 0, s>>>(*f, in, out, m.car1, m.car2,
+        rb_tiled_final_rows<R, CT, IT, rb_tiled_c4<CT, IT>() ? 4 : 0><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, out, m.car1, m.car2,
                                                                                           m.mean, lanes, g.n2);
     else if (f->rows)
-        rb_tiled_final_rows<R, CT, IT, 0><<<g.grid, g.bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, g.n2);
+        rb_tiled_final_rows<R, CT, IT, 0><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, g.n2);
     else rb_tiled_final_cols<R, CT, IT><<<g.grid, g.bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, g.n2);
 }
 

@@ -15,19 +15,21 @@
  * 32 registers per thread to hold them, and consecutive threads still read
  * consecutive floats of a row. The (row, column) of each number is stepped,
  * not divided, since 32c need not be a power of two. Floats outside the image
- * or the block are left unset: no thread uses them. The caller syncs. */
-template <int C>
+ * or the block are left unset: no thread uses them. The caller syncs. WPX:
+ * pixels a tile row holds (B, or B + RB_TILED_HALO for a FIR's taps beyond the
+ * block: rb_tiled_fir_tiled), st: floats between tile rows. */
+template <int C, int WPX = B>
 static __device__ __forceinline__ void rb_tiled_tile_load(const rb_cuda_tiled &f, const float *__restrict__ in,
-                                                       float *sm, long long row0, long long h, long long j0,
+                                                       float *sm, int st, long long row0, long long h, long long j0,
                                                        int len)
 {
-    const int c = C ? C : f.c, st = RB_TILED_SM_STRIDE(c), W = len * c, W32 = B * c, nthr = C ? 128 : blockDim.x;
+    const int c = C ? C : f.c, W = len * c, W32 = WPX * c, nthr = C ? 128 : blockDim.x;
     const int drow = nthr / W32, dcol = nthr - drow * W32;
     int r_ = threadIdx.x / W32, col = threadIdx.x - r_ * W32;
     const long long nr = h - row0; /* rows of the image left from row0 */
     const float *src = in + row0 * f.ld + j0 * c;
 #pragma unroll
-    for (int i = 0; i < B; ++i) {
+    for (int i = 0; i < WPX; ++i) {
         if (r_ < nr && col < W)
             __pipeline_memcpy_async(sm + r_ * st + col, src + (long long)r_ * f.ld + col, sizeof(float));
         r_ += drow;
@@ -43,10 +45,10 @@ static __device__ __forceinline__ void rb_tiled_tile_load(const rb_cuda_tiled &f
 
 template <int C>
 static __device__ __forceinline__ void rb_tiled_tile_store(const rb_cuda_tiled &f, float *__restrict__ out,
-                                                        const float *sm, long long row0, long long h,
+                                                        const float *sm, int st, long long row0, long long h,
                                                         long long j0, int len)
 {
-    const int c = C ? C : f.c, st = RB_TILED_SM_STRIDE(c), W32 = B * c, nthr = C ? 128 : blockDim.x;
+    const int c = C ? C : f.c, W32 = B * c, nthr = C ? 128 : blockDim.x;
     const int drow = nthr / W32, dcol = nthr - drow * W32;
     /* only the pixels inside the line */
     long long p0 = j0 < 0 ? 0 : j0, p1 = j0 + len > f.b.ax.n ? f.b.ax.n : j0 + len;
@@ -74,8 +76,8 @@ rb_tiled_s1_rows(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
               CT *__restrict__ car2, float *__restrict__ sums, size_t lanes, unsigned ntile, int skip0,
               int nskip)
 {
-    __shared__ float sm[RB_TILED_SM_FLOATS];
-    const int c = C ? C : f.c, st = RB_TILED_SM_STRIDE(c), TR = RB_TILED_TR(c);
+    extern __shared__ float sm[]; /* RB_TILED_SM_FLOATS, or _FIR (rb_tiled_row_smem) */
+    const int c = C ? C : f.c, TR = RB_TILED_TR(c);
     /* consecutive thread blocks take consecutive blocks along the same rows, so
      * the blocks resident at a time read whole rows (DRAM pages), not 128 B of
      * each of thousands of rows. nskip > 0: blocks skip0 .. skip0+nskip-1 are
@@ -86,9 +88,14 @@ rb_tiled_s1_rows(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
     const unsigned tile = blockIdx.x / nsel;
     const auto [h, row0, ty, k, y, lane, len, j0] = rb_tiled_row_thread(f, c, TR, lanes, tile, blk);
     const rb_cuda_axis &a = f.b.ax;
-    const int plain = rb_tiled_plain(f, j0, len);
+    const int plain = rb_tiled_plain(f, j0, len), firt = !plain && rb_tiled_fir_tiled(f, j0, len);
+    const int st = firt ? RB_TILED_SM_STRIDE_FIR(c) : RB_TILED_SM_STRIDE(c);
     if (plain) {
-        rb_tiled_tile_load<C>(f, in, sm, row0, h, j0, len);
+        rb_tiled_tile_load<C>(f, in, sm, st, row0, h, j0, len);
+        __syncthreads();
+    } else if (firt) {
+        /* the block's samples and the FIR's reach beyond it, read once, coalesced */
+        rb_tiled_tile_load<C, B + RB_TILED_HALO>(f, in, sm, st, row0, h, j0 + a.fir_lo, len + a.ntaps - 1);
         __syncthreads();
     }
     if (y >= h) return;
@@ -105,6 +112,8 @@ rb_tiled_s1_rows(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
                 for (int j = 0; j < B; ++j)
                     if (j < len) bs += (double)vu[j * c];
             }
+        } else if (firt) {
+            rb_tiled_fir_block<IT>(f, u, len, u, &bs); /* in place */
         } else {
             rb_tiled_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
         }
@@ -120,6 +129,8 @@ rb_tiled_s1_rows(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
                     u[j] = (IT)sm[ty * st + j * c + k];
                     bs += u[j];
                 }
+        } else if (firt) {
+            rb_tiled_fir_block<IT>(f, rb_tiled_smc<C>{sm + ty * st + k, c}, len, u, &bs);
         } else {
             rb_tiled_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
         }
@@ -134,8 +145,8 @@ rb_tiled_final_rows(const rb_cuda_tiled f, const float *__restrict__ in, float *
                  const CT *__restrict__ car1, const CT *__restrict__ car2,
                  const float *__restrict__ mean, size_t lanes, unsigned ntile)
 {
-    __shared__ float sm[RB_TILED_SM_FLOATS];
-    const int c = C ? C : f.c, st = RB_TILED_SM_STRIDE(c), TR = RB_TILED_TR(c);
+    extern __shared__ float sm[]; /* RB_TILED_SM_FLOATS, or _FIR (rb_tiled_row_smem) */
+    const int c = C ? C : f.c, TR = RB_TILED_TR(c);
     /* consecutive thread blocks take consecutive blocks along the same rows, so
      * the blocks resident at a time read whole rows (DRAM pages), not 128 B of
      * each of thousands of rows */
@@ -144,9 +155,13 @@ rb_tiled_final_rows(const rb_cuda_tiled f, const float *__restrict__ in, float *
     const auto [h, row0, ty, k, y, lane, len, j0] = rb_tiled_row_thread(f, c, TR, lanes, tile, blk);
     const rb_cuda_axis &a = f.b.ax;
     if (j0 >= a.n || j0 + len <= 0) return; /* uniform over the thread block */
-    const int plain = rb_tiled_plain(f, j0, len);
+    const int plain = rb_tiled_plain(f, j0, len), firt = !plain && rb_tiled_fir_tiled(f, j0, len);
+    const int st = firt ? RB_TILED_SM_STRIDE_FIR(c) : RB_TILED_SM_STRIDE(c);
     if (plain) {
-        rb_tiled_tile_load<C>(f, in, sm, row0, h, j0, len);
+        rb_tiled_tile_load<C>(f, in, sm, st, row0, h, j0, len);
+        __syncthreads();
+    } else if (firt) {
+        rb_tiled_tile_load<C, B + RB_TILED_HALO>(f, in, sm, st, row0, h, j0 + a.fir_lo, len + a.ntaps - 1);
         __syncthreads();
     }
     const int valid = y < h;
@@ -156,7 +171,8 @@ rb_tiled_final_rows(const rb_cuda_tiled f, const float *__restrict__ in, float *
          * thread touches that row until the barrier before the store) */
         if (valid) {
             const rb_tiled_smc<C> u = {sm + ty * st + k, c};
-            if (!plain) rb_tiled_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+            if (firt) rb_tiled_fir_block<IT>(f, u, len, u, (double *)0); /* in place */
+            else if (!plain) rb_tiled_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
             const double back = rb_tiled_final_from_carries<R, CT, IT>(f, u, len, blk, car1, car2, mean, lanes, lane);
 #pragma unroll
             for (int j = 0; j < B; ++j)
@@ -170,6 +186,8 @@ rb_tiled_final_rows(const rb_cuda_tiled f, const float *__restrict__ in, float *
 #pragma unroll
                 for (int j = 0; j < B; ++j)
                     if (j < len) u[j] = (IT)sm[ty * st + j * c + k];
+            } else if (firt) {
+                rb_tiled_fir_block<IT>(f, rb_tiled_smc<C>{sm + ty * st + k, c}, len, u, (double *)0);
             } else {
                 rb_tiled_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
             }
@@ -186,7 +204,7 @@ rb_tiled_final_rows(const rb_cuda_tiled f, const float *__restrict__ in, float *
         }
         __syncthreads();
     }
-    rb_tiled_tile_store<C>(f, out, sm, row0, h, j0, len);
+    rb_tiled_tile_store<C>(f, out, sm, st, row0, h, j0, len);
 }
 
 #endif

@@ -317,6 +317,7 @@ extern "C" int rb_cuda_tiled_init(const rb_axis_plan *ap0, int channels, int row
      * stay within 30x the output); RECBLUR_CUDA_INBLOCK=double keeps double */
     o->fin = !o->dbl && !sw->cuda_inblock_double;
     o->seq_chain = sw->cuda_chain_seq;
+    o->fir_tile = !sw->cuda_fir_direct;
     {
         /* stage 1 of whole blocks as dot products (RECBLUR_CUDA_S1=rec: the recursion) */
         o->wdot = o->fin && !sw->cuda_s1_recursion;
