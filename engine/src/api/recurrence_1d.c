@@ -62,7 +62,10 @@ rb_status rb_recurrence_1d(rb_context *ctx, const rb_filter *filter, rb_boundary
         ctx->oned_memory = mem;
     }
     const rb_backend_ops *ops = p->backend;
-    return ops->recurrence_1d ? ops->recurrence_1d(p, in, out, n, mem)
-                              : rb_error(ctx, RB_ERR_UNSUPPORTED, "the %s back end has no 1D recurrence",
-                                         ops->name);
+    s = ops->recurrence_1d ? ops->recurrence_1d(p, in, out, n, mem)
+                           : rb_error(ctx, RB_ERR_UNSUPPORTED, "the %s back end has no 1D recurrence",
+                                      ops->name);
+    if (s != RB_OK) /* a failed call leaves nothing behind (GPU memory included) */
+        rb_context_drop_cached_plans(ctx);
+    return s;
 }
