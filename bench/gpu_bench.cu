@@ -460,24 +460,33 @@ static void run_1d(rb_context *gctx, rb_context *cctx, size_t n)
     CK(cudaFree(din)); CK(cudaFree(dout)); CK(cudaFree(a)); CK(cudaFree(b2));
 }
 
+/* The device-to-device copy of an n^2 image, one and four channels, timed in
+ * this run (every fraction of copy divides by these); the one-channel one
+ * becomes a "d2d-copy" row. */
+static void measure_copies(int n, float *copy1, float *copy4)
+{
+    size_t cnt = (size_t)n * n * 4;
+    float *a, *b;
+    CK(cudaMalloc((void **)&a, cnt * 4));
+    CK(cudaMalloc((void **)&b, cnt * 4));
+    *copy1 = time_copy(b, a, (size_t)n * n);
+    *copy4 = time_copy(b, a, cnt);
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    fprintf(stderr, "  copy %d^2: %.3f ms (1 ch), %.3f ms (4 ch)\n", n, *copy1, *copy4);
+    row_t *r = &rows[nrows++];
+    r->what = "d2d-copy"; r->n = n; r->ch = 1; r->order = 0; r->mode = RB_BOUNDARY_NONE;
+    r->ms = *copy1; r->copy_ms = *copy1; r->check = 0;
+}
+
 /* The Gaussian users run (rb_filter_gaussian, default quality: order 4 and a
  * FIR numerator) at 8192^2, next to the plain order-4 filter of the same run,
  * clamp, periodic and mirror, one channel and RGBA; one: sigma 8 clamp only */
 static void run_gauss_table(rb_context *gctx, rb_context *cctx, int one)
 {
     const int n = 8192;
-    size_t cnt = (size_t)n * n * 4;
-    float *a, *b;
-    CK(cudaMalloc((void **)&a, cnt * 4));
-    CK(cudaMalloc((void **)&b, cnt * 4));
-    float copy1 = time_copy(b, a, (size_t)n * n);
-    float copy4 = time_copy(b, a, cnt);
-    CK(cudaFree(a));
-    CK(cudaFree(b));
-    fprintf(stderr, "  copy %d^2: %.3f ms (1 ch), %.3f ms (4 ch)\n", n, copy1, copy4);
-    row_t *r = &rows[nrows++];
-    r->what = "d2d-copy"; r->n = n; r->ch = 1; r->order = 0; r->mode = RB_BOUNDARY_NONE;
-    r->ms = copy1; r->copy_ms = copy1; r->check = 0;
+    float copy1, copy4;
+    measure_copies(n, &copy1, &copy4);
     static const rb_boundary_mode modes[3] = {RB_BOUNDARY_CLAMP, RB_BOUNDARY_PERIODIC, RB_BOUNDARY_MIRROR};
     static const int chs[2] = {1, 4};
     const int nmodes = one ? 1 : 3, nch = one ? 1 : 2;
@@ -541,18 +550,8 @@ int main(int argc, char **argv)
     (void)big;
     for (int si = 0; si < nsizes; ++si) {
         int n = sizes[si];
-        size_t cnt = (size_t)n * n * 4;
-        float *a, *b;
-        CK(cudaMalloc((void **)&a, cnt * 4));
-        CK(cudaMalloc((void **)&b, cnt * 4));
-        float copy1 = time_copy(b, a, (size_t)n * n);
-        float copy4 = time_copy(b, a, cnt);
-        CK(cudaFree(a));
-        CK(cudaFree(b));
-        fprintf(stderr, "  copy %d^2: %.3f ms (1 ch), %.3f ms (4 ch)\n", n, copy1, copy4);
-        row_t *r = &rows[nrows++];
-        r->what = "d2d-copy"; r->n = n; r->ch = 1; r->order = 0; r->mode = RB_BOUNDARY_NONE;
-        r->ms = copy1; r->copy_ms = copy1; r->check = 0;
+        float copy1, copy4;
+        measure_copies(n, &copy1, &copy4);
         static const int orders[3] = {1, 3, 5};
         for (int oi = 0; oi < 3; ++oi) {
             rb_filter *f = bench_filter(gctx, orders[oi]);
