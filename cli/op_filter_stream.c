@@ -5,10 +5,13 @@
  * temporary file renamed into place at the end. Working memory: a few bands
  * plus the carries, whatever the image height.
  *
- * Where the memory limit leaves room for a second band buffer each way, the
- * file work overlaps the filtering: while the engine runs band i, a second
- * thread reads band i + 1 (and, in pass 2, writes band i - 1). Only that
- * thread calls libtiff while it runs. */
+ * The file work overlaps the filtering: while the engine runs band i, a
+ * second thread reads band i + 1 (and, in pass 2, first writes band i - 1).
+ * Two band buffers do it in the memory that one buffer each way (in, out)
+ * took: pass 2 leaves a band's output over its input (the engine reads a
+ * strip whole before it writes), and the thread writes a buffer out before
+ * it reads the next band into it. Only that thread calls libtiff while it
+ * runs. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -20,17 +23,16 @@
 
 /* Rows per band: whole strips of IN, the count that takes least memory in
  * all (the stream's working set, its carries included, and the band
- * buffers of the file's samples); its total into *bytes. */
-static uint32_t band_rows(const rb_plan *plan, const rb_image *in, const rb_image *out,
-                          uint32_t rps, size_t *bytes)
+ * buffers: two of `buf_row` bytes a row, one when a band is the image); its
+ * total into *bytes. */
+static uint32_t band_rows(const rb_plan *plan, uint32_t H, size_t buf_row, uint32_t rps,
+                          size_t *bytes)
 {
-    const uint32_t H = (uint32_t)in->height;
-    const size_t per_row = in->stride + out->stride;
     uint32_t best = H;
     size_t least = SIZE_MAX;
     for (uint32_t rows = rps; ; rows += rps) {
         const uint32_t r = rows < H ? rows : H;
-        const size_t b = rb_stream_working_bytes(plan, (int)r) + per_row * r;
+        const size_t b = rb_stream_working_bytes(plan, (int)r) + buf_row * r * (r < H ? 2 : 1);
         if (b < least) {
             least = b;
             best = r;
@@ -106,7 +108,7 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     rb_stream *st = NULL;
     cli_tiff_rows *wr = NULL;
     char *tmp = NULL;
-    void *inbuf[2] = {NULL, NULL}, *outbuf[2] = {NULL, NULL};
+    void *buf[2] = {NULL, NULL};
     int rc = -1, engine = 0, started = 0;
     pthread_t th;
     file_step step = {0};
@@ -119,6 +121,9 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     out_geom.format = out_fmt;
     out_geom.srgb = g->srgb && out_fmt != RB_F32;
     out_geom.stride = (size_t)g->width * g->channels * cli_sample_size(out_fmt);
+    /* a band's buffer holds its input, then (rb_stream_produce reads the
+     * whole input before it writes) its output: the wider of the two rows */
+    const size_t buf_row = g->stride > out_geom.stride ? g->stride : out_geom.stride;
     double t0 = cli_now_ms();
     if (rb_settings_filter(ctx, &s->op, &f, &boundary) != RB_OK ||
         rb_plan_create(ctx, f, boundary, g->width, g->height, g->channels, &plan) != RB_OK ||
@@ -135,97 +140,80 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
             rc = 1; /* the caller runs it in memory */
         goto done;
     }
-    band = band_rows(plan, g, &out_geom, rps, &band_bytes);
+    band = band_rows(plan, H, buf_row, rps, &band_bytes);
     /* the carries (r values per column per strip) grow with width x height:
      * past some size no band height keeps the limit; say so, and go on */
     if (band_bytes > limit)
         cli_warn("the strips of this %dx%d image need about %.1f MiB (the column carries grow with the "
                  "image), more than the %.1f MiB memory limit: going on with that",
                  g->width, g->height, band_bytes / 1048576.0, limit / 1048576.0);
-    const size_t second = (g->stride + out_geom.stride) * band;
-    const int overlap = band < H && band_bytes + second <= limit;
-    if (overlap)
-        band_bytes += second;
-    for (int b = 0; b < 1 + overlap; b++) {
-        inbuf[b] = malloc(g->stride * band);
-        outbuf[b] = malloc(out_geom.stride * band);
-        if (!inbuf[b] || !outbuf[b]) {
+    const uint32_t nb = (H + band - 1) / band;
+    /* two band buffers (one when a band is the image): while the engine
+     * works on one, the file thread writes the band before it out of the
+     * other and then reads the band after it in */
+    for (uint32_t b = 0; b < (nb > 1 ? 2u : 1u); b++)
+        if (!(buf[b] = malloc(buf_row * band))) {
             snprintf(err, errlen, "out of memory for bands of %u rows", (unsigned)band);
             goto done;
         }
-    }
-    if (!overlap) { /* one buffer each way: the file steps run between the bands */
-        inbuf[1] = inbuf[0];
-        outbuf[1] = outbuf[0];
-    }
-    const uint32_t nb = (H + band - 1) / band;
+    if (nb == 1)
+        buf[1] = buf[0];
 #define BAND_Y(i) ((i) * band)
 #define BAND_N(i) (H - BAND_Y(i) < band ? H - BAND_Y(i) : band)
     rb_image in_band = *g, out_band = out_geom;
-    /* pass 1: the carries; band i + 1 is read while band i is gathered (or after) */
-    step = (file_step){rd, NULL, 0, BAND_N(0), 0, 0, inbuf[0], NULL, 0, {0}};
+    /* pass 1: the carries; band i + 1 is read while band i is gathered, and
+     * band 0 again (for pass 2) while the last one is */
+    step = (file_step){rd, NULL, 0, BAND_N(0), 0, 0, buf[0], NULL, 0, {0}};
     if (file_step_here(&step, err, errlen))
         goto done;
     for (uint32_t i = 0; i < nb; i++) {
-        if (i + 1 < nb) {
-            step = (file_step){rd, NULL, BAND_Y(i + 1), BAND_N(i + 1), 0, 0, inbuf[(i + 1) % 2],
+        const uint32_t next = i + 1 < nb ? i + 1 : 0;
+        const int ahead = nb > 1;
+        if (ahead) {
+            step = (file_step){rd, NULL, BAND_Y(next), BAND_N(next), 0, 0, buf[(i + 1) % 2],
                                NULL, 0, {0}};
-            if (overlap)
-                started = file_step_start(&step, &th);
+            started = file_step_start(&step, &th);
         }
         in_band.height = (int)BAND_N(i);
-        in_band.data = inbuf[i % 2];
+        in_band.data = buf[i % 2];
         rb_status gs = rb_stream_gather(st, &in_band, (int)BAND_Y(i));
-        if (i + 1 < nb && !overlap)
-            file_step_run(&step);
-        if (i + 1 < nb && file_step_wait(&step, th, overlap && started, err, errlen))
+        if (gs == RB_OK && i + 1 == nb)
+            gs = rb_stream_close_carries(st);
+        if (ahead && file_step_wait(&step, th, started, err, errlen))
             goto done;
         if (gs != RB_OK) {
             engine = 1;
             goto done;
         }
     }
-    if (rb_stream_close_carries(st) != RB_OK) {
-        engine = 1;
-        goto done;
-    }
     if (!(tmp = cli_temp_beside(out_path, err, errlen)) ||
         !(wr = cli_tiff_rows_create(tmp, out_path, &out_geom, codec, band, err, errlen)))
         goto done;
-    /* pass 2: the final rows; while band i is produced, band i - 1 is
-     * written and band i + 1 read (or, without overlap: band i written and
-     * band i + 1 read after it) */
-    step = (file_step){rd, wr, 0, BAND_N(0), 0, 0, inbuf[0], NULL, 0, {0}};
-    if (file_step_here(&step, err, errlen))
-        goto done;
+    /* pass 2: band 0 is in buffer nb % 2; while band i is produced in its
+     * buffer (its output over its input), the file thread writes band
+     * i - 1 out of the other buffer and then reads band i + 1 into it */
+    const uint32_t b0 = nb % 2;
     for (uint32_t i = 0; i < nb; i++) {
-        const int more = i + 1 < nb, prev = overlap && i > 0;
-        if (overlap && (more || prev)) {
+        const int more = i + 1 < nb, prev = i > 0;
+        void *mine = buf[(b0 + i) % 2], *other = buf[(b0 + i + 1) % 2];
+        if (more || prev) {
             step = (file_step){rd, wr, more ? BAND_Y(i + 1) : 0, more ? BAND_N(i + 1) : 0,
                                prev ? BAND_Y(i - 1) : 0, prev ? BAND_N(i - 1) : 0,
-                               inbuf[(i + 1) % 2], outbuf[(i + 1) % 2], 0, {0}};
+                               other, other, 0, {0}};
             started = file_step_start(&step, &th);
         }
         in_band.height = out_band.height = (int)BAND_N(i);
-        in_band.data = inbuf[i % 2];
-        out_band.data = outbuf[i % 2];
+        in_band.data = mine;
+        out_band.data = mine;
         rb_status ps = rb_stream_produce(st, &in_band, &out_band, (int)BAND_Y(i));
-        if (overlap && (more || prev) && file_step_wait(&step, th, started, err, errlen))
+        if ((more || prev) && file_step_wait(&step, th, started, err, errlen))
             goto done;
         if (ps != RB_OK) {
             engine = 1;
             goto done;
         }
-        if (!overlap) {
-            step = (file_step){rd, wr, more ? BAND_Y(i + 1) : 0, more ? BAND_N(i + 1) : 0,
-                               BAND_Y(i), BAND_N(i), inbuf[0], outbuf[0], 0, {0}};
-            file_step_run(&step);
-            if (file_step_wait(&step, th, 0, err, errlen))
-                goto done;
-        }
     }
-    if (overlap &&
-        cli_tiff_rows_write(wr, BAND_Y(nb - 1), BAND_N(nb - 1), outbuf[(nb - 1) % 2], err, errlen))
+    if (cli_tiff_rows_write(wr, BAND_Y(nb - 1), BAND_N(nb - 1), buf[(b0 + nb - 1) % 2], err, errlen))
         goto done;
 #undef BAND_Y
 #undef BAND_N
@@ -240,7 +228,7 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     static char backend[192];
     snprintf(backend, sizeof backend, "%s, in bands of %u rows (about %zu MiB in all%s)",
              rb_plan_backend_name(plan), (unsigned)band, band_bytes >> 20,
-             overlap ? ", file work overlapped" : "");
+             nb > 1 ? ", file work overlapped" : "");
     rep->backend = backend;
 done:
     if (engine)
@@ -251,12 +239,9 @@ done:
         unlink(tmp);
     free(tmp);
     cli_tiff_rows_close(rd, 0, NULL, 0);
-    free(inbuf[0]);
-    free(outbuf[0]);
-    if (inbuf[1] != inbuf[0])
-        free(inbuf[1]);
-    if (outbuf[1] != outbuf[0])
-        free(outbuf[1]);
+    free(buf[0]);
+    if (buf[1] != buf[0])
+        free(buf[1]);
     rb_stream_destroy(st);
     rb_plan_destroy(plan);
     rb_filter_destroy(f);

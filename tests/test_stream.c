@@ -353,6 +353,60 @@ static void test_blocks(void **state)
 /* rb_stream_working_bytes: the carries of one-row strips outweigh a strip
  * of 64 rows, a single strip of the whole image outweighs both; nonsense
  * asks give 0. */
+/* rb_stream_produce with the output over its input (the CLI's band
+ * buffers): 8-bit in, 16-bit out in the same memory, a strip at a time, the
+ * samples rb_execute gives for 8-bit in, 16-bit out. */
+static void test_in_place(void **state)
+{
+    (void)state;
+    for (int mi = 0; mi < 5; mi++) {
+        const int w = tu_int(5, 90), h = tu_int(20, 80), ch = mi % 2 ? 3 : 1;
+        rb_filter *f;
+        assert_int_equal(rb_filter_gaussian(ctx, 0.5 + 6 * tu_uniform(), 0.5 + 6 * tu_uniform(),
+                                            RB_GAUSSIAN_DEFAULT, &f),
+                         RB_OK);
+        rb_boundary b = {modes[mi], 0.25f};
+        rb_plan *plan;
+        rb_stream *st;
+        assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
+        const size_t n = (size_t)w * h * ch, row8 = (size_t)w * ch;
+        uint8_t *x = malloc(n);
+        uint16_t *y1 = malloc(2 * n), *y2 = malloc(2 * n), *band = malloc(2 * n);
+        tu_fill_random(x, RB_U8, n);
+        rb_image in = {w, h, ch, 0, RB_U8, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, x};
+        rb_image o1 = {w, h, ch, 0, RB_U16, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, y1};
+        assert_int_equal(rb_execute(plan, &in, &o1), RB_OK);
+        int y0s[80], rows[80];
+        const int K = make_split(h, tu_int(0, 2), y0s, rows);
+        assert_int_equal(rb_stream_create(plan, &st), RB_OK);
+        for (int k = 0; k < K; k++) {
+            rb_image a = strip_of(&in, y0s[k], rows[k]);
+            assert_int_equal(rb_stream_gather(st, &a, y0s[k]), RB_OK);
+        }
+        assert_int_equal(rb_stream_close_carries(st), RB_OK);
+        for (int k = 0; k < K; k++) {
+            memcpy(band, x + (size_t)y0s[k] * row8, row8 * (size_t)rows[k]);
+            rb_image a = {w, rows[k], ch, 0, RB_U8, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, band};
+            rb_image o = {w, rows[k], ch, 0, RB_U16, RB_MEMORY_HOST, RB_ALPHA_NONE, 0, band};
+            assert_int_equal(rb_stream_produce(st, &a, &o, y0s[k]), RB_OK);
+            memcpy(y2 + (size_t)y0s[k] * row8, band, 2 * row8 * (size_t)rows[k]);
+        }
+        rb_stream_destroy(st);
+        int worst = 0;
+        for (size_t i = 0; i < n; i++)
+            worst = abs((int)y1[i] - (int)y2[i]) > worst ? abs((int)y1[i] - (int)y2[i]) : worst;
+        if (worst > 1)
+            print_error("%s: in place off by %d\n", rb_boundary_name(modes[mi]), worst);
+        assert_true(worst <= 1);
+        free(x);
+        free(y1);
+        free(y2);
+        free(band);
+        rb_plan_destroy(plan);
+        rb_filter_destroy(f);
+    }
+}
+
 static void test_working_bytes(void **state)
 {
     (void)state;
@@ -447,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_wide_gaussian),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_blocks),
+        cmocka_unit_test(test_in_place),
         cmocka_unit_test(test_working_bytes),
         cmocka_unit_test(test_bad_calls),
     };
