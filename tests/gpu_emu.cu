@@ -114,7 +114,7 @@ static int rb_emu_axis(const rb_cuda_tiled &f, const float *in, float *out, size
             if (a.shift) RB_TILED_SUM(sums, blk) = (float)bs;
         }
     }
-    if (f.seq_chain) { /* RECBLUR_CUDA_CHAIN=seq, as the kernels' launcher */
+    if (f.dbl || f.seq_chain) { /* RECBLUR_CUDA_CHAIN=seq, as the kernels' launcher */
         for (size_t lane = 0; lane < lanes; ++lane) rb_tiled_chain<R, CT>(f, in, car1, car2, sums, mean, lanes, lane);
     } else {
         /* the parallel chain, phase by phase as rb_tiled_pchain_k runs it (each

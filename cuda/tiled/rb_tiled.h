@@ -80,8 +80,8 @@ typedef struct {
     int fir_tile;             /* in-line blocks take their FIR from a tile of their samples
                                  (rb_tiled_fir_tiled); RECBLUR_CUDA_FIR=direct: every sample
                                  through rb_tiled_u, the route before (comparisons) */
-    int seq_chain;            /* RECBLUR_CUDA_CHAIN=seq: the one-thread-per-lane chain
-                                 instead of the parallel one (comparisons) */
+    int seq_chain;            /* RECBLUR_CUDA_CHAIN=seq: the one-thread-per-lane chain for
+                                 float carries too (comparisons; double carries always take it) */
     /* double carries: the chain's block transfers on the backward differences of the
      * states (rb_tiled_diffs), columns the responses to the polynomial states, made
      * in long double by stepping the recursion (rb_tiled_diff_responses): Dc, Dc_last

@@ -266,16 +266,18 @@ RB_UNROLL
  *   5. every group reruns backwards, writing the true states E_b.
  * Same per-block arithmetic as rb_tiled_chain (same matrices, same float
  * rounding of the stored heads); only the association across groups differs
- * (in double). Double carries (ill-conditioned filters) take the same phases
- * with every transfer, of a block or a group, on the states' differences
- * (rb_tiled_grp.diff). */
+ * (in double). Double carries (ill-conditioned filters) keep the sequential
+ * chain: the same phases with the 16-block group transfers on the states'
+ * differences too ran 4x faster on the H100 (0.23 ms per axis at 8192^2 vs
+ * 0.86 stepped), but the emulation's wide Gaussians on long padded lines
+ * (RB_TEST_SEED=14) then lost 2.2e-5 against 4e-6 for the sequential chain:
+ * transfers over groups of many hundred samples of poles that close to 1 are
+ * no longer small on the differences of a random line's states. */
 #define RB_TILED_NG 16
 
 typedef struct {
     int nbg;                  /* blocks per group (the last groups may be short or empty) */
     int glast;                /* the group holding block nb - 1 */
-    int diff;                 /* the matrices act on the states' differences (double
-                                 carries: rb_tiled_diffs, rb_tiled_diff_responses) */
     double Mc[RB_MAX_ORDER * RB_MAX_ORDER], Mc_last[RB_MAX_ORDER * RB_MAX_ORDER];
     double Ma[RB_MAX_ORDER * RB_MAX_ORDER], Ma_last[RB_MAX_ORDER * RB_MAX_ORDER];
 } rb_tiled_grp;
@@ -303,8 +305,7 @@ static inline void rb_tiled_mm(const double *a, const double *b, int r, double *
  * difference of such a state is small, and the response to it is not large,
  * so M d sums terms of about the size of the result, as stepping the
  * recursion does, in R^2 multiply-adds instead of len * R (and 2 len * R for
- * the head). Stepped in long double, rounded once. len may span many blocks
- * (the parallel chain's groups) where G is NULL; with G, len <= RB_TILED_B. */
+ * the head). Stepped in long double, rounded once; len <= RB_TILED_B. */
 static inline void rb_tiled_diff_responses(const double *d, const double *da, int r, int len, double *M, double *G)
 {
     for (int k = 0; k < r; ++k) {
@@ -319,7 +320,7 @@ static inline void rb_tiled_diff_responses(const double *d, const double *da, in
             for (int t = 0; t < r; ++t) v -= (long double)d[t] * p[t];
             for (int t = r - 1; t > 0; --t) p[t] = p[t - 1];
             p[0] = v;
-            if (j < RB_TILED_B) y[j] = v;
+            y[j] = v;
         }
         for (int i = 0; i < r; ++i) M[i * r + k] = (double)p[i];
         if (!G) continue;
@@ -359,17 +360,6 @@ static inline void rb_tiled_grp_init(const rb_cuda_tiled *f, rb_tiled_grp *g)
     }
     memcpy(g->Mc, pc, sizeof g->Mc);
     memcpy(g->Ma, pa, sizeof g->Ma);
-    if (f->dbl) {
-        /* double carries: the group transfers on the states' differences, as the
-         * blocks' (rb_cuda_tiled.Dc): zero input through the group's samples */
-        const int len = g->nbg * RB_TILED_B, len_last = (cnt - 1) * RB_TILED_B + f->b.last_len;
-        const double *dc = f->b.ax.dcd, *da = f->b.ax.dad;
-        rb_tiled_diff_responses(dc, NULL, r, len, g->Mc, NULL);
-        rb_tiled_diff_responses(dc, NULL, r, len_last, g->Mc_last, NULL);
-        rb_tiled_diff_responses(da, NULL, r, len, g->Ma, NULL);
-        rb_tiled_diff_responses(da, NULL, r, len_last, g->Ma_last, NULL);
-        g->diff = 1;
-    }
 }
 
 /* group states in the combiner's array: sh[(g * R + k) * ls] */
@@ -428,8 +418,7 @@ RB_UNROLL
             if (blk >= b1) break;
             const int last = blk == b.nb - 1;
             const double *T1 = last ? f.T1_last : f.T1;
-            if (RB_TILED_DIFF(CT, f)) rb_tiled_diff_c<R>(f, last, St, t, (double *)0);
-            else rb_tiled_mv<R>(last ? b.Mc_last : b.Mc, St, t);
+            rb_tiled_mv<R>(last ? b.Mc_last : b.Mc, St, t);
 RB_UNROLL
             for (int k = 0; k < R; ++k) St[k] = t[k] + ((double)tl[d][k] - mu * T1[k]);
         }
@@ -445,22 +434,13 @@ RB_UNROLL
 /* periodic lines: X through every group, adding each group's zero-state
  * result, then closed by Q ((49) causal, (51) anticausal): the true state
  * entering the line */
-/* X through a group (M or M_last) -> t, on X's differences where gp.diff */
-template <int R>
-RB_HD void rb_tiled_grp_mv(const rb_tiled_grp &gp, const double *M, const double *X, double *t)
-{
-    double d[R];
-    if (gp.diff) rb_tiled_diffs<R>(X, d);
-    rb_tiled_mv<R>(M, gp.diff ? d : X, t);
-}
-
 template <int R, int DIR>
 RB_HD void rb_tiled_pc_wrap(const rb_tiled_grp &gp, const double *M, const double *M_last, const double *Q,
                             const double *sh, int ls, double *X)
 {
     double t[R];
     for (int g = DIR > 0 ? 0 : gp.glast; DIR > 0 ? g <= gp.glast : g >= 0; g += DIR) {
-        rb_tiled_grp_mv<R>(gp, g == gp.glast ? M_last : M, X, t);
+        rb_tiled_mv<R>(g == gp.glast ? M_last : M, X, t);
 RB_UNROLL
         for (int k = 0; k < R; ++k) X[k] = t[k] + RB_TILED_SH(sh, g, k);
     }
@@ -477,7 +457,7 @@ RB_HD void rb_tiled_pc_exchange(const rb_tiled_grp &gp, const double *M, const d
 {
     double t[R];
     for (int g = DIR > 0 ? 0 : gp.glast; DIR > 0 ? g <= gp.glast : g >= 0; g += DIR) {
-        rb_tiled_grp_mv<R>(gp, g == gp.glast ? M_last : M, X, t);
+        rb_tiled_mv<R>(g == gp.glast ? M_last : M, X, t);
 RB_UNROLL
         for (int k = 0; k < R; ++k) {
             double zero_state = RB_TILED_SH(sh, g, k);

@@ -133,7 +133,7 @@ template <int R, typename CT>
 static void rb_tiled_chain_launch(const rb_cuda_tiled *f, const float *in, const rb_tiled_bufs<CT> &m, size_t lanes,
                                cudaStream_t s)
 {
-    if (f->seq_chain) {
+    if (f->dbl || f->seq_chain) {
         rb_tiled_chain_k<R, CT><<<(unsigned)((lanes + 31) / 32), 32, 0, s>>>(*f, in, m.car1, m.car2, m.sums, m.mean,
                                                                           lanes);
     } else {
