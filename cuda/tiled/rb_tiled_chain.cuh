@@ -300,8 +300,8 @@ static inline void rb_tiled_mm(const double *a, const double *b, int r, double *
  * so s_j = sum_k (-1)^k C(j,k) d_k. Column k of M is the state after len
  * samples of zero input through the recursion d from the state with d = e_k,
  * of G (unless NULL) the anticausal head over that response (recursion da).
- * Why: with poles near 1 the states of a smooth line are nearly equal, and A^len (entries ~ len^(R-1)) applied to them
- * cancels away 1e-4 of a wide Gaussian's output even in double; the k-th
+ * Why: with poles near 1 the states of a smooth line are nearly equal, and
+ * A^len (entries ~ len^(R-1)) applied to them cancels away 1e-4 of a wide Gaussian's output even in double; the k-th
  * difference of such a state is small, and the response to it is not large,
  * so M d sums terms of about the size of the result, as stepping the
  * recursion does, in R^2 multiply-adds instead of len * R (and 2 len * R for
