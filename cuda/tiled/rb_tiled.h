@@ -82,6 +82,13 @@ typedef struct {
                                  through rb_tiled_u, the route before (comparisons) */
     int seq_chain;            /* RECBLUR_CUDA_CHAIN=seq: the one-thread-per-lane chain for
                                  float carries too (comparisons; double carries always take it) */
+    /* double carries: the chain's block transfers on the backward differences of the
+     * states (rb_tiled_diffs), columns the responses to the polynomial states, made
+     * in long double by stepping the recursion (rb_tiled_diff_responses): Dc, Dc_last
+     * causal through a block, Dg, Dg_last its anticausal head, Da, Da_last anticausal */
+    double Dc[RB_MAX_ORDER * RB_MAX_ORDER], Dc_last[RB_MAX_ORDER * RB_MAX_ORDER];
+    double Dg[RB_MAX_ORDER * RB_MAX_ORDER], Dg_last[RB_MAX_ORDER * RB_MAX_ORDER];
+    double Da[RB_MAX_ORDER * RB_MAX_ORDER], Da_last[RB_MAX_ORDER * RB_MAX_ORDER];
     long long ld, ld_out;     /* floats between image rows, input and output */
     int wdot;                 /* float carries: stage 1 of whole in-line blocks as
                                  2R dot products with Wt/Wh (rb_tiled_stage1_dot), no recursion */

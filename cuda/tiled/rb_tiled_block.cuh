@@ -258,48 +258,27 @@ RB_UNROLL
     }
 }
 
-/* The homogeneous responses the chain needs, step by step (the recursion's own
- * arithmetic) instead of through A^len and G: for poles near 1 the entries of
- * A^32 grow like 32^(R-1) and cancel against states that are all nearly equal,
- * which loses 1e-4 of the output of a wide Gaussian even in double. Used with
- * double carries (rb_cuda_tiled.dbl), where such filters go. Causal: state P
- * through len samples of zero input -> Pout; head: the zero-initialised
- * anticausal head over that response. Anticausal: E through len samples. */
+/* The backward differences of a state s (newest first): d_k = the k-th
+ * difference at the newest end, by repeated differencing (each an exact or
+ * nearly exact subtraction of nearly equal doubles). The chain's block
+ * transfers for double carries (rb_cuda_tiled.Dc ...) act on these: for
+ * poles near 1 the entries of A^32 grow like 32^(R-1) and cancel against
+ * states that are all nearly equal, which loses 1e-4 of a wide Gaussian's
+ * output even in double; on the differences they do not
+ * (rb_tiled_diff_responses in rb_tiled_setup.cu). */
 template <int R>
-RB_HD void rb_tiled_step_c(const rb_cuda_axis &a, const double *P, int len, double *Pout, double *head)
+RB_HD void rb_tiled_diffs(const double *s, double *d)
 {
-    double p[R], y[RB_TILED_B];
+    double w[R];
 RB_UNROLL
-    for (int k = 0; k < R; ++k) p[k] = P[k];
+    for (int k = 0; k < R; ++k) w[k] = s[k];
+    d[0] = w[0];
 RB_UNROLL
-    for (int j = 0; j < RB_TILED_B; ++j) {
-        if (j < len) y[j] = rb_tiled_step<R, double, true>(a, p, 0.0);
+    for (int l = 1; l < R; ++l) {
+RB_UNROLL
+        for (int j = 0; j < R - l; ++j) w[j] -= w[j + 1];
+        d[l] = w[0];
     }
-RB_UNROLL
-    for (int k = 0; k < R; ++k) Pout[k] = p[k];
-    if (!head) return;
-RB_UNROLL
-    for (int k = 0; k < R; ++k) p[k] = 0.0;
-RB_UNROLL
-    for (int j = RB_TILED_B - 1; j >= 0; --j) {
-        if (j < len) rb_tiled_step<R, double, false>(a, p, y[j]);
-    }
-RB_UNROLL
-    for (int k = 0; k < R; ++k) head[k] = p[k];
-}
-
-template <int R>
-RB_HD void rb_tiled_step_a(const rb_cuda_axis &a, const double *E, int len, double *Eout)
-{
-    double p[R];
-RB_UNROLL
-    for (int k = 0; k < R; ++k) p[k] = E[k];
-RB_UNROLL
-    for (int j = 0; j < RB_TILED_B; ++j) {
-        if (j < len) rb_tiled_step<R, double, false>(a, p, 0.0);
-    }
-RB_UNROLL
-    for (int k = 0; k < R; ++k) Eout[k] = p[k];
 }
 
 #endif

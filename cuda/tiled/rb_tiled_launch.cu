@@ -16,19 +16,36 @@
 #include <type_traits>
 
 /* fn(std::integral_constant<int, R>) for the axis' order R (1 .. 8): the
- * kernels are compiled per order */
+ * kernels are compiled per order (every order but in benchmark builds that
+ * set RECBLUR_CUDA_TILED_ORDERS, cuda/CMakeLists.txt) */
 template <class Fn>
 static cudaError_t rb_tiled_by_order(int r, Fn fn)
 {
     switch (r) {
+#ifdef RB_TILED_HAVE_ORDER_1
     case 1: return fn(std::integral_constant<int, 1>());
+#endif
+#ifdef RB_TILED_HAVE_ORDER_2
     case 2: return fn(std::integral_constant<int, 2>());
+#endif
+#ifdef RB_TILED_HAVE_ORDER_3
     case 3: return fn(std::integral_constant<int, 3>());
+#endif
+#ifdef RB_TILED_HAVE_ORDER_4
     case 4: return fn(std::integral_constant<int, 4>());
+#endif
+#ifdef RB_TILED_HAVE_ORDER_5
     case 5: return fn(std::integral_constant<int, 5>());
+#endif
+#ifdef RB_TILED_HAVE_ORDER_6
     case 6: return fn(std::integral_constant<int, 6>());
+#endif
+#ifdef RB_TILED_HAVE_ORDER_7
     case 7: return fn(std::integral_constant<int, 7>());
+#endif
+#ifdef RB_TILED_HAVE_ORDER_8
     case 8: return fn(std::integral_constant<int, 8>());
+#endif
     default: return cudaErrorInvalidValue;
     }
 }

@@ -118,12 +118,15 @@ static rb_tiled_geom rb_tiled_grid(const rb_cuda_tiled *f, size_t lanes)
 }
 
 /* RGBA rows get their own instantiation (channel count known at compile time,
- * as c = 1) for float carries and float recursion, the common case; other
- * types keep the run-time count (fewer kernels to compile) */
+ * as c = 1) for float carries with float recursion and for double carries
+ * with double recursion (the Gaussian's: with the run-time count its RGBA row
+ * stages took 1.3x (stage 1) and 1.3x (final) the time of four one-channel
+ * images, bench/RESULTS.md); float carries with double recursion keep the
+ * run-time count (fewer kernels to compile) */
 template <typename CT, typename IT>
 static constexpr bool rb_tiled_c4()
 {
-    return std::is_same<CT, float>::value && std::is_same<IT, float>::value;
+    return std::is_same<CT, IT>::value;
 }
 
 template <int R, typename CT>

@@ -310,6 +310,10 @@ extern "C" int rb_cuda_tiled_init(const rb_axis_plan *ap0, int channels, int row
     o->sumfird = ntaps ? s : 1.0;
     rb_tiled_block_consts(ap, B, o->T1, o->H1, o->G);
     rb_tiled_block_consts(ap, o->b.last_len, o->T1_last, o->H1_last, o->G_last);
+    rb_tiled_diff_responses(ap->ax.dc, ap->ax.da, r, B, o->Dc, o->Dg);
+    rb_tiled_diff_responses(ap->ax.dc, ap->ax.da, r, o->b.last_len, o->Dc_last, o->Dg_last);
+    rb_tiled_diff_responses(ap->ax.da, NULL, r, B, o->Da, NULL);
+    rb_tiled_diff_responses(ap->ax.da, NULL, r, o->b.last_len, o->Da_last, NULL);
     o->rows = rows;
     o->c = channels;
     o->dbl = rb_tiled_want_double(ap, sw);
