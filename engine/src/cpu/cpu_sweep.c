@@ -31,7 +31,7 @@
  * so results match line_solver.c to rounding, not bitwise.
  *
  * The kernels are in cpu_sweep_kernel.h, compiled once per lane type in
- * cpu_sweep_lanes_d.c and cpu_sweep_lanes_f.c (cpu_sweep_internal.h says
+ * cpu_sweep_lanes_d.c (+ cpu_sweep_rows_d.c) and cpu_sweep_lanes_f.c (cpu_sweep_internal.h says
  * why); this file sets the sweep up and runs it. */
 #define _GNU_SOURCE
 #include "cpu_sweep_internal.h"
@@ -261,9 +261,9 @@ static double probe_error(const sw_axis *ax0, rb_format srcfmt)
         p.ch = 1;
         p.cval[0] = 0.3;
         p.dst = (unsigned char *)yd;
-        rb_sweep_probe_line_d(&p, 0, 8, Y);
+        rb_sweep_line_strip_d(&p, 0, 8, Y);
         p.dst = (unsigned char *)yf;
-        rb_sweep_probe_line_f(&p, 0, 8, Y);
+        rb_sweep_line_strip_f(&p, 0, 8, Y);
         double emax = 0.0, ymax = 0.0;
         for (size_t k = 0; k < (size_t)n * 8; k++) {
             double e = fabs((double)yf[k] - (double)yd[k]), y = fabs((double)yd[k]);

@@ -5,8 +5,10 @@
  * Why several units: cpu_sweep_kernel.h is compiled once per lane type,
  * each copy with three target clones at -O3, and the two copies in one file
  * took 8 minutes of a single core, the tail of every CI build. Each lane
- * type is now a unit of its own (cpu_sweep_lanes_d.c, cpu_sweep_lanes_f.c)
- * that a parallel build compiles side by side; cpu_sweep.c keeps the setup,
+ * type is now a unit of its own (cpu_sweep_lanes_d.c, cpu_sweep_lanes_f.c),
+ * the double lanes' row kernel one more (cpu_sweep_rows_d.c: the double
+ * copy is twice the float one's code), which a parallel build compiles side
+ * by side; cpu_sweep.c keeps the setup,
  * the planning and the call (rb_cpu_sweep_execute); cpu_sweep_decode.c the
  * input's decode, called out of line by both. Every unit is compiled with
  * the same options (engine/CMakeLists.txt). */
@@ -250,11 +252,14 @@ static inline __attribute__((always_inline)) void sw_tile_store(const v8f *tile,
 void rb_sweep_load_converted(const sw_pass *p, const unsigned char *s, long g0, int nl, float x[8]);
 
 /* The entry points of the two kernel copies (cpu_sweep_kernel.h): a member
- * of the sweep's thread team, and the row kernel on a probe line
- * (line_strip: lanes g0 .. g0+ns-1 of p, Y: n + 2D lane groups of scratch). */
+ * of the sweep's thread team, and the row kernel (lanes g0 .. g0+ns-1 of
+ * p, Y: n + 2D lane groups of scratch), which cpu_sweep.c also runs on
+ * probe lines. The row kernel carries target clones: called from
+ * default-target code through its resolver, as sweep_main calls the
+ * column kernels. */
 void rb_sweep_main_d(sw_thread *th);
 void rb_sweep_main_f(sw_thread *th);
-void rb_sweep_probe_line_d(const sw_pass *p, long g0, long ns, void *Y);
-void rb_sweep_probe_line_f(const sw_pass *p, long g0, long ns, void *Y);
+void rb_sweep_line_strip_d(const sw_pass *p, long g0, long ns, void *Y);
+void rb_sweep_line_strip_f(const sw_pass *p, long g0, long ns, void *Y);
 
 #endif

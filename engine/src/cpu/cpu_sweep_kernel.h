@@ -2,8 +2,11 @@
  * types: cpu_sweep_lanes_d.c includes this file with SW_V = v4d (4 doubles,
  * SW_NV = 2 of them per group of 8 lanes), cpu_sweep_lanes_f.c with SW_V =
  * v8f (8 floats, SW_NV = 1), where SW_N(x) names the copy and SW_C(x) picks
- * the axis coefficients in that precision. Everything here is static except
- * the copy's two entry points at the end (cpu_sweep_internal.h declares
+ * the axis coefficients in that precision. SW_ROWS: the unit compiles the
+ * row kernel (line_strip), SW_COLS: the column kernels and the team
+ * member that runs both (sweep_main); the float lanes have both in one
+ * unit, the double lanes (twice the code) one unit each. Everything here is
+ * static except those two entry points (cpu_sweep_internal.h declares
  * them). Not a header of its own: no guard.
  *
  * A group of 8 lanes is SW_N(grp), SW_NV vectors of 32 bytes, and every
@@ -455,9 +458,12 @@ static inline __attribute__((always_inline)) void SW_N(strip_sums)(const sw_pass
     }
 }
 
+#if SW_ROWS
 /* A whole line per block (the row pass over a band): sums, causal, (44),
- * anticausal, stored. Y: n + 2D vectors. */
-SW_CLONES static void SW_N(line_strip)(const sw_pass *p, long g0, long ns, void *Ymem)
+ * anticausal, stored. Y: n + 2D vectors. Not static: the double lanes
+ * compile it in a unit of its own (cpu_sweep_rows_d.c), and cpu_sweep.c's
+ * probe_error calls it. */
+SW_CLONES void SW_N(rb_sweep_line_strip)(const sw_pass *p, long g0, long ns, void *Ymem)
 {
     const sw_axis *a = p->ax;
     const long n = a->n, D = a->D, m = n + 2 * D;
@@ -490,6 +496,9 @@ SW_CLONES static void SW_N(line_strip)(const sw_pass *p, long g0, long ns, void 
     }
 }
 
+#endif
+
+#if SW_COLS
 /* Column sums of rows [i0, i1) for the mean shift, read row by row (the
  * sequential reads the prefetchers follow), added to acc. */
 SW_CLONES static void SW_N(col_sums)(const sw_pass *p, long i0, long i1, SW_G *acc, long nblocks)
@@ -707,7 +716,7 @@ void SW_N(rb_sweep_main)(sw_thread *th)
             p2.nstrips = (p2.lanes + 15) / 16;
             while ((k = atomic_fetch_add(&ctr[SW_CTR_ROWS(b + 1)], 1)) < p2.nstrips) {
                 long g0 = k * 16;
-                SW_N(line_strip)(&p2, g0, p2.lanes - g0 < 16 ? p2.lanes - g0 : 16, th->Y);
+                SW_N(rb_sweep_line_strip)(&p2, g0, p2.lanes - g0 < 16 ? p2.lanes - g0 : 16, th->Y);
             }
             if (th->t == 0 && sh->tphase)
                 trow += sw_cpu() - tr;
@@ -739,12 +748,7 @@ void SW_N(rb_sweep_main)(sw_thread *th)
     }
 }
 
-/* The row kernel on probe lines (cpu_sweep.c's probe_error): default-target
- * code that enters the clones through their resolver, as sweep_main does. */
-void SW_N(rb_sweep_probe_line)(const sw_pass *p, long g0, long ns, void *Y)
-{
-    SW_N(line_strip)(p, g0, ns, Y);
-}
+#endif /* SW_COLS */
 
 #undef SW_G
 #undef SW_L

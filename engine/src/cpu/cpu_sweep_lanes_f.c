@@ -4,6 +4,8 @@
  * clones takes minutes at -O3 (cpu_sweep_internal.h). */
 #include "cpu_sweep_internal.h"
 
+#define SW_COLS 1
+#define SW_ROWS 1
 #define SW_V v8f
 #define SW_NV 1
 #define SW_E float
