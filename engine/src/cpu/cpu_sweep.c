@@ -402,6 +402,7 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     p1.dec = !p1.lin ? NULL
              : in->format == RB_U8 ? rb_srgb_decode_table_u8()
              : in->format == RB_U16 ? rb_srgb_decode_table_u16() : NULL;
+    p1.lut = p1.dec && !p1.alpha && !p1.premul && in->format == RB_U8;
     memset(&p2, 0, sizeof p2);
     p2.ax = &ax;
     p2.sfmt = RB_F32;

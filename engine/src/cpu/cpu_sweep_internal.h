@@ -93,6 +93,9 @@ typedef struct {
      * colour x alpha; alpha: the last channel is alpha (never decoded) */
     int conv, lin, premul, alpha;
     const float *dec;
+    /* every lane an 8-bit colour code decoded by dec (sRGB, no alpha: the
+     * GIMP plug-in's default): load8 looks the 8 codes up inline */
+    int lut;
 } sw_pass;
 
 /* CPU seconds of the calling thread (phase times on a loaded machine). */

@@ -156,6 +156,15 @@ static inline __attribute__((always_inline)) SW_G SW_N(load8)(const sw_pass *p, 
                                  ? p->alt + (size_t)(i - p->alt_from) * p->alt_row
                                  : p->src + (size_t)i * p->srow;
     s += (size_t)g0 * es;
+    if (p->lut && nl == 8) {
+        /* the same table look-ups as rb_sweep_load_converted's first case,
+         * in registers: its call and the reload of the 8 floats it stores
+         * one by one (a missed store forwarding) cost more than the
+         * look-ups. 8-bit only: each inlined copy adds compile time. */
+        const float *d = p->dec;
+        const v8f x = {d[s[0]], d[s[1]], d[s[2]], d[s[3]], d[s[4]], d[s[5]], d[s[6]], d[s[7]]};
+        return SW_N(from8f)(x);
+    }
     if (p->conv) {
         float xs[8];
         v8f x;
