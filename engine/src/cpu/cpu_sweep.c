@@ -31,8 +31,8 @@
  * so results match line_solver.c to rounding, not bitwise.
  *
  * The kernels are in cpu_sweep_kernel.h, compiled once per lane type in
- * cpu_sweep_lanes_d.c (+ cpu_sweep_rows_d.c) and cpu_sweep_lanes_f.c (cpu_sweep_internal.h says
- * why); this file sets the sweep up and runs it. */
+ * cpu_sweep_lanes_d.c (+ cpu_sweep_rows_d.c) and cpu_sweep_lanes_f.c
+ * (cpu_sweep_internal.h says why); this file sets the sweep up and runs it. */
 #define _GNU_SOURCE
 #include "cpu_sweep_internal.h"
 #include "parallel.h"

@@ -1,4 +1,5 @@
-/* The sweep's kernels with float lanes: RECBLUR_CPU_LANES=auto or float (cpu_sweep.c's use_float_lanes).
+/* The sweep's kernels with float lanes: RECBLUR_CPU_LANES=auto or float
+ * (cpu_sweep.c's use_float_lanes).
  * A unit of its own so that a parallel build compiles the two lane types
  * side by side: each copy of cpu_sweep_kernel.h with its three target
  * clones takes minutes at -O3 (cpu_sweep_internal.h). */
