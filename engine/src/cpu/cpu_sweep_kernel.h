@@ -1,8 +1,13 @@
 /* The kernels of the sweep route (cpu_sweep.c), written once for both lane
- * types: cpu_sweep.c includes this file twice, with SW_V = v4d (4 doubles,
- * SW_NV = 2 of them per group of 8 lanes) and with SW_V = v8f (8 floats,
- * SW_NV = 1), where SW_N(x) names the copy and SW_C(x) picks the axis
- * coefficients in that precision. Not a header of its own: no guard.
+ * types: cpu_sweep_lanes_d.c includes this file with SW_V = v4d (4 doubles,
+ * SW_NV = 2 of them per group of 8 lanes), cpu_sweep_lanes_f.c with SW_V =
+ * v8f (8 floats, SW_NV = 1), where SW_N(x) names the copy and SW_C(x) picks
+ * the axis coefficients in that precision. SW_ROWS: the unit compiles the
+ * row kernel (line_strip), SW_COLS: the column kernels and the team
+ * member that runs both (sweep_main); the float lanes have both in one
+ * unit, the double lanes (twice the code) one unit each. Everything here is
+ * static except those two entry points (cpu_sweep_internal.h declares
+ * them). Not a header of its own: no guard.
  *
  * A group of 8 lanes is SW_N(grp), SW_NV vectors of 32 bytes, and every
  * lane operation is written as a loop over them (SW_HV). The group was one
@@ -113,7 +118,7 @@ static inline __attribute__((always_inline)) SW_G SW_N(cvt8)(const unsigned char
 {
 #if SW_NV == 2
     SW_G g;
-    const size_t es = fmt_size(f);
+    const size_t es = sw_fmt_size(f);
     g.v[0] = SW_N(cvt4)(s, f);
     g.v[1] = SW_N(cvt4)(s + 4 * es, f);
     return g;
@@ -146,15 +151,24 @@ static inline __attribute__((always_inline)) SW_G SW_N(cvt8)(const unsigned char
 /* Lanes g0 .. g0+nl-1 of source row i (lanes past nl read as 0). */
 static inline __attribute__((always_inline)) SW_G SW_N(load8)(const sw_pass *p, long i, long g0, int nl)
 {
-    const size_t es = fmt_size(p->sfmt);
+    const size_t es = sw_fmt_size(p->sfmt);
     const unsigned char *s = p->alt && i >= p->alt_from && i < p->alt_to
                                  ? p->alt + (size_t)(i - p->alt_from) * p->alt_row
                                  : p->src + (size_t)i * p->srow;
     s += (size_t)g0 * es;
+    if (p->lut && nl == 8) {
+        /* the same table look-ups as rb_sweep_load_converted's first case,
+         * in registers: its call and the reload of the 8 floats it stores
+         * one by one (a missed store forwarding) cost more than the
+         * look-ups. 8-bit only: each inlined copy adds compile time. */
+        const float *d = p->dec;
+        const v8f x = {d[s[0]], d[s[1]], d[s[2]], d[s[3]], d[s[4]], d[s[5]], d[s[6]], d[s[7]]};
+        return SW_N(from8f)(x);
+    }
     if (p->conv) {
         float xs[8];
         v8f x;
-        sw_load_converted(p, s, g0, nl, xs);
+        rb_sweep_load_converted(p, s, g0, nl, xs);
         memcpy(&x, xs, sizeof x);
         return SW_N(from8f)(x);
     }
@@ -172,7 +186,7 @@ static inline __attribute__((always_inline)) SW_G SW_N(load8)(const sw_pass *p, 
 static inline __attribute__((always_inline)) void SW_N(prefetch_row)(const sw_pass *p, long i, long g0)
 {
     if (i >= 0 && i < p->ax->n)
-        __builtin_prefetch(p->src + (size_t)i * p->srow + (size_t)g0 * fmt_size(p->sfmt));
+        __builtin_prefetch(p->src + (size_t)i * p->srow + (size_t)g0 * sw_fmt_size(p->sfmt));
 }
 
 /* Result of step i for nl lanes -> the destination, rounded as rb_pixels_store
@@ -180,7 +194,7 @@ static inline __attribute__((always_inline)) void SW_N(prefetch_row)(const sw_pa
 static inline __attribute__((always_inline)) void SW_N(store8)(const sw_pass *p, long i,
                                                          const size_t *doff, int nl, SW_G v)
 {
-    const size_t es = fmt_size(p->dfmt);
+    const size_t es = sw_fmt_size(p->dfmt);
     unsigned char *d = p->dst + (size_t)i * (size_t)p->ch * es;
     v8f f = SW_N(to8f)(v);
     /* The empty asm keeps this loop scalar: GCC makes an AVX-512 scatter of
@@ -389,7 +403,7 @@ static inline __attribute__((always_inline)) void SW_N(anticausal)(const sw_pass
         SW_N(anticausal_step)(da, Y[j - j0], z, R);
     for (; j >= j0; j--) {
         SW_G acc = SW_N(gadd)(SW_N(anticausal_step)(da, Y[j - j0], z, R), off);
-        if (tile) /* one vector store; tile_store transposes 8 steps at a time */
+        if (tile) /* one vector store; sw_tile_store transposes 8 steps at a time */
             tile[j - j0] = SW_N(to8f)(acc);
         else
             SW_N(store8)(p, j - j0, doff, nl, acc);
@@ -411,9 +425,9 @@ static inline __attribute__((always_inline)) void SW_N(block_setup)(const sw_pas
     for (int l = 0; l < 8; l++) {
         long g = gb + (l < nl ? l : 0);
         if (p->planar) /* lane g: row g % planar, channel g / planar */
-            doff[l] = (size_t)(g % p->planar) * p->drow + (size_t)(g / p->planar) * fmt_size(p->dfmt);
+            doff[l] = (size_t)(g % p->planar) * p->drow + (size_t)(g / p->planar) * sw_fmt_size(p->dfmt);
         else
-            doff[l] = (size_t)(g / p->ch) * p->drow + (size_t)(g % p->ch) * fmt_size(p->dfmt);
+            doff[l] = (size_t)(g / p->ch) * p->drow + (size_t)(g % p->ch) * sw_fmt_size(p->dfmt);
     }
     if (a->shift)
         SW_HV mean.v[h_] = sum.v[h_] / (SW_E)a->n;
@@ -453,9 +467,12 @@ static inline __attribute__((always_inline)) void SW_N(strip_sums)(const sw_pass
     }
 }
 
+#if SW_ROWS
 /* A whole line per block (the row pass over a band): sums, causal, (44),
- * anticausal, stored. Y: n + 2D vectors. */
-SW_CLONES static void SW_N(line_strip)(const sw_pass *p, long g0, long ns, void *Ymem)
+ * anticausal, stored. Y: n + 2D vectors. Not static: the double lanes
+ * compile it in a unit of its own (cpu_sweep_rows_d.c), and cpu_sweep.c's
+ * probe_error calls it. */
+SW_CLONES void SW_N(rb_sweep_line_strip)(const sw_pass *p, long g0, long ns, void *Ymem)
 {
     const sw_axis *a = p->ax;
     const long n = a->n, D = a->D, m = n + 2 * D;
@@ -488,6 +505,9 @@ SW_CLONES static void SW_N(line_strip)(const sw_pass *p, long g0, long ns, void 
     }
 }
 
+#endif
+
+#if SW_COLS
 /* Column sums of rows [i0, i1) for the mean shift, read row by row (the
  * sequential reads the prefetchers follow), added to acc. */
 SW_CLONES static void SW_N(col_sums)(const sw_pass *p, long i0, long i1, SW_G *acc, long nblocks)
@@ -617,22 +637,22 @@ SW_CLONES static void SW_N(cols_band)(const sw_pass *p, const sw_cols *cs, long 
             CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8)
 #undef CASE
         }
-        tile_store(tile, rows, p->dst, doff, nl);
+        sw_tile_store(tile, rows, p->dst, doff, nl);
     }
 }
 
-static void *SW_N(sweep_main)(void *arg)
+/* One member of the sweep's thread team (cpu_sweep.c's sweep_member). */
+void SW_N(rb_sweep_main)(sw_thread *th)
 {
-    sw_thread *th = arg;
     sw_shared *sh = th->sh;
-    barrier_wait(&sh->bar); /* every party known */
+    rb_sweep_barrier_wait(&sh->bar); /* every party known */
     const int t = th->t;
     const sw_cols *cs = &sh->cs;
     double t0 = th->t == 0 && sh->tphase ? sw_cpu() : 0.0, trow = 0.0;
     /* progress: member 0 (the calling thread, rb_parallel_team) reports,
-     * before any output row is written a cancel stops the call (sw_report) */
+     * before any output row is written a cancel stops the call (rb_sweep_report) */
     if (t == 0)
-        sw_report(sh, 0.0, 1);
+        rb_sweep_report(sh, 0.0, 1);
 
     /* column sums (mean shift): a fixed share of the rows per thread, each
      * into its array, added in thread order: the same sums, so the same
@@ -644,14 +664,14 @@ static void *SW_N(sweep_main)(void *arg)
         const long n = p1->ax->n, r0 = n * t / sh->nt, r1 = n * (t + 1) / sh->nt;
         if (r1 > r0 && !atomic_load(&sh->cancel))
             SW_N(col_sums)(p1, r0, r1, (SW_G *)cs->sums + (size_t)t * (size_t)cs->nblocks, cs->nblocks);
-        barrier_wait(&sh->bar);
+        rb_sweep_barrier_wait(&sh->bar);
         if (t == 0)
-            sw_report(sh, sh->w_sums, 1);
+            rb_sweep_report(sh, sh->w_sums, 1);
     }
     /* phase A: strips of 64 bytes of input, in sh->achunks chunks (more than
      * one only with a progress callback: a report and a chance to cancel
      * after each, all members past the barrier before the next) */
-    const long strip = 64 / (long)fmt_size(p1->sfmt);
+    const long strip = 64 / (long)sw_fmt_size(p1->sfmt);
     const long nstrips = (p1->lanes + strip - 1) / strip;
     for (int q = 0; q < sh->achunks; q++) {
         const long k0 = nstrips * q / sh->achunks, k1 = nstrips * (q + 1) / sh->achunks;
@@ -659,15 +679,15 @@ static void *SW_N(sweep_main)(void *arg)
             long g0 = k * strip;
             SW_N(cols_phase_a)(p1, cs, g0, p1->lanes - g0 < strip ? p1->lanes - g0 : strip);
         }
-        barrier_wait(&sh->bar);
+        rb_sweep_barrier_wait(&sh->bar);
         if (sh->progress) {
             /* the cancel flag, set by member 0 only before this barrier, is
              * the same for every member after it */
             if (t == 0)
-                sw_report(sh, sh->w_sums + sh->w_a * (double)(q + 1) / (double)sh->achunks, 1);
-            barrier_wait(&sh->bar);
+                rb_sweep_report(sh, sh->w_sums + sh->w_a * (double)(q + 1) / (double)sh->achunks, 1);
+            rb_sweep_barrier_wait(&sh->bar);
             if (atomic_load(&sh->cancel))
-                return NULL; /* phase A writes no output: the image is untouched */
+                return; /* phase A writes no output: the image is untouched */
         }
     }
     double t1 = th->t == 0 && sh->tphase ? sw_cpu() : 0.0;
@@ -705,7 +725,7 @@ static void *SW_N(sweep_main)(void *arg)
             p2.nstrips = (p2.lanes + 15) / 16;
             while ((k = atomic_fetch_add(&ctr[SW_CTR_ROWS(b + 1)], 1)) < p2.nstrips) {
                 long g0 = k * 16;
-                SW_N(line_strip)(&p2, g0, p2.lanes - g0 < 16 ? p2.lanes - g0 : 16, th->Y);
+                SW_N(rb_sweep_line_strip)(&p2, g0, p2.lanes - g0 < 16 ? p2.lanes - g0 : 16, th->Y);
             }
             if (th->t == 0 && sh->tphase)
                 trow += sw_cpu() - tr;
@@ -723,11 +743,11 @@ static void *SW_N(sweep_main)(void *arg)
             while ((c0 = atomic_fetch_add(&ctr[SW_CTR_COLS(b)], CB)) < cs->nblocks)
                 SW_N(cols_band)(&pc, cs, b, c0, c0 + CB < cs->nblocks ? c0 + CB : cs->nblocks, th->Y);
         }
-        barrier_wait(&sh->bar);
+        rb_sweep_barrier_wait(&sh->bar);
         if (t == 0 && sh->progress) /* the share of the bands whose output is stored */
-            sw_report(sh, sh->w_sums + sh->w_a +
-                              (1.0 - sh->w_sums - sh->w_a) * (double)(cs->nbands - b) /
-                                  (double)(cs->nbands - last), 0);
+            rb_sweep_report(sh, sh->w_sums + sh->w_a +
+                                    (1.0 - sh->w_sums - sh->w_a) * (double)(cs->nbands - b) /
+                                        (double)(cs->nbands - last), 0);
     }
     if (th->t == 0 && sh->tphase) {
         double t2 = sw_cpu();
@@ -735,8 +755,9 @@ static void *SW_N(sweep_main)(void *arg)
         sh->tphase[1] = t2 - t1 - trow;
         sh->tphase[2] = trow;
     }
-    return NULL;
 }
+
+#endif /* SW_COLS */
 
 #undef SW_G
 #undef SW_L
