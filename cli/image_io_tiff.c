@@ -12,6 +12,10 @@
  * read it). The compressed size is not known before the pixels are written,
  * so the choice follows the uncompressed size, with headroom for the tags
  * and the strip tables (libvips and GDAL decide the same way). */
+/* The largest tile buffer the reader makes for an image smaller than it:
+ * 1024 x 1024 RGBA float is 16 MiB; libtiff's own writers default to 256. */
+#define CLI_TIFF_MAX_TILE_BYTES ((uint64_t)64 << 20)
+
 #define CLI_TIFF_CLASSIC_MAX_BYTES (((uint64_t)4 << 30) - ((uint64_t)64 << 20))
 
 int cli_tiff_needs_bigtiff(const rb_image *geom)
@@ -315,10 +319,24 @@ int cli_tiff_read(const char *path, cli_image *out, char *err, size_t errlen)
         TIFFGetField(t, TIFFTAG_TILELENGTH, &th);
         tmsize_t tsize = TIFFTileSize(t);
         size_t tile_stride = (size_t)tw * (separate ? 1 : spp) * ss;
-        unsigned char *buf = tw && th && tsize > 0 ? _TIFFmalloc(tsize) : NULL;
+        unsigned char *buf = NULL;
+        /* A tile larger than the whole image and than any tile a writer
+         * makes is a lying header, not a picture: a 300-byte file asked for
+         * a 22 GB tile buffer (found by the fuzzer). Refused before the
+         * allocation; real tiles (16 to 1024 on a side) stay far below. */
+        const uint64_t image_bytes = (uint64_t)w * h * spp * ss;
+        const int too_big = tsize > 0 && (uint64_t)tsize > CLI_TIFF_MAX_TILE_BYTES &&
+                            (uint64_t)tsize > image_bytes;
+        if (too_big)
+            snprintf(tiff_last_error, sizeof tiff_last_error,
+                     "tiles of %ux%u (%llu bytes each) for a %ux%u image", (unsigned)tw,
+                     (unsigned)th, (unsigned long long)tsize, (unsigned)w, (unsigned)h);
+        else if (tw && th && tsize > 0)
+            buf = _TIFFmalloc(tsize);
         if (!buf || (uint64_t)tile_stride * th > (uint64_t)tsize) {
             rc = -1;
-            snprintf(tiff_last_error, sizeof tiff_last_error, "bad tile layout");
+            if (!too_big)
+                snprintf(tiff_last_error, sizeof tiff_last_error, "bad tile layout");
         }
         for (int p = 0; p < planes && !rc; p++)
             for (uint32_t y = 0; y < h && !rc; y += th)
