@@ -56,6 +56,18 @@ void rbg_layout(gint32 drawable_id, gboolean linear, RbgLayout *out);
  * and *out filled; else FALSE. */
 gboolean rbg_layout_native(gint32 drawable_id, gboolean linear, RbgLayout *out);
 
+/* libgimp's tiles without babl or GEGL (rbg_tiles.c). rbg_layout_stored: the
+ * drawable as stored when the engine can filter it so and the image has no
+ * assigned profile (TRUE, *out filled, out->format NULL); rbg_tiles_read /
+ * rbg_tiles_write_shadow move the box x,y,w,h of its own bytes (the write
+ * goes to the shadow tiles and flushes them). rbg_gegl_ensure: gegl_init once,
+ * for the routes and the dialog that use GeglBuffer or babl. */
+gboolean rbg_layout_stored(gint32 drawable_id, gboolean linear, RbgLayout *out);
+gboolean rbg_tiles_read(gint32 drawable_id, int x, int y, int w, int h, const RbgLayout *layout,
+                        void *pixels, gchar **error);
+void rbg_tiles_write_shadow(gint32 drawable_id, int x, int y, int w, int h, const void *pixels);
+void rbg_gegl_ensure(void);
+
 /* Engine plumbing shared by the blur and the deblur procedures (rbg_pixels.c). */
 /* A fresh engine context reporting to progress (may be NULL); NULL with
  * *error set when it cannot be created. */
@@ -123,7 +135,7 @@ void rbg_stage_times_mark(RbgStageTimes *t, const char *stage);
 void rbg_stage_times_report(RbgStageTimes *t, int w, int h);
 /* Called first thing in run(): the process's start as the plug-in sees it. */
 void rbg_stage_times_process_start(void);
-/* Called right after gegl_init. */
+/* Called right after gegl_init (rbg_gegl_ensure); a run without GEGL never calls it. */
 void rbg_stage_times_init_done(void);
 
 /* ------------------------------------------------------------ deblur */

@@ -247,13 +247,11 @@ static void run(const gchar *name, gint nparams, const GimpParam *param,
     gboolean deblur = name && strcmp(name, RBG_DEBLUR_PROC) == 0;
 
     rbg_stage_times_process_start();
-    /* The plug-in uses GEGL's buffers and babl, never a GEGL operation: an
-     * empty operation path spares every call loading GEGL's 48 operation
-     * modules (a third of gegl_init: bench/RESULTS.md, GIMP 2.10 per-call
-     * overhead). */
-    g_setenv("GEGL_PATH", "", TRUE);
-    gegl_init(NULL, NULL);
-    rbg_stage_times_init_done();
+    /* GEGL (and babl) start only where they are used: the dialog's preview
+     * and the routes that convert (rbg_gegl_ensure); the drawable as stored
+     * needs neither (rbg_tiles.c). */
+    if (run_mode == GIMP_RUN_INTERACTIVE)
+        rbg_gegl_ensure();
     rbg_vals_defaults(&vals);
     rbg_deblur_defaults(&dvals);
 

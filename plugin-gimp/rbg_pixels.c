@@ -256,9 +256,17 @@ gboolean rbg_process_drawable(gint32 drawable_id, gboolean linear, gboolean nati
     if (!gimp_drawable_mask_intersect(drawable_id, &x, &y, &w, &h))
         return TRUE;  /* the selection misses this drawable: nothing to do */
 
-    if (!native || !rbg_layout_native(drawable_id, linear, &layout))
-        rbg_layout(drawable_id, linear, &layout);
-    size_t bytes = (size_t)w * (size_t)h * (size_t)babl_format_get_bytes_per_pixel(layout.format);
+    /* The drawable as stored, moved by libgimp's tiles without babl or GEGL
+     * (rbg_tiles.c); else a GeglBuffer in the format rbg_layout* chose. */
+    gboolean stored = native && rbg_layout_stored(drawable_id, linear, &layout);
+    if (!stored) {
+        rbg_gegl_ensure();
+        if (!native || !rbg_layout_native(drawable_id, linear, &layout))
+            rbg_layout(drawable_id, linear, &layout);
+    }
+    size_t pixel_bytes = stored ? (size_t)layout.channels * (layout.sample == RB_U16 ? 2 : 1)
+                                : (size_t)babl_format_get_bytes_per_pixel(layout.format);
+    size_t bytes = (size_t)w * (size_t)h * pixel_bytes;
     /* One buffer, filtered in place (input and output share it); with a
      * progress callback, or 8/16-bit samples to convert, the blur adds its own
      * float working copy. The deblur engine holds two more region-sized float
@@ -272,10 +280,17 @@ gboolean rbg_process_drawable(gint32 drawable_id, gboolean linear, gboolean nati
 
     RbgStageTimes times;
     rbg_stage_times_start(&times);
-    GeglBuffer *src = gimp_drawable_get_buffer(drawable_id);
-    gegl_buffer_get(src, GEGL_RECTANGLE(x, y, w, h), 1.0, layout.format, pixels,
-                    GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-    g_object_unref(src);
+    if (stored) {
+        if (!rbg_tiles_read(drawable_id, x, y, w, h, &layout, pixels, error)) {
+            g_free(pixels);
+            return FALSE;
+        }
+    } else {
+        GeglBuffer *src = gimp_drawable_get_buffer(drawable_id);
+        gegl_buffer_get(src, GEGL_RECTANGLE(x, y, w, h), 1.0, layout.format, pixels,
+                        GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+        g_object_unref(src);
+    }
     rbg_stage_times_mark(&times, "read");
 
     if (show_progress)
@@ -284,12 +299,17 @@ gboolean rbg_process_drawable(gint32 drawable_id, gboolean linear, gboolean nati
                      NULL, error);
     rbg_stage_times_mark(&times, "engine");
     if (ok) {
-        GeglBuffer *dst = gimp_drawable_get_shadow_buffer(drawable_id);
-        gegl_buffer_set(dst, GEGL_RECTANGLE(x, y, w, h), 0, layout.format, pixels,
-                        GEGL_AUTO_ROWSTRIDE);
-        rbg_stage_times_mark(&times, "write");
-        g_object_unref(dst);   /* flushes the shadow tiles to GIMP */
-        rbg_stage_times_mark(&times, "flush");
+        if (stored) {
+            rbg_tiles_write_shadow(drawable_id, x, y, w, h, pixels);
+            rbg_stage_times_mark(&times, "write+flush");
+        } else {
+            GeglBuffer *dst = gimp_drawable_get_shadow_buffer(drawable_id);
+            gegl_buffer_set(dst, GEGL_RECTANGLE(x, y, w, h), 0, layout.format, pixels,
+                            GEGL_AUTO_ROWSTRIDE);
+            rbg_stage_times_mark(&times, "write");
+            g_object_unref(dst);   /* flushes the shadow tiles to GIMP */
+            rbg_stage_times_mark(&times, "flush");
+        }
         gimp_drawable_merge_shadow(drawable_id, TRUE);
         rbg_stage_times_mark(&times, "merge");
         gimp_drawable_update(drawable_id, x, y, w, h);

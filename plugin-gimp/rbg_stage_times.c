@@ -31,6 +31,8 @@ void rbg_stage_times_start(RbgStageTimes *t)
         return;
     t->last = g_get_monotonic_time();
     t->line = g_string_new(NULL);
+    if (!init_done)
+        init_done = process_start;   /* this run started no GEGL: init 0 */
     g_string_append_printf(t->line, " init=%.3f start=%.3f", (init_done - process_start) / 1e6,
                            (t->last - init_done) / 1e6);
 }

@@ -97,6 +97,22 @@
     (rb-run img 2.0 2.0 0 2 0.0 FALSE "" 0 0 FALSE "")
     (rb-png img (out "sel.png"))
     (gimp-image-delete img))
+  ; larger than one 64 x 64 tile: the plug-in's own tile transfer
+  ; (plugin-gimp/rbg_tiles.c) with whole tiles and cut ones. A selection box
+  ; across tile edges (x 37..186, y 21..140 of 203 x 157), and a whole RGBA
+  ; u16 image (8 bytes a pixel) in linear light.
+  (let ((img (rb-dup rgb)))
+    (gimp-image-scale img 203 157)
+    (rb-png img (out "big_in.png"))
+    (gimp-image-select-rectangle img CHANNEL-OP-REPLACE 37 21 150 120)
+    (rb-run img 3.0 3.0 0 2 0.0 FALSE "" 0 0 FALSE "")
+    (rb-png img (out "big_sel.png"))
+    (gimp-image-delete img))
+  (rb-converted-case rgba (lambda (img)
+                            (gimp-image-scale img 150 131)
+                            ((rb-precision PRECISION-U16-GAMMA) img))
+                     rb-png (out "big16_in.png") (out "big16_out.png")
+                     (rb-blur 4.0 2.5 0 4 0.0 FALSE TRUE))
   (gimp-image-delete rgb)
   (gimp-image-delete tile)
   (gimp-image-delete tile-shift)

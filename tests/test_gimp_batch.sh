@@ -76,6 +76,17 @@ run $CHECK crop "$D/rgb.png" 10 8 30 20 "$O/crop.pfm"
 cli blur --sigma 2 --boundary clamp "$O/crop.pfm" "$O/ref_crop.pfm"
 run $CHECK selection "$O/sel.png" "$D/rgb.png" 10 8 30 20 "$O/ref_crop.pfm"
 
+# Larger than one tile: the plug-in moves the drawable's tiles itself
+# (plugin-gimp/rbg_tiles.c): a selection across tile edges, and RGBA u16 in
+# linear light over 3 x 3 tiles. A tile put at the wrong place or a row off by
+# one moves samples by many steps.
+run $CHECK crop "$O/big_in.png" 37 21 150 120 "$O/big_crop.pfm"
+cli blur --sigma 3 --boundary clamp "$O/big_crop.pfm" "$O/big_ref_crop.pfm"
+run $CHECK selection "$O/big_sel.png" "$O/big_in.png" 37 21 150 120 "$O/big_ref_crop.pfm"
+cli blur --sigma-x 4 --sigma-y 2.5 --boundary mirror --linear "$O/big16_in.png" "$O/big16_ref.png"
+run $CHECK close8 "$O/big16_out.png" "$O/big16_ref.png" 0.1
+run $CHECK changed "$O/big16_out.png" "$O/big16_in.png" 0.5
+
 # Tileable: blurring the half-period shift = shifting the blur (the wrap-around
 # seam is filtered like the interior), and tiled 2x2 there is no visible seam;
 # the zero boundary shows the seam check can fail.
