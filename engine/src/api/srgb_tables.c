@@ -53,6 +53,7 @@ static step_runs runs_u8 = {0, 16, 0, NULL, runs_u8_mem, 1 << 12},
                  runs_u16 = {0, 8, 0, NULL, runs_u16_mem, 1 << 20};
 static pthread_once_t once_u8 = PTHREAD_ONCE_INIT, once_u16 = PTHREAD_ONCE_INIT;
 static pthread_once_t once_dec16 = PTHREAD_ONCE_INIT;
+static rb_srgb_runs runs_u8_pub; /* runs_u8 as rb_srgb_encoder_u8 hands it out */
 
 static unsigned search_steps(const float *up, unsigned n, float v);
 
@@ -127,6 +128,7 @@ static void make_u8(void)
     for (unsigned k = 1; k < 256; k++)
         up_u8[k] = step_up(k, 255.0f);
     make_runs(&runs_u8, up_u8, 255);
+    runs_u8_pub = (rb_srgb_runs){runs_u8.first, runs_u8.shift, runs_u8.start, up_u8};
 }
 
 static void make_decode_u16(void)
@@ -170,14 +172,20 @@ static unsigned search_steps(const float *up, unsigned n, float v)
     return lo;
 }
 
-void rb_srgb_encode_u8(const float *v, unsigned char *out, size_t n, size_t step)
+const rb_srgb_runs *rb_srgb_encoder_u8(void)
 {
     pthread_once(&once_u8, make_u8);
+    return runs_u8.start ? &runs_u8_pub : NULL;
+}
+
+void rb_srgb_encode_u8(const float *v, unsigned char *out, size_t n, size_t step)
+{
+    const rb_srgb_runs *r = rb_srgb_encoder_u8();
     for (size_t i = 0; i < n; i++) {
         const float x = v[i * step];
-        out[i * step] = !(x > 0.0f) ? 0 /* NaN too */
-                        : runs_u8.start ? (unsigned char)code_by_runs(&runs_u8, up_u8, 255, x)
-                                        : (unsigned char)search_steps(up_u8, 256, x);
+        out[i * step] = r ? rb_srgb_code_u8(r, x)
+                      : !(x > 0.0f) ? 0 /* NaN too */
+                                    : (unsigned char)search_steps(up_u8, 256, x);
     }
 }
 

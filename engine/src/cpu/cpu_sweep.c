@@ -367,7 +367,12 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     unsigned char *Ymem = sw_alloc64((size_t)ymax * vs * (size_t)nt);
     /* the output's encode (linear light on an sRGB image, straight alpha)
      * needs whole pixels of float results: staged, two bands of them */
-    const int staged = (plan->linear_light && out->srgb) || out->alpha == RB_ALPHA_STRAIGHT;
+    /* 8-bit codes without alpha are encoded in the row pass' stores */
+    const rb_srgb_runs *enc8 = plan->linear_light && out->srgb && out->format == RB_U8 &&
+                                       out->alpha == RB_ALPHA_NONE
+                                   ? rb_srgb_encoder_u8()
+                                   : NULL;
+    const int staged = !enc8 && ((plan->linear_light && out->srgb) || out->alpha == RB_ALPHA_STRAIGHT);
     if (staged) {
         sh.ob[0] = malloc(2 * bbn * sizeof(float));
         sh.ob[1] = sh.ob[0] ? sh.ob[0] + bbn : NULL;
@@ -411,6 +416,7 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     p2.ch = ch;
     for (int c = 0; c < ch; c++)
         p2.cval[c] = crow[c]; /* the constant times the column pass' DC gain */
+    p2.enc8 = enc8;
     if (staged) { /* float rows into sh.ob, stored by rb_pixels_store_rows */
         p2.drow = (size_t)W * (size_t)ch * sizeof(float);
         p2.dfmt = RB_F32;

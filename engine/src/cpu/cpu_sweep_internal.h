@@ -15,6 +15,7 @@
 #ifndef RB_CPU_SWEEP_INTERNAL_H
 #define RB_CPU_SWEEP_INTERNAL_H
 
+#include "srgb_tables.h"
 #include "cpu_sweep.h"
 #include "pixel_convert.h"
 
@@ -96,6 +97,10 @@ typedef struct {
     /* every lane an 8-bit colour code decoded by dec (sRGB, no alpha: the
      * GIMP plug-in's default): load8 looks the 8 codes up inline */
     int lut;
+    /* the output's encode inside the store (store8): every lane an 8-bit
+     * colour code of an sRGB image in linear light, no alpha (the GIMP
+     * plug-in's default); NULL: stored as computed, or staged */
+    const rb_srgb_runs *enc8;
 } sw_pass;
 
 /* CPU seconds of the calling thread (phase times on a loaded machine). */

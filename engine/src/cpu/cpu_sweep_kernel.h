@@ -197,6 +197,14 @@ static inline __attribute__((always_inline)) void SW_N(store8)(const sw_pass *p,
     const size_t es = sw_fmt_size(p->dfmt);
     unsigned char *d = p->dst + (size_t)i * (size_t)p->ch * es;
     v8f f = SW_N(to8f)(v);
+    if (p->enc8) { /* the same code as rb_srgb_encode_u8 of the staged float */
+        const rb_srgb_runs r = *p->enc8;
+        for (int l = 0; l < nl; l++) {
+            d[doff[l]] = rb_srgb_code_u8(&r, f[l]);
+            __asm__("" ::: "memory"); /* no scatter (see below) */
+        }
+        return;
+    }
     /* The empty asm keeps this loop scalar: GCC makes an AVX-512 scatter of
      * it, which is microcoded and slow (Zen 4: 40 % of a band's samples). */
     if (p->dfmt == RB_F32) {
