@@ -103,7 +103,8 @@ static int file_step_wait(file_step *f, pthread_t th, int started, stream_times 
     const double t0 = cli_now_ms();
     if (started)
         pthread_join(th, NULL);
-    tm->waited_ms += cli_now_ms() - t0;
+    /* a step no thread could take ran here, before the filter: all waited */
+    tm->waited_ms += started ? cli_now_ms() - t0 : f->ms;
     tm->file_ms += f->ms;
     if (f->rc)
         snprintf(err, errlen, "%s", f->err);
