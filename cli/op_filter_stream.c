@@ -53,16 +53,27 @@ typedef struct {
     const void *wbuf;
     int rc;
     char err[CLI_ERR_LEN];
+    double ms; /* how long the step took */
 } file_step;
+
+/* Where the wall time of a run goes, said by --verbose: whether the file
+ * thread or the engine is the one waited for. */
+typedef struct {
+    double pass1_ms, pass2_ms; /* each pass, first read to last write */
+    double file_ms;            /* the file steps' own time, in all */
+    double waited_ms;          /* the calling thread waiting for the file thread */
+} stream_times;
 
 static void *file_step_run(void *arg)
 {
     file_step *f = arg;
+    const double t0 = cli_now_ms();
     f->rc = 0;
     if (f->wrows && cli_tiff_rows_write(f->wr, f->wy, f->wrows, f->wbuf, f->err, sizeof f->err))
         f->rc = -1;
     else if (f->rrows && cli_tiff_rows_read(f->rd, f->ry, f->rrows, f->rbuf, f->err, sizeof f->err))
         f->rc = -1;
+    f->ms = cli_now_ms() - t0;
     return NULL;
 }
 
@@ -84,11 +95,17 @@ static int file_step_here(file_step *f, char *err, size_t errlen)
     return f->rc;
 }
 
-/* Wait for a started step; its status, its message into err. */
-static int file_step_wait(file_step *f, pthread_t th, int started, char *err, size_t errlen)
+/* Wait for a started step; its status, its message into err; the time
+ * waited and the step's own into tm. */
+static int file_step_wait(file_step *f, pthread_t th, int started, stream_times *tm, char *err,
+                          size_t errlen)
 {
+    const double t0 = cli_now_ms();
     if (started)
         pthread_join(th, NULL);
+    /* a step no thread could take ran here, before the filter: all waited */
+    tm->waited_ms += started ? cli_now_ms() - t0 : f->ms;
+    tm->file_ms += f->ms;
     if (f->rc)
         snprintf(err, errlen, "%s", f->err);
     return f->rc;
@@ -112,6 +129,7 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     int rc = -1, engine = 0, started = 0;
     pthread_t th;
     file_step step = {0};
+    stream_times tm = {0};
     rb_boundary boundary;
     const rb_image *g = &hdr.img;
     const uint32_t H = (uint32_t)g->height;
@@ -163,15 +181,18 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     rb_image in_band = *g, out_band = out_geom;
     /* pass 1: the carries; band i + 1 is read while band i is gathered, and
      * band 0 again (for pass 2) while the last one is */
-    step = (file_step){rd, NULL, 0, BAND_N(0), 0, 0, buf[0], NULL, 0, {0}};
+    double tp = cli_now_ms();
+    step = (file_step){rd, NULL, 0, BAND_N(0), 0, 0, buf[0], NULL, 0, {0}, 0.0};
     if (file_step_here(&step, err, errlen))
         goto done;
+    tm.file_ms += step.ms;
+    tm.waited_ms += step.ms; /* the first band's read runs alone */
     for (uint32_t i = 0; i < nb; i++) {
         const uint32_t next = i + 1 < nb ? i + 1 : 0;
         const int ahead = nb > 1;
         if (ahead) {
             step = (file_step){rd, NULL, BAND_Y(next), BAND_N(next), 0, 0, buf[(i + 1) % 2],
-                               NULL, 0, {0}};
+                               NULL, 0, {0}, 0.0};
             started = file_step_start(&step, &th);
         }
         in_band.height = (int)BAND_N(i);
@@ -179,13 +200,15 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
         rb_status gs = rb_stream_gather(st, &in_band, (int)BAND_Y(i));
         if (gs == RB_OK && i + 1 == nb)
             gs = rb_stream_close_carries(st);
-        if (ahead && file_step_wait(&step, th, started, err, errlen))
+        if (ahead && file_step_wait(&step, th, started, &tm, err, errlen))
             goto done;
         if (gs != RB_OK) {
             engine = 1;
             goto done;
         }
     }
+    tm.pass1_ms = cli_now_ms() - tp;
+    tp = cli_now_ms();
     if (!(tmp = cli_temp_beside(out_path, err, errlen)) ||
         !(wr = cli_tiff_rows_create(tmp, out_path, &out_geom, codec, band, err, errlen)))
         goto done;
@@ -199,36 +222,45 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
         if (more || prev) {
             step = (file_step){rd, wr, more ? BAND_Y(i + 1) : 0, more ? BAND_N(i + 1) : 0,
                                prev ? BAND_Y(i - 1) : 0, prev ? BAND_N(i - 1) : 0,
-                               other, other, 0, {0}};
+                               other, other, 0, {0}, 0.0};
             started = file_step_start(&step, &th);
         }
         in_band.height = out_band.height = (int)BAND_N(i);
         in_band.data = mine;
         out_band.data = mine;
         rb_status ps = rb_stream_produce(st, &in_band, &out_band, (int)BAND_Y(i));
-        if ((more || prev) && file_step_wait(&step, th, started, err, errlen))
+        if ((more || prev) && file_step_wait(&step, th, started, &tm, err, errlen))
             goto done;
         if (ps != RB_OK) {
             engine = 1;
             goto done;
         }
     }
+    const double tw = cli_now_ms();
     if (cli_tiff_rows_write(wr, BAND_Y(nb - 1), BAND_N(nb - 1), buf[(b0 + nb - 1) % 2], err, errlen))
         goto done;
+    tm.file_ms += cli_now_ms() - tw;
+    tm.waited_ms += cli_now_ms() - tw; /* the last band's write runs alone */
 #undef BAND_Y
 #undef BAND_N
+    const double tc = cli_now_ms();
     rc = cli_tiff_rows_close(wr, 1, err, errlen);
     wr = NULL;
+    tm.file_ms += cli_now_ms() - tc;
+    tm.waited_ms += cli_now_ms() - tc; /* the file's close too */
+    tm.pass2_ms = cli_now_ms() - tp;
     if (rc == 0 && rename(tmp, out_path) != 0) {
         snprintf(err, errlen, "cannot write %s: rename failed", out_path);
         rc = -1;
     }
     rep->plan_ms = t1 - t0;
     rep->execute_ms = cli_now_ms() - t1; /* the reads and the writes included */
-    static char backend[192];
-    snprintf(backend, sizeof backend, "%s, in bands of %u rows (about %zu MiB in all%s)",
+    static char backend[320];
+    snprintf(backend, sizeof backend, "%s, in bands of %u rows (about %zu MiB in all%s); pass 1 "
+             "%.0f ms, pass 2 %.0f ms, file work %.0f ms, of which the filter waited %.0f ms",
              rb_plan_backend_name(plan), (unsigned)band, band_bytes >> 20,
-             nb > 1 ? ", file work overlapped" : "");
+             nb > 1 ? ", file work overlapped" : "", tm.pass1_ms, tm.pass2_ms, tm.file_ms,
+             tm.waited_ms);
     rep->backend = backend;
 done:
     if (engine)

@@ -87,9 +87,11 @@ static int choose_format(const cli_options *o, const cli_settings *s, cli_file_t
 }
 
 /* The memory an image may take in memory: --memory, else 1 GiB or half the
- * physical memory if that is less. Past 1 GiB the strip route is the better
- * one anyway: on a 30000x4000 gray TIFF it took 30 % less CPU time than the
- * in-memory route, in a quarter of the memory (bench/RESULTS.md). */
+ * physical memory if that is less. Past it the strip route runs: exact, in a
+ * bounded working set, but it reads IN twice and costs more CPU time (on a
+ * 4 GiB 8-bit image 25 % more than the in-memory route: bench/RESULTS.md,
+ * "bigtiff_4g"), so the limit is what keeps the machine out of swap, not a
+ * speed threshold. */
 static uint64_t memory_limit(const cli_options *o)
 {
     if (o->memory_mib > 0)
@@ -100,10 +102,31 @@ static uint64_t memory_limit(const cli_options *o)
     return half < gib ? half : gib;
 }
 
+/* The memory the in-memory route takes for an image of px samples, W
+ * row_samples a row (columns x channels), from in_size-byte to out_size-byte
+ * samples. IN and OUT are whole images. blur and bspline run the CPU sweep
+ * (engine/src/cpu/cpu_sweep.c), which keeps no whole-image float copy: only
+ * its column states at the top of every 64-row band (r doubles for 8
+ * samples: r / 8 bytes a sample, at most 1 for r <= 8) and two pairs of band
+ * buffers (64 rows of floats each). Measured peaks (bench/RESULTS.md,
+ * "streamrgb": 8-bit, 16-bit and float, gray and RGB, 4096^2 and 8192^2,
+ * sigma 10) grow by IN + OUT + 0.55 bytes a sample, plus 8 MiB of code and
+ * libraries; 1 byte a sample is the states' bound, the margin. A `filter`
+ * may be one the sweep does not take (a causal-only pass, a long FIR), whose
+ * route works on a float copy of the image: 4 bytes a sample. */
+static uint64_t in_memory_bytes(cli_command cmd, uint64_t px, uint64_t row_samples, size_t in_size,
+                                size_t out_size)
+{
+    const uint64_t images = px * (in_size + out_size);
+    if (cmd == CLI_BLUR || cmd == CLI_BSPLINE)
+        return images + px + 4 * 64 * row_samples * sizeof(float);
+    return images + px * sizeof(float);
+}
+
 /* blur/filter/bspline from a TIFF in strips to a TIFF, when the image would
- * take more memory than it may (IN, OUT and the float working copy): the
- * strip route. Returns the exit status when it ran (or failed), -1 when the
- * in-memory route is to run instead. */
+ * take more memory than it may (in_memory_bytes): the strip route. Returns
+ * the exit status when it ran (or failed), -1 when the in-memory route is to
+ * run instead. */
 static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings *s,
                       cli_file_type out_type)
 {
@@ -125,7 +148,8 @@ static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings 
         cli_output_codec(&o->output, &hdr, out_type, o->out, &codec, err, sizeof err))
         return -1; /* the in-memory route says it */
     const uint64_t px = (uint64_t)hdr.img.width * (uint64_t)hdr.img.height * hdr.img.channels;
-    const uint64_t need = px * (cli_sample_size(hdr.img.format) + cli_sample_size(fmt) + sizeof(float));
+    const uint64_t need = in_memory_bytes(o->cmd, px, (uint64_t)hdr.img.width * hdr.img.channels,
+                                          cli_sample_size(hdr.img.format), cli_sample_size(fmt));
     const uint64_t limit = memory_limit(o);
     if (need <= limit)
         return -1;

@@ -68,6 +68,22 @@ grep -q "^recblur: warning: .*more than the 1.0 MiB memory limit" "$T/err" && pa
 "$R" blur --sigma 7 --memory 3 "$T/g8.tif" "$T/str.tif" 2>"$T/err"
 [ -s "$T/err" ] && fail "--memory 3: said something: $(cat "$T/err")" || pass "--memory 3: kept, nothing said"
 
+# the in-memory estimate (cli/run.c in_memory_bytes): blur and bspline run
+# the CPU sweep, IN + OUT + at most 1 byte a sample of column states (+ band
+# buffers): 3.7 MiB for this 900x1100 8-bit image, which then stays in memory
+# under --memory 5 (IN + OUT + a float copy would say 5.7 MiB and stream);
+# a filter that the sweep may not take keeps the float copy: strips
+"$R" blur -v --sigma 7 --memory 5 "$T/g8.tif" "$T/mem5.tif" 2>"$T/err"
+if grep -q "a band of rows" "$T/err"; then fail "blur --memory 5: strips ran: $(grep needs "$T/err")"; else pass "blur --memory 5: in memory"; fi
+"$R" bspline -v --memory 4 "$T/g8.tif" "$T/mem5.tif" 2>"$T/err"
+if grep -q "a band of rows" "$T/err"; then fail "bspline --memory 4: strips ran: $(grep needs "$T/err")"; else pass "bspline --memory 4: in memory"; fi
+"$R" blur -v --sigma 7 --memory 3 "$T/g8.tif" "$T/mem5.tif" 2>"$T/err"
+grep -q "needs about 3 MiB in memory, more than the 3 MiB.*a band of rows" "$T/err" && pass "blur --memory 3: needs 3 MiB, strips" \
+  || fail "blur --memory 3: $(grep -i "needs\|band" "$T/err")"
+"$R" filter --signature "0.3: 0.7" -v --memory 5 "$T/g8.tif" "$T/mem5.tif" 2>"$T/err"
+grep -q "needs about 5 MiB in memory.*a band of rows" "$T/err" && pass "filter --memory 5: the float copy counted, strips" \
+  || fail "filter --memory 5: $(grep -i "needs\|band" "$T/err")"
+
 # without --memory (and far below 1 GiB) the in-memory route runs
 "$R" blur -v --sigma 3 "$T/g8.tif" "$T/mem.tif" 2>"$T/err"
 if grep -q "a band of rows" "$T/err"; then fail "no --memory: strips ran"; else pass "no --memory: in memory"; fi

@@ -32,9 +32,30 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 enum { STAGE_GATHER = 0, STAGE_CLOSED, STAGE_DONE };
+
+/* The phases RECBLUR_CPU_TIMES times: those on the stream's threads
+ * (conversions, column lanes, rows) and those on the calling thread alone
+ * (the taps tables, the kept rows, the close). */
+enum { PH_LOAD, PH_TAPS1, PH_LANES1, PH_KEEP, PH_CLOSE, PH_TAPS2, PH_LANES2, PH_ROWS, PH_STORE,
+       PH_COUNT };
+static const char *const ph_names[PH_COUNT] = {
+    "load (threads)", "pass 1 taps table (alone)", "pass 1 columns (threads)",
+    "pass 1 kept rows (alone)", "close of the carries (alone)",
+    "pass 2 ring + taps table (alone)", "pass 2 columns (threads)", "rows (threads)",
+    "store (threads)"};
+
+static double ph_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 
 /* The lane loops run 4 doubles wide with AVX2 where the CPU has it (GCC
  * function clones, chosen once at load time, as cpu/line_solver.c does), 2
@@ -122,7 +143,23 @@ struct rb_stream {
     rb_lane *rowx;               /* nt row-pass buffers */
     int row_group;
     int nt;                      /* threads: lanes of the column pass, rows of the row pass */
+    /* RECBLUR_CPU_TIMES=1: wall seconds per phase, said on stderr by
+     * rb_stream_destroy: which steps run on the calling thread alone
+     * (bench/RESULTS.md, "streamrgb") */
+    int times;
+    double tph[PH_COUNT];
 };
+
+/* The time since *t0 into phase ph, and *t0 moved to now (no clock read
+ * when the times are not asked for). */
+static void ph_mark(rb_stream *st, int ph, double *t0)
+{
+    if (!st->times)
+        return;
+    const double t = ph_now();
+    st->tph[ph] += t - *t0;
+    *t0 = t;
+}
 
 /* The rows kept around the strips for the column FIR's reach (lo .. hi rows
  * around a row): the first and the last head_n rows, and a ring of the last
@@ -259,6 +296,7 @@ rb_status rb_stream_create(rb_plan *plan, rb_stream **out)
         st->next_u = -st->D;
     }
     st->nt = thread_count(ctx, L);
+    st->times = ctx->sw.cpu_times;
     if (plan->rows.ax.active) {
         rb_line_layout_get(&plan->rows, &st->rlay);
         st->row_group = 8;
@@ -277,6 +315,15 @@ void rb_stream_destroy(rb_stream *st)
 {
     if (!st)
         return;
+    if (st->times) {
+        double all = 0.0;
+        for (int p = 0; p < PH_COUNT; p++)
+            all += st->tph[p];
+        fprintf(stderr, "recblur stream: %d strips, %d threads, %.3f s in the engine:", st->K, st->nt, all);
+        for (int p = 0; p < PH_COUNT; p++)
+            fprintf(stderr, "%s %s %.3f s", p ? "," : "", ph_names[p], st->tph[p]);
+        fprintf(stderr, "\n");
+    }
     for (int k = 0; k < st->K; k++)
         free(st->look ? st->look[k] : NULL);
     free(st->look);
@@ -976,10 +1023,14 @@ static rb_status pass1_advance(rb_stream *st)
         s = work_reserve(st, st->r + PASS1_CHUNK);
     if (s != RB_OK)
         return s;
+    double t0 = st->times ? ph_now() : 0.0;
     const int tabbed = taps_table(st, st->next_u, u, 1, -1);
+    ph_mark(st, PH_TAPS1, &t0);
     if (tabbed < 0)
         return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip's column pass");
-    if (!tabbed || !run_lanes(st, pass1_lanes, k, u))
+    const int ran = tabbed && run_lanes(st, pass1_lanes, k, u);
+    ph_mark(st, PH_LANES1, &t0);
+    if (!ran)
         return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_gather: a row of the column FIR was "
                         "not kept (internal)");
     st->next_u = u;
@@ -1042,15 +1093,19 @@ rb_status rb_stream_gather(rb_stream *st, const rb_image *strip, int y0)
     st->next_y = y0 + strip->height;
     if (!st->col)
         return RB_OK;
+    double t0 = st->times ? ph_now() : 0.0;
     if ((s = load_strip(st, strip, y0)) != RB_OK)
         return s;
+    ph_mark(st, PH_LOAD, &t0);
     st->received = y0 + strip->height;
     if (y0 == 0)
         set_lane_values(st, 1);
     if (st->received == st->H)
         set_lane_values(st, 0);
     s = pass1_advance(st);
+    t0 = st->times ? ph_now() : 0.0;
     keep_rows(st);
+    ph_mark(st, PH_KEEP, &t0);
     st->cur = NULL;
     return s;
 }
@@ -1067,6 +1122,7 @@ rb_status rb_stream_close_carries(rb_stream *st)
     st->stage = STAGE_CLOSED;
     if (!st->col)
         return RB_OK;
+    double t0 = st->times ? ph_now() : 0.0;
     const long L = st->L;
     /* the last rows, for the periodic wrap (they are the ring's newest) */
     for (long j = st->H - st->tail_n; j < st->H; j++)
@@ -1108,6 +1164,7 @@ rb_status rb_stream_close_carries(rb_stream *st)
     if (s == RB_OK && st->r)
         memcpy(st->state, st->p, sizeof(double) * (size_t)(st->r * L));
     st->ring_end = 0;
+    ph_mark(st, PH_CLOSE, &t0);
     return s;
 }
 
@@ -1151,11 +1208,15 @@ static rb_status pass2_columns(rb_stream *st, int k)
     rb_status s = work_reserve(st, 2 * st->r + st->seg_len[k]);
     if (s != RB_OK)
         return s;
+    double t0 = st->times ? ph_now() : 0.0;
     next_ring(st);
     const int tabbed = taps_table(st, seg_begin(st, k), seg_begin(st, k) + st->seg_len[k], 0, k);
+    ph_mark(st, PH_TAPS2, &t0);
     if (tabbed < 0)
         return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip's column pass");
-    if (!tabbed || !run_lanes(st, pass2_lanes, k, 0))
+    const int ran = tabbed && run_lanes(st, pass2_lanes, k, 0);
+    ph_mark(st, PH_LANES2, &t0);
+    if (!ran)
         return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_produce: a row of the column FIR was "
                         "not kept (internal)");
     /* the input rows later strips' FIR reaches back to */
@@ -1312,16 +1373,21 @@ rb_status rb_stream_produce(rb_stream *st, const rb_image *in, rb_image *out, in
                         "%d..%d as gathered, got rows %d..%d (produce the gathered strips again, "
                         "in order)", k, st->y0s[k], st->y0s[k] + st->rows[k] - 1, y0,
                         y0 + in->height - 1);
+    double t0 = st->times ? ph_now() : 0.0;
     if ((s = load_strip(st, in, y0)) != RB_OK)
         return s;
+    ph_mark(st, PH_LOAD, &t0);
     if (st->col && (s = pass2_columns(st, k)) != RB_OK) {
         st->stage = STAGE_DONE;
         return s;
     }
     st->cur = NULL;
+    t0 = st->times ? ph_now() : 0.0;
     if (st->plan->rows.ax.active)
         pass2_rows(st, in->height);
+    ph_mark(st, PH_ROWS, &t0);
     convert_rows(st, store_job, NULL, out, out->height);
+    ph_mark(st, PH_STORE, &t0);
     st->produced++;
     if (st->produced == st->K)
         st->stage = STAGE_DONE;
