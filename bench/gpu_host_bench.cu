@@ -52,7 +52,10 @@ typedef struct {
     const char *name;
     int kind;            /* 0 memcpy pageable, 1 memcpy pinned, 2 rb_execute host, 3 rb_execute device,
                             4 rb_execute host on the cpu back end (all cores: what the GPU must beat),
-                            5 CPU copies alone: pageable -> pinned, pinned -> pageable, 8 threads */
+                            5 CPU copies alone: pageable -> pinned, pinned -> pageable, 8 threads,
+                            6 rb_execute host with the caller's pageable buffers page-locked in place
+                              for the call (cudaHostRegister .. cudaHostUnregister, timed with it),
+                            7 that registering and unregistering alone */
     int pinned_user;     /* kind 2: the caller's buffers are pinned */
     const char *env[3];  /* NAME=VALUE settings for the plan */
 } route;
@@ -75,6 +78,8 @@ static const route routes[] = {
     {"  on, caller's buffers pinned (direct DMA)", 2, 1, {0}},
     {"  on, pinned, no bands, 1 strip (no overlap)", 2, 1, {"RECBLUR_CUDA_STAGING_BANDS=1", "RECBLUR_CUDA_STAGING_STRIPS=1"}},
     {"host copies alone, 8 threads (no GPU: staging's floor)", 5, 0, {0}},
+    {"  on, caller's buffers registered for the call", 6, 0, {0}},
+    {"cudaHostRegister + unregister of in and out alone", 7, 0, {0}},
     {"cpu back end, all cores, host (same call)", 4, 0, {0}},
 };
 #define NR (int)(sizeof routes / sizeof routes[0])
@@ -137,7 +142,7 @@ static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c
     memset(pin_out, 0, bytes);
     rb_plan *plan[NR] = {0};
     for (int r = 0; r < NR; ++r)
-        if (routes[r].kind >= 2 && routes[r].kind <= 4 && !(routes[r].kind == 4 && no_cpu))
+        if ((routes[r].kind >= 2 && routes[r].kind <= 4 && !(routes[r].kind == 4 && no_cpu)) || routes[r].kind == 6)
             plan[r] = make_plan(routes[r].kind == 4 ? cpu : g, f, n, c, &routes[r]);
     rb_image hi = bench_square_image(n, c, fmt, RB_MEMORY_HOST, NULL);
     rb_image ho = hi, di = hi, dO = hi;
@@ -167,12 +172,20 @@ static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c
         if (mx > (fmt == RB_F32 ? 1e-4 : 1.0)) { fprintf(stderr, "CHECK FAILED\n"); exit(3); }
     }
     for (int r = 0; r < NR; ++r) {
-        if (routes[r].kind != 2) continue;
+        if (routes[r].kind != 2 && routes[r].kind != 6) continue;
         rb_image a = hi, b = ho;
         a.data = routes[r].pinned_user ? pin_in : in;
         b.data = routes[r].pinned_user ? pin_out : out;
         memset(b.data, 0x5A, bytes);
+        if (routes[r].kind == 6) {
+            CK(cudaHostRegister(in, bytes, cudaHostRegisterDefault));
+            CK(cudaHostRegister(out, bytes, cudaHostRegisterDefault));
+        }
         RK(g, rb_execute(plan[r], &a, &b));
+        if (routes[r].kind == 6) {
+            CK(cudaHostUnregister(in));
+            CK(cudaHostUnregister(out));
+        }
         if (memcmp(b.data, ref, bytes)) { fprintf(stderr, "CHECK FAILED: %s differs from the device route\n", routes[r].name); exit(3); }
     }
     static double t[NR][64];
@@ -182,7 +195,18 @@ static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c
             if (R->kind == 4 && no_cpu) continue;
             current_route = R->name;
             double t0 = now_ms();
-            if (R->kind == 5) {
+            if (R->kind == 6 || R->kind == 7) {
+                CK(cudaHostRegister(in, bytes, cudaHostRegisterDefault));
+                CK(cudaHostRegister(out, bytes, cudaHostRegisterDefault));
+                if (R->kind == 6) {
+                    rb_image a = hi, b = ho;
+                    a.data = in;
+                    b.data = out;
+                    RK(g, rb_execute(plan[r], &a, &b));
+                }
+                CK(cudaHostUnregister(in));
+                CK(cudaHostUnregister(out));
+            } else if (R->kind == 5) {
                 copy_threaded(pin_in, in, bytes, 8);
                 copy_threaded(out, pin_out, bytes, 8);
             } else if (R->kind <= 1) {
