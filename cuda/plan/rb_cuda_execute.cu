@@ -2,9 +2,10 @@
  * axes of the row-major image. Float32 data needing no conversion is read
  * from the caller's buffer and written to it directly; other formats go
  * through one load / store pass. Host images go through pinned staging
- * (rb_cuda_staging.h): a float32 input goes up in column bands that overlap
- * the column pass, and the row pass runs in strips so the download of one
- * overlaps the filtering of the next. */
+ * (rb_cuda_staging.h): the input goes up in column bands (8- and 16-bit as
+ * stored, decoded on the device band by band) that overlap the column pass,
+ * and the row pass runs in strips so the download of one overlaps the
+ * filtering of the next. */
 #include "rb_cuda.h"
 #include "rb_cuda_alloc.h"
 #include "rb_cuda_check.h"
