@@ -91,58 +91,13 @@ __global__ void rb_store_kernel(const rb_cuda_pixels p, const float *src, unsign
     for (int k = 0; k < c; ++k) rb_write_sample(row, p.format, xx * c + k, v[k]);
 }
 
-/* Samples that are only scaled (no sRGB, no straight alpha): one thread per
- * sample, rows on the grid's y, so consecutive threads read consecutive raw
- * samples and write consecutive floats, and no thread divides by the width
- * (the per-pixel kernels above took 0.94 ms to decode 8192^2 RGB 8-bit, a
- * third of the time its 1 GB of traffic needs). The same per-sample
- * arithmetic as rb_read_sample / rb_write_sample, so the same bytes. */
-__global__ void rb_load_samples_kernel(const rb_cuda_pixels p, const unsigned char *raw, float *dst)
-{
-    const size_t n = (size_t)p.width * p.channels, ld = p.ld ? p.ld : n;
-    for (size_t y = blockIdx.y; y < (size_t)p.height; y += gridDim.y) {
-        const unsigned char *row = raw + y * p.pitch;
-        float *d = dst + y * ld;
-        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-            d[i] = rb_read_sample(row, p.format, (int)i);
-    }
-}
-
-__global__ void rb_store_samples_kernel(const rb_cuda_pixels p, const float *src, unsigned char *raw)
-{
-    const size_t n = (size_t)p.width * p.channels, ld = p.ld ? p.ld : n;
-    for (size_t y = blockIdx.y; y < (size_t)p.height; y += gridDim.y) {
-        unsigned char *row = raw + y * p.pitch;
-        const float *q = src + y * ld;
-        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-            rb_write_sample(row, p.format, (int)i, q[i]);
-    }
-}
-
 static unsigned rb_blocks(size_t n, int bs) { return (unsigned)((n + bs - 1) / bs); }
-
-/* the per-sample kernels' grid: a row's samples over x (at most 1024 blocks,
- * looping beyond), the rows over y (at most 65535, looping beyond) */
-static dim3 rb_sample_grid(const rb_cuda_pixels *p)
-{
-    size_t bx = rb_blocks((size_t)p->width * p->channels, 256);
-    return dim3(bx > 1024 ? 1024u : (unsigned)bx, p->height > 65535 ? 65535u : (unsigned)p->height);
-}
-
-static int rb_samples_only(const rb_cuda_pixels *p)
-{
-    return !p->linear && p->alpha != RB_ALPHA_STRAIGHT;
-}
 
 extern "C" cudaError_t rb_cuda_load(const rb_cuda_pixels *p, const void *raw, float *dst,
                                     cudaStream_t s)
 {
     size_t n = (size_t)p->width * p->height;
-    if (n == 0) return cudaSuccess;
-    if (rb_samples_only(p))
-        rb_load_samples_kernel<<<rb_sample_grid(p), 256, 0, s>>>(*p, (const unsigned char *)raw, dst);
-    else
-        rb_load_kernel<<<rb_blocks(n, 256), 256, 0, s>>>(*p, (const unsigned char *)raw, dst);
+    rb_load_kernel<<<rb_blocks(n, 256), 256, 0, s>>>(*p, (const unsigned char *)raw, dst);
     return cudaGetLastError();
 }
 
@@ -150,10 +105,6 @@ extern "C" cudaError_t rb_cuda_store(const rb_cuda_pixels *p, const float *src, 
                                      cudaStream_t s)
 {
     size_t n = (size_t)p->width * p->height;
-    if (n == 0) return cudaSuccess;
-    if (rb_samples_only(p))
-        rb_store_samples_kernel<<<rb_sample_grid(p), 256, 0, s>>>(*p, src, (unsigned char *)raw);
-    else
-        rb_store_kernel<<<rb_blocks(n, 256), 256, 0, s>>>(*p, src, (unsigned char *)raw);
+    rb_store_kernel<<<rb_blocks(n, 256), 256, 0, s>>>(*p, src, (unsigned char *)raw);
     return cudaGetLastError();
 }
