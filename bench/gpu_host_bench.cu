@@ -13,8 +13,16 @@
  * before timing. Wall-clock time of the whole synchronous call, median of RUNS
  * runs after a warm-up; host buffers are touched before timing.
  *
- *   gpu_host_bench [--quick|--rgb] (--quick: 4096^2 only, 10 runs; --rgb: 8192^2
- *                                   RGB 8-bit only, issue 17's round-trip image) */
+ * A CPU-only route, "host copies alone", copies the image pageable -> pinned and
+ * pinned -> pageable with the staging's default 8 threads and no GPU at all: the
+ * floor of any route that stages a pageable image through the CPU.
+ *
+ *   gpu_host_bench [--quick|--rgb] [--no-cpu]
+ *     --quick: 4096^2 only, 10 runs; --rgb: 8192^2 RGB 8-bit only, issue 17's
+ *     round-trip image; --no-cpu: leave out the CPU back end's route (builds whose
+ *     CPU sweep is compiled without optimisation, as the device calls do)
+ *   RECBLUR_CUDA_PROFILE=1 in the environment: the back end's per-step times
+ *   of every GPU call go to stderr, after the route's name */
 
 #include "recblur.h"
 #include "rb_internal.h" /* rb_switch_set: the routes set per plan */
@@ -26,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <thread>
+#include <vector>
 
 #include "bench_cuda.h"
 
@@ -41,7 +51,11 @@ static double now_ms(void)
 typedef struct {
     const char *name;
     int kind;            /* 0 memcpy pageable, 1 memcpy pinned, 2 rb_execute host, 3 rb_execute device,
-                            4 rb_execute host on the cpu back end (all cores: what the GPU must beat) */
+                            4 rb_execute host on the cpu back end (all cores: what the GPU must beat),
+                            5 CPU copies alone: pageable -> pinned, pinned -> pageable, 8 threads,
+                            6 rb_execute host with the caller's pageable buffers page-locked in place
+                              for the call (cudaHostRegister .. cudaHostUnregister, timed with it),
+                            7 that registering and unregistering alone */
     int pinned_user;     /* kind 2: the caller's buffers are pinned */
     const char *env[3];  /* NAME=VALUE settings for the plan */
 } route;
@@ -59,11 +73,36 @@ static const route routes[] = {
     {"  on, 1 strip (rows not overlapped)", 2, 0, {"RECBLUR_CUDA_STAGING_STRIPS=1"}},
     {"  on, 8 strips", 2, 0, {"RECBLUR_CUDA_STAGING_STRIPS=8"}},
     {"  on, no column bands (upload not overlapped)", 2, 0, {"RECBLUR_CUDA_STAGING_BANDS=1"}},
+    {"  on, 8 column bands", 2, 0, {"RECBLUR_CUDA_STAGING_BANDS=8"}},
+    {"  on, 32 MiB slots", 2, 0, {"RECBLUR_CUDA_STAGING_SLOT=33554432"}},
     {"  on, caller's buffers pinned (direct DMA)", 2, 1, {0}},
     {"  on, pinned, no bands, 1 strip (no overlap)", 2, 1, {"RECBLUR_CUDA_STAGING_BANDS=1", "RECBLUR_CUDA_STAGING_STRIPS=1"}},
+    {"host copies alone, 8 threads (no GPU: staging's floor)", 5, 0, {0}},
+    {"  on, caller's buffers registered for the call", 6, 0, {0}},
+    {"cudaHostRegister + unregister of in and out alone", 7, 0, {0}},
     {"cpu back end, all cores, host (same call)", 4, 0, {0}},
 };
 #define NR (int)(sizeof routes / sizeof routes[0])
+
+static const char *current_route = "";  /* RECBLUR_CUDA_PROFILE=1: whose steps the log shows */
+static void log_to_stderr(const char *message, void *user)
+{
+    (void)user;
+    fprintf(stderr, "[%s] %s\n", current_route, message);
+}
+
+/* memcpy of n bytes in `threads` parts at once, as the staging's copy threads */
+static void copy_threaded(unsigned char *d, const unsigned char *s, size_t n, int threads)
+{
+    std::vector<std::thread> th;
+    const size_t part = (n / threads + 63) & ~(size_t)63;
+    for (int t = 1; t < threads; ++t) {
+        const size_t b0 = part * t < n ? part * t : n, b1 = part * (t + 1) < n ? part * (t + 1) : n;
+        th.emplace_back([=] { memcpy(d + b0, s + b0, b1 - b0); });
+    }
+    memcpy(d, s, part < n ? part : n);
+    for (auto &x : th) x.join();
+}
 
 static rb_plan *make_plan(rb_context *ctx, const rb_filter *f, int n, int c, const route *r)
 {
@@ -80,7 +119,7 @@ static rb_plan *make_plan(rb_context *ctx, const rb_filter *f, int n, int c, con
     return p;
 }
 
-static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c, rb_format fmt, int runs)
+static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c, rb_format fmt, int runs, int no_cpu)
 {
     const size_t bytes = (size_t)n * n * c * (fmt == RB_F32 ? 4 : 1);
     const char *what = fmt == RB_F32 ? "F32 1ch" : c == 3 ? "RGB U8" : "RGBA U8";
@@ -103,7 +142,8 @@ static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c
     memset(pin_out, 0, bytes);
     rb_plan *plan[NR] = {0};
     for (int r = 0; r < NR; ++r)
-        if (routes[r].kind >= 2) plan[r] = make_plan(routes[r].kind == 4 ? cpu : g, f, n, c, &routes[r]);
+        if ((routes[r].kind >= 2 && routes[r].kind <= 4 && !(routes[r].kind == 4 && no_cpu)) || routes[r].kind == 6)
+            plan[r] = make_plan(routes[r].kind == 4 ? cpu : g, f, n, c, &routes[r]);
     rb_image hi = bench_square_image(n, c, fmt, RB_MEMORY_HOST, NULL);
     rb_image ho = hi, di = hi, dO = hi;
     di.memory = dO.memory = RB_MEMORY_DEVICE;
@@ -132,20 +172,44 @@ static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c
         if (mx > (fmt == RB_F32 ? 1e-4 : 1.0)) { fprintf(stderr, "CHECK FAILED\n"); exit(3); }
     }
     for (int r = 0; r < NR; ++r) {
-        if (routes[r].kind != 2) continue;
+        if (routes[r].kind != 2 && routes[r].kind != 6) continue;
         rb_image a = hi, b = ho;
         a.data = routes[r].pinned_user ? pin_in : in;
         b.data = routes[r].pinned_user ? pin_out : out;
         memset(b.data, 0x5A, bytes);
+        if (routes[r].kind == 6) {
+            CK(cudaHostRegister(in, bytes, cudaHostRegisterDefault));
+            CK(cudaHostRegister(out, bytes, cudaHostRegisterDefault));
+        }
         RK(g, rb_execute(plan[r], &a, &b));
+        if (routes[r].kind == 6) {
+            CK(cudaHostUnregister(in));
+            CK(cudaHostUnregister(out));
+        }
         if (memcmp(b.data, ref, bytes)) { fprintf(stderr, "CHECK FAILED: %s differs from the device route\n", routes[r].name); exit(3); }
     }
     static double t[NR][64];
     for (int i = -1; i < runs; ++i) /* i = -1: warm-up */
         for (int r = 0; r < NR; ++r) {
             const route *R = &routes[r];
+            if (R->kind == 4 && no_cpu) continue;
+            current_route = R->name;
             double t0 = now_ms();
-            if (R->kind <= 1) {
+            if (R->kind == 6 || R->kind == 7) {
+                CK(cudaHostRegister(in, bytes, cudaHostRegisterDefault));
+                CK(cudaHostRegister(out, bytes, cudaHostRegisterDefault));
+                if (R->kind == 6) {
+                    rb_image a = hi, b = ho;
+                    a.data = in;
+                    b.data = out;
+                    RK(g, rb_execute(plan[r], &a, &b));
+                }
+                CK(cudaHostUnregister(in));
+                CK(cudaHostUnregister(out));
+            } else if (R->kind == 5) {
+                copy_threaded(pin_in, in, bytes, 8);
+                copy_threaded(out, pin_out, bytes, 8);
+            } else if (R->kind <= 1) {
                 CK(cudaMemcpy(dev, R->kind ? pin_in : in, bytes, cudaMemcpyHostToDevice));
                 CK(cudaMemcpy(R->kind ? pin_out : out, dev, bytes, cudaMemcpyDeviceToHost));
             } else if (R->kind == 3) {
@@ -164,10 +228,10 @@ static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c
             if (i >= 0) t[r][i] = now_ms() - t0;
         }
     double m[NR];
-    for (int r = 0; r < NR; ++r) m[r] = bench_median(std::vector<double>(t[r], t[r] + runs));
+    for (int r = 0; r < NR; ++r) m[r] = routes[r].kind == 4 && no_cpu ? 0 : bench_median(std::vector<double>(t[r], t[r] + runs));
     const double mb = bytes / 1e6;
     for (int r = 0; r < NR; ++r)
-        printf("| %d^2 | %s | %s | %.2f | %.1f | %.2f | %.2f |\n", n, what, routes[r].name, m[r],
+        if (m[r] > 0) printf("| %d^2 | %s | %s | %.2f | %.1f | %.2f | %.2f |\n", n, what, routes[r].name, m[r],
                routes[r].kind == 3 ? 0.0 : 2 * mb / m[r], m[0] / m[r], m[1] / m[r]);
     fflush(stdout);
     for (int r = 0; r < NR; ++r) rb_plan_destroy(plan[r]);
@@ -182,9 +246,13 @@ static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c
 
 int main(int argc, char **argv)
 {
-    int quick = argc > 1 && !strcmp(argv[1], "--quick");
-    /* --rgb: issue 17's image alone, 8192^2 RGB 8-bit (the round-trip target) */
-    int rgb_only = argc > 1 && !strcmp(argv[1], "--rgb");
+    int quick = 0, rgb_only = 0, no_cpu = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--rgb")) rgb_only = 1;  /* issue 17's image alone, 8192^2 RGB 8-bit */
+        else if (!strcmp(argv[i], "--no-cpu")) no_cpu = 1;
+        else { fprintf(stderr, "gpu_host_bench: unknown option %s\n", argv[i]); return 2; }
+    }
     int runs = quick ? 10 : 30;
     cudaDeviceProp prop;
     int drv = 0;
@@ -193,6 +261,7 @@ int main(int argc, char **argv)
     rb_context *g, *cpu;
     if (rb_context_create(&g) != RB_OK || rb_context_create(&cpu) != RB_OK) return 2;
     RK(g, rb_context_set_backend(g, RB_BACKEND_CUDA));
+    if (getenv("RECBLUR_CUDA_PROFILE")) rb_context_set_log(g, log_to_stderr, NULL);
     RK(cpu, rb_context_set_backend(cpu, RB_BACKEND_CPU));
     rb_filter *f;
     RK(g, rb_filter_gaussian(g, 8.0, 8.0, RB_GAUSSIAN_DEFAULT, &f));
@@ -202,11 +271,11 @@ int main(int argc, char **argv)
     printf("|---|---|---|---|---|---|---|\n");
     const int sizes[2] = {4096, 8192};
     for (int si = 0; si < (quick ? 1 : 2) && !rgb_only; ++si) {
-        run(g, cpu, f, sizes[si], 1, RB_F32, runs);
-        run(g, cpu, f, sizes[si], 3, RB_U8, runs);
-        run(g, cpu, f, sizes[si], 4, RB_U8, runs);
+        run(g, cpu, f, sizes[si], 1, RB_F32, runs, no_cpu);
+        run(g, cpu, f, sizes[si], 3, RB_U8, runs, no_cpu);
+        run(g, cpu, f, sizes[si], 4, RB_U8, runs, no_cpu);
     }
-    if (rgb_only) run(g, cpu, f, 8192, 3, RB_U8, runs);
+    if (rgb_only) run(g, cpu, f, 8192, 3, RB_U8, runs, no_cpu);
     rb_filter_destroy(f);
     rb_context_destroy(g);
     rb_context_destroy(cpu);

@@ -47,7 +47,9 @@ rb_status rb_cuda_sat(rb_context *ctx, const rb_image *in, rb_image *out);
 typedef struct {
     int width, height, channels;
     rb_format format;
-    size_t pitch;        /* bytes between rows */
+    size_t pitch;        /* bytes between rows of the raw samples */
+    size_t ld;           /* floats between rows of the float image; 0: packed (width * channels).
+                            A column band of a wider image is loaded with the wider image's ld */
     int alpha;           /* rb_alpha */
     int linear;          /* decode/encode sRGB on colour channels */
 } rb_cuda_pixels;

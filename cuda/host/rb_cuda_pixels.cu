@@ -58,13 +58,14 @@ __global__ void rb_load_kernel(const rb_cuda_pixels p, const unsigned char *raw,
     int c = p.channels;
     int has_alpha = p.alpha != RB_ALPHA_NONE;
     int ncol = has_alpha ? c - 1 : c;
+    float *d = dst + (size_t)yy * (p.ld ? p.ld : (size_t)p.width * c) + (size_t)xx * c;
     float v[4];
     for (int k = 0; k < c; ++k) v[k] = rb_read_sample(row, p.format, xx * c + k);
     if (p.linear)
         for (int k = 0; k < ncol; ++k) v[k] = rb_srgb_decode(v[k]);
     if (p.alpha == RB_ALPHA_STRAIGHT)
         for (int k = 0; k < ncol; ++k) v[k] *= v[c - 1];
-    for (int k = 0; k < c; ++k) dst[idx * c + k] = v[k];
+    for (int k = 0; k < c; ++k) d[k] = v[k];
 }
 
 __global__ void rb_store_kernel(const rb_cuda_pixels p, const float *src, unsigned char *raw)
@@ -77,8 +78,9 @@ __global__ void rb_store_kernel(const rb_cuda_pixels p, const float *src, unsign
     int c = p.channels;
     int has_alpha = p.alpha != RB_ALPHA_NONE;
     int ncol = has_alpha ? c - 1 : c;
+    const float *q = src + (size_t)yy * (p.ld ? p.ld : (size_t)p.width * c) + (size_t)xx * c;
     float v[4];
-    for (int k = 0; k < c; ++k) v[k] = src[idx * c + k];
+    for (int k = 0; k < c; ++k) v[k] = q[k];
     if (p.alpha == RB_ALPHA_STRAIGHT) {
         float a = v[c - 1];
         float inv = a > 0.0f ? 1.0f / a : 0.0f;

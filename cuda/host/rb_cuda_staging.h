@@ -15,7 +15,8 @@
  *                                     context's threads, at most 8; at most 16)
  *   RECBLUR_CUDA_STAGING_COPY=memcpy  plain memcpy instead of streaming stores (benchmark)
  *   RECBLUR_CUDA_STAGING_STRIPS=<n>   strips of the row pass (1..8), whatever the image size
- *   RECBLUR_CUDA_STAGING_BANDS=<n>    column bands of a float32 upload, whatever the image size
+ *   RECBLUR_CUDA_STAGING_BANDS=<n>    column bands of a host upload (8-, 16-bit or float32), whatever
+ *                                     the image size
  *   RECBLUR_CUDA_STAGING_SLOT=<bytes> slot size (tests: many small chunks; at least a row)
  * All are read when a context is made (engine/src/api/switches.h) and used
  * when a plan is made. */
@@ -54,7 +55,7 @@ typedef struct rb_cuda_staging {
     int threads;                             /* CPU copy threads wanted (pool made at first need) */
     int nt;                                  /* copies with streaming stores */
     int strips;                              /* strips of the last pass (1..RB_STAGE_MAX_STRIPS); 0: automatic */
-    int bands;                               /* column bands of a float32 upload (1: none); 0: automatic */
+    int bands;                               /* column bands of a host upload (1: none); 0: automatic */
     rb_cuda_stage_pool *pool;
 } rb_cuda_staging;
 

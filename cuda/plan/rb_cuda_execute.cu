@@ -2,9 +2,10 @@
  * axes of the row-major image. Float32 data needing no conversion is read
  * from the caller's buffer and written to it directly; other formats go
  * through one load / store pass. Host images go through pinned staging
- * (rb_cuda_staging.h): a float32 input goes up in column bands that overlap
- * the column pass, and the row pass runs in strips so the download of one
- * overlaps the filtering of the next. */
+ * (rb_cuda_staging.h): the input goes up in column bands (8- and 16-bit as
+ * stored, decoded on the device band by band) that overlap the column pass,
+ * and the row pass runs in strips so the download of one overlaps the
+ * filtering of the next. */
 #include "rb_cuda.h"
 #include "rb_cuda_alloc.h"
 #include "rb_cuda_check.h"
@@ -26,6 +27,7 @@ static void rb_cuda_pixels_of(const rb_plan *plan, const rb_image *img, size_t p
     p->channels = plan->channels;
     p->format = img->format;
     p->pitch = pitch;
+    p->ld = 0;
     p->alpha = img->alpha;
     p->linear = plan->linear_light && img->srgb;
 }
@@ -47,9 +49,10 @@ static int rb_cuda_strips(const rb_plan *plan, const rb_cuda_staging *sg, size_t
     return (int)((h + sr - 1) / sr);
 }
 
-/* Column bands of a float32 host input (the upload of band b + 1 overlaps the
- * column pass of band b): RB_STAGE_BANDS of them (or as set), whole warps of
- * lanes (32 pixels), on images large enough for it to pay; one otherwise. */
+/* Column bands of a host input (the upload of band b + 1 overlaps the column
+ * pass of band b): RB_STAGE_BANDS of them (or as set), whole warps of lanes
+ * (32 pixels), on images large enough (in float32) for it to pay; one
+ * otherwise. */
 static int rb_cuda_bands(const rb_plan *plan, const rb_cuda_staging *sg, size_t *band)
 {
     const size_t w = (size_t)plan->width, row = w * plan->channels * sizeof(float);
@@ -161,8 +164,13 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, r
     const int prof = rb_cuda_profile_on(ctx, s);
     cudaEvent_t *ev = s->ev;
     size_t band = (size_t)w;
+    const int plain_in = rb_cuda_plain_f32(plan, in);
+    /* samples that need decoding go up in bands too when a raw row is no longer
+     * than a float row: raw band b waits in the float columns of band b of B,
+     * which only band b's column pass writes, after band b is loaded */
+    const size_t in_size = rb_format_size(in->format);
     const int nbands = in->memory == RB_MEMORY_HOST && s->stage && !prof && !ctx->progress &&
-                               plan->cols.ax.active && rb_cuda_plain_f32(plan, in)
+                               plan->cols.ax.active && (plain_in || in_size <= sizeof(float))
                            ? rb_cuda_bands(plan, s->stage, &band)
                            : 1;
     /* the column final stage also makes the row carries (rb_tiled_launch.cu), except
@@ -177,19 +185,30 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, r
     rb_plan_constants(plan, in, ccol, crow);
 
     if (nbands > 1) {
-        /* 1 + 2 overlapped: a float32 host image goes up in column bands, and
-         * the column pass of band b runs while band b + 1 goes up (columns are
+        /* 1 + 2 overlapped: a host image goes up in column bands, and the
+         * column pass of band b runs while band b + 1 goes up (columns are
          * independent in this pass: a band is the same pass on fewer lanes from
-         * an offset base) */
+         * an offset base). Float32 goes to A as it is; other samples go up raw
+         * into band b's own float columns of B (pitch: a float row) and are
+         * decoded into A there, before band b's column pass overwrites them. */
         rb_cuda_tiled *f = s->col_axis;
         const size_t stride = rb_image_stride(in);
         rb_cuda_axis_io(f, ccol, c, packed, packed);
+        if (!plain_in) {
+            rb_cuda_pixels_of(plan, in, row, &pin);
+            pin.ld = (size_t)packed;
+        }
         for (int b = 0; b < nbands; ++b) {
             const size_t x0 = (size_t)b * band, bw = (size_t)w - x0 < band ? (size_t)w - x0 : band;
-            RB_CU(rb_cuda_stage_up(s->stage, s->A + x0 * c, row, (const unsigned char *)in->data + x0 * c * sizeof(float),
-                                   stride, bw * c * sizeof(float), (size_t)h, q, count_nan),
+            void *up = plain_in ? (void *)(s->A + x0 * c) : (void *)(s->B + x0 * c);
+            RB_CU(rb_cuda_stage_up(s->stage, up, row, (const unsigned char *)in->data + x0 * c * in_size, stride,
+                                   bw * c * in_size, (size_t)h, q, count_nan),
                   "copying the input to the device");
             RB_CU(cudaStreamWaitEvent(q, s->stage->up_done, 0), "copying the input to the device");
+            if (!plain_in) {
+                pin.width = (int)bw;
+                RB_CU(rb_cuda_launched(rb_cuda_load(&pin, up, s->A + x0 * c, q)), "loading samples");
+            }
             RB_CU(rb_cuda_launched(rb_cuda_tiled_axis(f, s->A + x0 * c, s->B + x0 * c, s->carry, bw * c, q, NULL)),
                   "column pass");
         }

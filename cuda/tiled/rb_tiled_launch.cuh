@@ -117,14 +117,15 @@ static rb_tiled_geom rb_tiled_grid(const rb_cuda_tiled *f, size_t lanes)
     return g;
 }
 
-/* RGBA rows get their own instantiation (channel count known at compile time,
- * as c = 1) for float carries with float recursion and for double carries
- * with double recursion (the Gaussian's: with the run-time count its RGBA row
- * stages took 1.3x (stage 1) and 1.3x (final) the time of four one-channel
- * images, bench/RESULTS.md); float carries with double recursion keep the
- * run-time count (fewer kernels to compile) */
+/* RGB and RGBA rows get their own instantiations (channel count known at
+ * compile time, as c = 1) for float carries with float recursion and for
+ * double carries with double recursion (the Gaussian's: with the run-time
+ * count its RGBA row stages took 1.3x (stage 1) and 1.3x (final) the time of
+ * four one-channel images, bench/RESULTS.md; RGB, the usual 8-bit image, took
+ * the run-time count until the round-trip work of issue 17); float carries
+ * with double recursion keep the run-time count (fewer kernels to compile) */
 template <typename CT, typename IT>
-static constexpr bool rb_tiled_c4()
+static constexpr bool rb_tiled_fixed_c()
 {
     return std::is_same<CT, IT>::value;
 }
@@ -158,11 +159,15 @@ template <int R, typename CT, typename IT>
 static void rb_tiled_s1_rows_launch(const rb_cuda_tiled *f, const float *in, const rb_tiled_bufs<CT> &m, size_t lanes,
                                  const rb_tiled_geom &g, int skip0, int nskip, cudaStream_t s)
 {
+    constexpr bool fc = rb_tiled_fixed_c<CT, IT>();
     if (f->c == 1)
         rb_tiled_s1_rows<R, CT, IT, 1><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, m.car1, m.car2, m.sums, lanes, g.n2, skip0, nskip);
-    else if (f->c == 4 && rb_tiled_c4<CT, IT>())
-        rb_tiled_s1_rows<R, CT, IT, rb_tiled_c4<CT, IT>() ? 4 : 0><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, m.car1, m.car2, m.sums,
-                                                                                       lanes, g.n2, skip0, nskip);
+    else if (f->c == 3 && fc)
+        rb_tiled_s1_rows<R, CT, IT, fc ? 3 : 0><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, m.car1, m.car2, m.sums,
+                                                                                     lanes, g.n2, skip0, nskip);
+    else if (f->c == 4 && fc)
+        rb_tiled_s1_rows<R, CT, IT, fc ? 4 : 0><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, m.car1, m.car2, m.sums,
+                                                                                     lanes, g.n2, skip0, nskip);
     else
         rb_tiled_s1_rows<R, CT, IT, 0><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, m.car1, m.car2, m.sums, lanes, g.n2, skip0, nskip);
 }
@@ -171,11 +176,15 @@ template <int R, typename CT, typename IT>
 static void rb_tiled_final_launch(const rb_cuda_tiled *f, const float *in, float *out, const rb_tiled_bufs<CT> &m,
                                size_t lanes, const rb_tiled_geom &g, cudaStream_t s)
 {
+    constexpr bool fc = rb_tiled_fixed_c<CT, IT>();
     if (f->rows && f->c == 1)
         rb_tiled_final_rows<R, CT, IT, 1><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, g.n2);
-    else if (f->rows && f->c == 4 && rb_tiled_c4<CT, IT>())
-        rb_tiled_final_rows<R, CT, IT, rb_tiled_c4<CT, IT>() ? 4 : 0><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, out, m.car1, m.car2,
-                                                                                          m.mean, lanes, g.n2);
+    else if (f->rows && f->c == 3 && fc)
+        rb_tiled_final_rows<R, CT, IT, fc ? 3 : 0><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, out, m.car1, m.car2,
+                                                                                        m.mean, lanes, g.n2);
+    else if (f->rows && f->c == 4 && fc)
+        rb_tiled_final_rows<R, CT, IT, fc ? 4 : 0><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, out, m.car1, m.car2,
+                                                                                        m.mean, lanes, g.n2);
     else if (f->rows)
         rb_tiled_final_rows<R, CT, IT, 0><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, g.n2);
     else rb_tiled_final_cols<R, CT, IT><<<g.grid, g.bs, 0, s>>>(*f, in, out, m.car1, m.car2, m.mean, lanes, g.n2);

@@ -8,7 +8,8 @@
 
 /* The tile of rows row0 .. row0+TR-1, samples j0 .. j0+len-1, into shared
  * memory. The tile's TR * 32c floats are numbered row by row and thread t
- * copies numbers t, t + nthr, ..., 32 of them (TR c = nthr, 128 or 126), all
+ * copies numbers t, t + nthr, ..., 32 of them (TR c = nthr: 128, or 126 for
+ * c = 3, so a compile-time C gives nthr as RB_TILED_TR(C) C, not 128), all
  * as asynchronous copies (cp.async) issued before the first wait: a thread
  * block has its 16 KB in flight at once (the old loop had each warp load one
  * row segment, store it, and wait out the next latency, 32 times), without
@@ -23,7 +24,7 @@ static __device__ __forceinline__ void rb_tiled_tile_load(const rb_cuda_tiled &f
                                                        float *sm, int st, long long row0, long long h, long long j0,
                                                        int len)
 {
-    const int c = C ? C : f.c, W = len * c, W32 = WPX * c, nthr = C ? 128 : blockDim.x;
+    const int c = C ? C : f.c, W = len * c, W32 = WPX * c, nthr = C ? RB_TILED_TR(C) * C : blockDim.x;
     const int drow = nthr / W32, dcol = nthr - drow * W32;
     int r_ = threadIdx.x / W32, col = threadIdx.x - r_ * W32;
     const long long nr = h - row0; /* rows of the image left from row0 */
@@ -48,7 +49,7 @@ static __device__ __forceinline__ void rb_tiled_tile_store(const rb_cuda_tiled &
                                                         const float *sm, int st, long long row0, long long h,
                                                         long long j0, int len)
 {
-    const int c = C ? C : f.c, W32 = B * c, nthr = C ? 128 : blockDim.x;
+    const int c = C ? C : f.c, W32 = B * c, nthr = C ? RB_TILED_TR(C) * C : blockDim.x;
     const int drow = nthr / W32, dcol = nthr - drow * W32;
     /* only the pixels inside the line */
     long long p0 = j0 < 0 ? 0 : j0, p1 = j0 + len > f.b.ax.n ? f.b.ax.n : j0 + len;
