@@ -41,19 +41,16 @@ static float up_u16[65536]; /* made at the first 16-bit encode */
  * (ImageMagick's dlclose), and a table made once per process would leak
  * with each unload. */
 typedef struct {
-    uint32_t first;      /* bits of the first step (code 1) */
-    int shift;
+    rb_srgb_runs pub;    /* first, shift, up; start: mem once made, NULL until then */
     size_t n;            /* runs */
-    uint16_t *start;     /* code at each run's first float: mem once made */
     uint16_t *mem;
     size_t cap;          /* runs mem holds */
 } step_runs;
 static uint16_t runs_u8_mem[1 << 12], runs_u16_mem[1 << 20]; /* 1664 and 680315 used */
-static step_runs runs_u8 = {0, 16, 0, NULL, runs_u8_mem, 1 << 12},
-                 runs_u16 = {0, 8, 0, NULL, runs_u16_mem, 1 << 20};
+static step_runs runs_u8 = {{0, 16, NULL, NULL}, 0, runs_u8_mem, 1 << 12},
+                 runs_u16 = {{0, 8, NULL, NULL}, 0, runs_u16_mem, 1 << 20};
 static pthread_once_t once_u8 = PTHREAD_ONCE_INIT, once_u16 = PTHREAD_ONCE_INIT;
 static pthread_once_t once_dec16 = PTHREAD_ONCE_INIT;
-static rb_srgb_runs runs_u8_pub; /* runs_u8 as rb_srgb_encoder_u8 hands it out */
 
 static unsigned search_steps(const float *up, unsigned n, float v);
 
@@ -62,27 +59,17 @@ static unsigned search_steps(const float *up, unsigned n, float v);
 static void make_runs(step_runs *r, const float *up, unsigned top)
 {
     for (unsigned k = 2; k <= top; k++)
-        if (bits_of(up[k]) - bits_of(up[k - 1]) <= (1u << r->shift))
+        if (bits_of(up[k]) - bits_of(up[k - 1]) <= (1u << r->pub.shift))
             return;
-    r->first = bits_of(up[1]);
-    r->n = ((bits_of(up[top]) - r->first) >> r->shift) + 1;
+    rb_srgb_runs *p = &r->pub;
+    p->first = bits_of(up[1]);
+    p->up = up;
+    r->n = ((bits_of(up[top]) - p->first) >> p->shift) + 1;
     if (r->n > r->cap)
         return;
     for (size_t i = 0; i < r->n; i++)
-        r->mem[i] = (uint16_t)search_steps(up, top + 1, float_of(r->first + (uint32_t)(i << r->shift)));
-    r->start = r->mem;
-}
-
-/* The code of v > 0 from the runs (top: the highest code) */
-static inline unsigned code_by_runs(const step_runs *r, const float *up, unsigned top, float v)
-{
-    const uint32_t b = bits_of(v);
-    if (b < r->first)
-        return 0;
-    if (v >= up[top])
-        return top;
-    unsigned c = r->start[(b - r->first) >> r->shift];
-    return c + (v >= up[c + 1]);
+        r->mem[i] = (uint16_t)search_steps(up, top + 1, float_of(p->first + (uint32_t)(i << p->shift)));
+    p->start = r->mem;
 }
 
 /* The stored code of working value v, as rb_pixels_store_rows rounds it:
@@ -128,7 +115,6 @@ static void make_u8(void)
     for (unsigned k = 1; k < 256; k++)
         up_u8[k] = step_up(k, 255.0f);
     make_runs(&runs_u8, up_u8, 255);
-    runs_u8_pub = (rb_srgb_runs){runs_u8.first, runs_u8.shift, runs_u8.start, up_u8};
 }
 
 static void make_decode_u16(void)
@@ -175,7 +161,7 @@ static unsigned search_steps(const float *up, unsigned n, float v)
 const rb_srgb_runs *rb_srgb_encoder_u8(void)
 {
     pthread_once(&once_u8, make_u8);
-    return runs_u8.start ? &runs_u8_pub : NULL;
+    return runs_u8.pub.start ? &runs_u8.pub : NULL;
 }
 
 void rb_srgb_encode_u8(const float *v, unsigned char *out, size_t n, size_t step)
@@ -194,8 +180,8 @@ void rb_srgb_encode_u16(const float *v, uint16_t *out, size_t n, size_t step)
     pthread_once(&once_u16, make_encode_u16);
     for (size_t i = 0; i < n; i++) {
         const float x = v[i * step];
-        out[i * step] = !(x > 0.0f)     ? 0
-                        : runs_u16.start ? (uint16_t)code_by_runs(&runs_u16, up_u16, 65535, x)
-                                         : (uint16_t)search_steps(up_u16, 65536, x);
+        out[i * step] = runs_u16.pub.start ? (uint16_t)rb_srgb_code_by_runs(&runs_u16.pub, 65535, x)
+                        : !(x > 0.0f)       ? 0 /* NaN too */
+                                            : (uint16_t)search_steps(up_u16, 65536, x);
     }
 }

@@ -17,8 +17,8 @@ const float *rb_srgb_decode_table_u16(void);
 void rb_srgb_encode_u8(const float *v, unsigned char *out, size_t n, size_t step);
 void rb_srgb_encode_u16(const float *v, uint16_t *out, size_t n, size_t step);
 
-/* The 8-bit encode's tables, for a caller that encodes inside its own loop
- * (the CPU sweep's row pass stores codes as it makes them): the values
+/* An encode's tables, for a caller that encodes inside its own loop (the
+ * CPU sweep's row pass stores 8-bit codes as it makes them): the values
  * where the code steps up, and the code at the start of each run of
  * 2^shift floats from the first step on (steps lie more than a run apart, so
  * a value's code is its run's code or the next). */
@@ -26,22 +26,29 @@ typedef struct {
     uint32_t first;          /* bits of up[1], the least float with code 1 */
     int shift;
     const uint16_t *start;   /* code at each run's first float */
-    const float *up;         /* up[k]: the least float whose code is k (k = 1..255) */
+    const float *up;         /* up[k]: the least float whose code is k (k = 1..top) */
 } rb_srgb_runs;
-/* NULL when the runs could not be made (rb_srgb_encode_u8 then searches) */
+/* The 8-bit runs; NULL when they could not be made (rb_srgb_encode_u8 then searches) */
 const rb_srgb_runs *rb_srgb_encoder_u8(void);
 
-/* One code of rb_srgb_encode_u8, from its runs */
-static inline unsigned char rb_srgb_code_u8(const rb_srgb_runs *r, float v)
+/* The code of v from the runs of an encode whose highest code is top (255 or
+ * 65535): 0 for v <= 0 and NaN, top at and above up[top]. */
+static inline unsigned rb_srgb_code_by_runs(const rb_srgb_runs *r, unsigned top, float v)
 {
     uint32_t b;
     __builtin_memcpy(&b, &v, sizeof b);
     if (!(v > 0.0f) || b < r->first) /* NaN too */
         return 0;
-    if (v >= r->up[255])
-        return 255;
+    if (v >= r->up[top])
+        return top;
     const unsigned c = r->start[(b - r->first) >> r->shift];
-    return (unsigned char)(c + (v >= r->up[c + 1]));
+    return c + (v >= r->up[c + 1]);
+}
+
+/* One code of rb_srgb_encode_u8, from its runs */
+static inline unsigned char rb_srgb_code_u8(const rb_srgb_runs *r, float v)
+{
+    return (unsigned char)rb_srgb_code_by_runs(r, 255, v);
 }
 
 #endif
