@@ -252,7 +252,11 @@ long rb_extend_index(long k, long n, rb_boundary_mode mode);
  * DC gain: FORMULAS.md, 2D). Zeros for other modes. The one place that
  * computes them for a plan (pixel_convert.c); both back ends call it. */
 void rb_plan_constants(const rb_plan *plan, const rb_image *in, float col[4], float row[4]);
-size_t rb_format_size(rb_format f);            /* bytes per sample */
+/* bytes per sample (inline: the CPU sweep's kernels call it per sample) */
+static inline size_t rb_format_size(rb_format f)
+{
+    return f == RB_U8 ? 1 : f == RB_U16 ? 2 : f == RB_F32 ? 4 : f == RB_F64 ? 8 : 0;
+}
 size_t rb_image_stride(const rb_image *img);   /* stride, or packed stride when 0 */
 /* Validate an image against a size/channel expectation; message names `what`. */
 rb_status rb_image_check(rb_context *ctx, const rb_image *img, int width, int height,

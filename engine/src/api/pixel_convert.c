@@ -8,17 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-size_t rb_format_size(rb_format f)
-{
-    switch (f) {
-    case RB_U8: return 1;
-    case RB_U16: return 2;
-    case RB_F32: return 4;
-    case RB_F64: return 8;
-    }
-    return 0;
-}
-
 size_t rb_image_stride(const rb_image *img)
 {
     if (img->stride)

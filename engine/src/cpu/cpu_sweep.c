@@ -141,8 +141,8 @@ int rb_cpu_sweep_ok(const rb_plan *plan, const rb_image *in, const rb_image *out
      * rows: overlapping images only when they are the same image */
     size_t row = (size_t)plan->width * (size_t)plan->channels;
     const unsigned char *a0 = in->data, *b0 = out->data;
-    const unsigned char *a1 = a0 + rb_image_stride(in) * (size_t)(plan->height - 1) + row * sw_fmt_size(in->format);
-    const unsigned char *b1 = b0 + rb_image_stride(out) * (size_t)(plan->height - 1) + row * sw_fmt_size(out->format);
+    const unsigned char *a1 = a0 + rb_image_stride(in) * (size_t)(plan->height - 1) + row * rb_format_size(in->format);
+    const unsigned char *b1 = b0 + rb_image_stride(out) * (size_t)(plan->height - 1) + row * rb_format_size(out->format);
     if (a0 < b1 && b0 < a1 &&
         !(a0 == b0 && in->format == out->format && rb_image_stride(in) == rb_image_stride(out)))
         return 0;
@@ -446,7 +446,7 @@ rb_status rb_cpu_sweep_execute(rb_plan *plan, const rb_image *in, rb_image *out,
     /* in place (rb_cpu_sweep_ok allows only identical layouts to overlap) */
     if (in->data == out->data && plan->cols.ax.fir && plan->cols.ax.fir_hi > 0 && cs->nbands > 1) {
         sh.nhead = plan->cols.ax.fir_hi;
-        sh.headrow = (size_t)W * (size_t)ch * sw_fmt_size(in->format);
+        sh.headrow = (size_t)W * (size_t)ch * rb_format_size(in->format);
         sh.heads = malloc((size_t)cs->nbands * (size_t)sh.nhead * sh.headrow);
         if (!sh.heads) {
             sw_free_buffers(&sh, Ymem);

@@ -25,7 +25,7 @@ static inline float sw_sample(const unsigned char *e, rb_format f, unsigned *cod
 
 void rb_sweep_load_converted(const sw_pass *p, const unsigned char *s, long g0, int nl, float x[8])
 {
-    const size_t es = sw_fmt_size(p->sfmt);
+    const size_t es = rb_format_size(p->sfmt);
     const int ch = p->ch;
     for (int l = nl; l < 8; l++)
         x[l] = 0.0f;

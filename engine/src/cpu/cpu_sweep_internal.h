@@ -111,8 +111,6 @@ static inline double sw_cpu(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static inline size_t sw_fmt_size(rb_format f) { return f == RB_U8 ? 1 : f == RB_U16 ? 2 : 4; }
-
 /* The column pass' state between phase A and the bands. */
 typedef struct {
     long B, nbands, nblocks;

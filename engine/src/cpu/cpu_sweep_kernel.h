@@ -118,7 +118,7 @@ static inline __attribute__((always_inline)) SW_G SW_N(cvt8)(const unsigned char
 {
 #if SW_NV == 2
     SW_G g;
-    const size_t es = sw_fmt_size(f);
+    const size_t es = rb_format_size(f);
     g.v[0] = SW_N(cvt4)(s, f);
     g.v[1] = SW_N(cvt4)(s + 4 * es, f);
     return g;
@@ -151,7 +151,7 @@ static inline __attribute__((always_inline)) SW_G SW_N(cvt8)(const unsigned char
 /* Lanes g0 .. g0+nl-1 of source row i (lanes past nl read as 0). */
 static inline __attribute__((always_inline)) SW_G SW_N(load8)(const sw_pass *p, long i, long g0, int nl)
 {
-    const size_t es = sw_fmt_size(p->sfmt);
+    const size_t es = rb_format_size(p->sfmt);
     const unsigned char *s = p->alt && i >= p->alt_from && i < p->alt_to
                                  ? p->alt + (size_t)(i - p->alt_from) * p->alt_row
                                  : p->src + (size_t)i * p->srow;
@@ -186,7 +186,7 @@ static inline __attribute__((always_inline)) SW_G SW_N(load8)(const sw_pass *p, 
 static inline __attribute__((always_inline)) void SW_N(prefetch_row)(const sw_pass *p, long i, long g0)
 {
     if (i >= 0 && i < p->ax->n)
-        __builtin_prefetch(p->src + (size_t)i * p->srow + (size_t)g0 * sw_fmt_size(p->sfmt));
+        __builtin_prefetch(p->src + (size_t)i * p->srow + (size_t)g0 * rb_format_size(p->sfmt));
 }
 
 /* Result of step i for nl lanes -> the destination, rounded as rb_pixels_store
@@ -194,7 +194,7 @@ static inline __attribute__((always_inline)) void SW_N(prefetch_row)(const sw_pa
 static inline __attribute__((always_inline)) void SW_N(store8)(const sw_pass *p, long i,
                                                          const size_t *doff, int nl, SW_G v)
 {
-    const size_t es = sw_fmt_size(p->dfmt);
+    const size_t es = rb_format_size(p->dfmt);
     unsigned char *d = p->dst + (size_t)i * (size_t)p->ch * es;
     v8f f = SW_N(to8f)(v);
     if (p->enc8) { /* the same code as rb_srgb_encode_u8 of the staged float */
@@ -433,9 +433,9 @@ static inline __attribute__((always_inline)) void SW_N(block_setup)(const sw_pas
     for (int l = 0; l < 8; l++) {
         long g = gb + (l < nl ? l : 0);
         if (p->planar) /* lane g: row g % planar, channel g / planar */
-            doff[l] = (size_t)(g % p->planar) * p->drow + (size_t)(g / p->planar) * sw_fmt_size(p->dfmt);
+            doff[l] = (size_t)(g % p->planar) * p->drow + (size_t)(g / p->planar) * rb_format_size(p->dfmt);
         else
-            doff[l] = (size_t)(g / p->ch) * p->drow + (size_t)(g % p->ch) * sw_fmt_size(p->dfmt);
+            doff[l] = (size_t)(g / p->ch) * p->drow + (size_t)(g % p->ch) * rb_format_size(p->dfmt);
     }
     if (a->shift)
         SW_HV mean.v[h_] = sum.v[h_] / (SW_E)a->n;
@@ -679,7 +679,7 @@ void SW_N(rb_sweep_main)(sw_thread *th)
     /* phase A: strips of 64 bytes of input, in sh->achunks chunks (more than
      * one only with a progress callback: a report and a chance to cancel
      * after each, all members past the barrier before the next) */
-    const long strip = 64 / (long)sw_fmt_size(p1->sfmt);
+    const long strip = 64 / (long)rb_format_size(p1->sfmt);
     const long nstrips = (p1->lanes + strip - 1) / strip;
     for (int q = 0; q < sh->achunks; q++) {
         const long k0 = nstrips * q / sh->achunks, k1 = nstrips * (q + 1) / sh->achunks;
