@@ -55,6 +55,16 @@ void rbg_layout(gint32 drawable_id, gboolean linear, RbgLayout *out);
  * filtering perceptually and linear ones when filtering in linear light. TRUE
  * and *out filled; else FALSE. */
 gboolean rbg_layout_native(gint32 drawable_id, gboolean linear, RbgLayout *out);
+/* The one rule of both stored routes (rbg_layout_native from the babl format,
+ * rbg_layout_stored from the image's precision): storage of `sample` (U8 or
+ * U16), gray or RGB, with or without alpha, gamma-encoded or linear, filtered
+ * in linear light or not. FALSE where the engine cannot filter it as stored;
+ * else sample, channels, alpha and srgb of *out set (format and preview_u8
+ * are the caller's). */
+gboolean rbg_layout_as_stored(rb_format sample, gboolean gray, gboolean alpha, gboolean gamma,
+                              gboolean linear, RbgLayout *out);
+/* Bytes of one pixel of a stored layout (channels x 1 or 2) */
+size_t rbg_layout_stored_pixel_bytes(const RbgLayout *layout);
 
 /* libgimp's tiles without babl or GEGL (rbg_tiles.c). rbg_layout_stored: the
  * drawable as stored when the engine can filter it so and the image has no

@@ -51,17 +51,36 @@ void rbg_layout(gint32 drawable_id, gboolean linear, RbgLayout *out)
     out->srgb = 0;                /* babl already delivered the encoding we filter in */
 }
 
-/* The models whose samples the engine reads as they are stored: gamma-encoded
- * (sRGB's curve) or linear, each with and without alpha (straight in GIMP). */
+gboolean rbg_layout_as_stored(rb_format sample, gboolean gray, gboolean alpha, gboolean gamma,
+                              gboolean linear, RbgLayout *out)
+{
+    /* Perceptual filtering of linear samples needs an encode first: babl's. */
+    if (!gamma && !linear)
+        return FALSE;
+    out->sample = sample;
+    out->channels = (gray ? 1 : 3) + (alpha ? 1 : 0);
+    out->alpha = alpha ? RB_ALPHA_STRAIGHT : RB_ALPHA_NONE;   /* straight in GIMP */
+    /* gamma-encoded samples in linear light: the engine decodes and encodes
+     * (by table, engine/src/api/srgb_tables.c) */
+    out->srgb = gamma;
+    return TRUE;
+}
+
+size_t rbg_layout_stored_pixel_bytes(const RbgLayout *layout)
+{
+    return (size_t)layout->channels * (layout->sample == RB_U16 ? 2 : 1);
+}
+
+/* The babl models of the storage rbg_layout_as_stored takes: gamma-encoded
+ * (sRGB's curve) or linear, each with and without alpha. */
 static const struct {
     const char *model;
-    int channels;
-    gboolean alpha, gamma;
+    gboolean gray, alpha, gamma;
 } native_models[] = {
-    { "R'G'B'", 3, FALSE, TRUE }, { "R'G'B'A", 4, TRUE, TRUE },
-    { "Y'", 1, FALSE, TRUE },     { "Y'A", 2, TRUE, TRUE },
-    { "RGB", 3, FALSE, FALSE },   { "RGBA", 4, TRUE, FALSE },
-    { "Y", 1, FALSE, FALSE },     { "YA", 2, TRUE, FALSE },
+    { "R'G'B'", FALSE, FALSE, TRUE }, { "R'G'B'A", FALSE, TRUE, TRUE },
+    { "Y'", TRUE, FALSE, TRUE },      { "Y'A", TRUE, TRUE, TRUE },
+    { "RGB", FALSE, FALSE, FALSE },   { "RGBA", FALSE, TRUE, FALSE },
+    { "Y", TRUE, FALSE, FALSE },      { "YA", TRUE, TRUE, FALSE },
 };
 
 gboolean rbg_layout_native(gint32 drawable_id, gboolean linear, RbgLayout *out)
@@ -84,17 +103,14 @@ gboolean rbg_layout_native(gint32 drawable_id, gboolean linear, RbgLayout *out)
     for (size_t i = 0; i < G_N_ELEMENTS(native_models); i++) {
         if (strcmp(model, native_models[i].model) != 0)
             continue;
-        /* Perceptual filtering of linear samples needs an encode first: babl's. */
-        if (!native_models[i].gamma && !linear)
+        RbgLayout l;
+        if (!rbg_layout_as_stored(sample, native_models[i].gray, native_models[i].alpha,
+                                  native_models[i].gamma, linear, &l))
             return FALSE;
         rbg_layout(drawable_id, linear, out);   /* the preview format */
-        out->format = own;
-        out->sample = sample;
-        out->channels = native_models[i].channels;
-        out->alpha = native_models[i].alpha ? RB_ALPHA_STRAIGHT : RB_ALPHA_NONE;
-        /* gamma-encoded samples in linear light: the engine decodes and
-         * encodes (by table, engine/src/api/srgb_tables.c) */
-        out->srgb = native_models[i].gamma;
+        l.format = own;
+        l.preview_u8 = out->preview_u8;
+        *out = l;
         return TRUE;
     }
     return FALSE;
@@ -264,7 +280,7 @@ gboolean rbg_process_drawable(gint32 drawable_id, gboolean linear, gboolean nati
         if (!native || !rbg_layout_native(drawable_id, linear, &layout))
             rbg_layout(drawable_id, linear, &layout);
     }
-    size_t pixel_bytes = stored ? (size_t)layout.channels * (layout.sample == RB_U16 ? 2 : 1)
+    size_t pixel_bytes = stored ? rbg_layout_stored_pixel_bytes(&layout)
                                 : (size_t)babl_format_get_bytes_per_pixel(layout.format);
     size_t bytes = (size_t)w * (size_t)h * pixel_bytes;
     /* One buffer, filtered in place (input and output share it); with a

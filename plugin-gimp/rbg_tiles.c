@@ -56,19 +56,10 @@ gboolean rbg_layout_stored(gint32 drawable_id, gboolean linear, RbgLayout *out)
     default:
         return FALSE;   /* 32-bit, half and float: babl's float route */
     }
-    /* Perceptual filtering of linear samples needs an encode first: babl's. */
-    if (!gamma && !linear)
-        return FALSE;
-    gboolean alpha = gimp_drawable_has_alpha(drawable_id);
-    int colours = gimp_drawable_is_gray(drawable_id) ? 1 : 3;
     out->format = NULL;       /* no babl: the tiles move as stored */
     out->preview_u8 = NULL;
-    out->sample = sample;
-    out->channels = colours + (alpha ? 1 : 0);
-    out->alpha = alpha ? RB_ALPHA_STRAIGHT : RB_ALPHA_NONE;
-    /* gamma-encoded samples in linear light: the engine decodes and encodes */
-    out->srgb = gamma;
-    return TRUE;
+    return rbg_layout_as_stored(sample, gimp_drawable_is_gray(drawable_id),
+                                gimp_drawable_has_alpha(drawable_id), gamma, linear, out);
 }
 
 gboolean rbg_tiles_read(gint32 drawable_id, int x, int y, int w, int h, const RbgLayout *layout,
@@ -77,7 +68,7 @@ gboolean rbg_tiles_read(gint32 drawable_id, int x, int y, int w, int h, const Rb
     /* the drawable's own bytes per pixel, not GIMP's 8-bit compatibility format */
     gimp_plugin_enable_precision();
     GimpDrawable *d = gimp_drawable_get(drawable_id);
-    size_t want = (size_t)layout->channels * (layout->sample == RB_U16 ? 2 : 1);
+    size_t want = rbg_layout_stored_pixel_bytes(layout);
     if (!d || d->bpp != want) {
         *error = g_strdup_printf("recblur: the drawable has %u bytes per pixel where its "
                                  "precision says %zu", d ? d->bpp : 0, want);
