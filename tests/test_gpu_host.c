@@ -433,8 +433,10 @@ static void test_pinned_out_of_memory(void **state)
     free(got);
 }
 
-/* The image does not fit in GPU memory (simulated): `auto` falls back to the
- * cpu and says why and where; `cuda` is a clear RB_ERR_DEVICE; nothing leaks. */
+/* Not even one full-height column of the image fits in GPU memory (simulated;
+ * an image that does not fit whole runs in bands, test_gpu_banded.c): `auto`
+ * falls back to the cpu and says why and where; `cuda` is a clear
+ * RB_ERR_DEVICE; nothing leaks. */
 static void test_gpu_out_of_memory(void **state)
 {
     (void)state;
@@ -447,9 +449,9 @@ static void test_gpu_out_of_memory(void **state)
     size_t host0 = rb_cuda_host_bytes_in_use(), dev0 = rb_cuda_device_bytes_in_use();
     ho.data = want;
     run_once(RB_BACKEND_CPU, filters[F_GAUSS], bd, &hi, &ho);
-    /* less than one float image of the GPU's memory */
+    /* less than one full-height column in the banded route's four buffers */
     char lim[32];
-    snprintf(lim, sizeof lim, "%zu", count * sizeof(float) / 2);
+    snprintf(lim, sizeof lim, "%zu", (size_t)4 * h * c * sizeof(float) - 1);
     setenv("RECBLUR_CUDA_ALLOC_LIMIT", lim, 1);
     rb_context *g = new_ctx(RB_BACKEND_AUTO);
     rb_plan *p = NULL;

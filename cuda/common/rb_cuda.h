@@ -30,12 +30,34 @@ typedef struct {
                                     the context keeps the plan for calls of the same size */
     void *rec1d_work;          /* the scan's scratch, rec1d_work_bytes long */
     size_t rec1d_work_bytes;
+    /* The banded route (rb_cuda_banded.cu), planned when A and B do not fit the
+     * device: A and B stay NULL; the columns run in nbands full-height bands of
+     * band_w pixels, the rows in nstrips full-width strips of strip_h rows,
+     * through a float image in host memory (or the caller's float output). */
+    int banded;
+    int band_w, strip_h, nbands, nstrips;
+    float *piece[4];           /* two slots of (X, Y), piece_floats each, one allocation at piece[0] */
+    cudaStream_t band_down;    /* downloads to page-locked host rows, beside the uploads */
+    size_t piece_floats;
+    float *host_mid;           /* the float image between the passes: made by the first execute
+                                  that needs it, kept with the plan (w * h * channels floats) */
+    int host_mid_pinned;       /* host_mid is page-locked (rb_cuda_malloc_host), else malloc'ed */
 } rb_cuda_state;
 
 /* Where the row carries start in s->carry on the fused route (rb_cuda_backend.cu). */
 size_t rb_cuda_fuse_off(const rb_plan *plan);
 /* rb_backend_ops.execute of a 2D plan (rb_cuda_execute.cu). */
 rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, rb_nan_tally *nan);
+
+/* Float32 samples the solver takes as they are (rb_cuda_execute.cu). */
+int rb_cuda_plain_f32(const rb_plan *plan, const rb_image *img);
+
+/* The banded route (rb_cuda_banded.cu): at plan time, after the whole-image
+ * buffers failed (`why`: that failure), size and allocate the pieces from the
+ * device memory left, or explain (RB_ERR_DEVICE) that not even one
+ * full-height column fits; then the 2D execute of such a plan. */
+rb_status rb_cuda_banded_plan(rb_plan *plan, rb_cuda_state *s, const char *why);
+rb_status rb_cuda_execute_banded(rb_plan *plan, const rb_image *in, rb_image *out, rb_nan_tally *nan);
 
 /* rb_backend_ops.recurrence_1d (rb_cuda_recurrence.cu). */
 rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size_t n, rb_memory mem);

@@ -119,6 +119,23 @@ extern "C" cudaError_t rb_cuda_launch_check(void)
     return e;
 }
 
+extern "C" size_t rb_cuda_device_room(void)
+{
+    size_t free_b = 0, total = 0;
+    if (cudaMemGetInfo(&free_b, &total) != cudaSuccess) {
+        cudaGetLastError();
+        free_b = 0;
+    }
+    const size_t margin = free_b / 16 > ((size_t)64 << 20) ? free_b / 16 : (size_t)64 << 20;
+    size_t room = free_b > margin ? free_b - margin : 0;
+    std::lock_guard<std::mutex> hold(g_lock);
+    if (g_device_limit != (size_t)-1) {
+        const size_t left = g_device_limit > g_device_bytes ? g_device_limit - g_device_bytes : 0;
+        if (left < room) room = left;
+    }
+    return room;
+}
+
 /* rb_internal.h: for tests that check nothing leaks after an error. */
 extern "C" size_t rb_cuda_device_bytes_in_use(void)
 {

@@ -32,6 +32,11 @@ void rb_cuda_free_host(void *ptr);
  * cudaMalloc/cudaFree): counted and limited as rb_cuda_malloc. */
 cudaError_t rb_cuda_malloc_async(void **ptr, size_t bytes, cudaStream_t s);
 void rb_cuda_free_async(void *ptr, cudaStream_t s);
+/* Device bytes a plan may still take: what the test limit leaves, and what
+ * cudaMemGetInfo says is free less a margin (1/16, at least 64 MiB) for the
+ * context's own allocations (the banded route of rb_cuda_banded.cu sizes
+ * its pieces from it). */
+size_t rb_cuda_device_room(void);
 /* Pinned host bytes held now (tests: nothing leaks). */
 size_t rb_cuda_host_bytes_in_use(void);
 /* The limits and the launch hook of the context whose call runs now. */

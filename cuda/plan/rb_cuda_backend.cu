@@ -1,6 +1,7 @@
 /* The CUDA back end: rb_backend_ops for the engine. Device buffers and the
  * tiled solver's per-axis parameters are made at plan time (FFTW/cuFFT
- * style); rb_cuda_execute.cu runs a 2D plan. Filters the tiled solver does
+ * style); rb_cuda_execute.cu runs a 2D plan, rb_cuda_banded.cu one whose
+ * whole-image buffers did not fit the device (in bands and strips). Filters the tiled solver does
  * not take (FIRs of more than RB_TILED_TAPS taps) are refused at plan time
  * with the reason: `auto` runs them on the CPU back end. */
 #include "rb_cuda.h"
@@ -102,6 +103,9 @@ static void rb_cuda_state_free(rb_cuda_state *s)
     rb_cuda_free(s->A);
     rb_cuda_free(s->B);
     rb_cuda_free(s->carry);
+    rb_cuda_free(s->piece[0]);
+    if (s->host_mid_pinned) rb_cuda_free_host(s->host_mid);
+    else free(s->host_mid);
     rb_cuda_rec1d_destroy(s->rec1d);
     rb_cuda_free(s->rec1d_work);
     free(s->col_axis);
@@ -111,6 +115,7 @@ static void rb_cuda_state_free(rb_cuda_state *s)
         rb_cuda_staging_fini(s->stage);
         free(s->stage);
     }
+    if (s->band_down) cudaStreamDestroy(s->band_down);
     if (s->stream) cudaStreamDestroy(s->stream);
     free(s);
 }
@@ -163,10 +168,29 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
     }
     rb_log(ctx, "recblur: cuda solver: tiled (carries in one read, one chain per line, "
                 "one read + one write per axis)");
-    RB_CU(rb_cuda_malloc((void **)&s->A, s->floats * sizeof(float)), "cudaMalloc (image buffer)");
-    RB_CU(rb_cuda_malloc((void **)&s->B, s->floats * sizeof(float)), "cudaMalloc (image buffer)");
-    if (scratch)
-        RB_CU(rb_cuda_malloc((void **)&s->carry, scratch * sizeof(float)), "cudaMalloc (solver carries)");
+    {
+        /* the whole image twice and the carries; when they do not fit, the
+         * banded route (rb_cuda_banded.cu) takes the image in pieces instead */
+        cudaError_t e = rb_cuda_malloc((void **)&s->A, s->floats * sizeof(float));
+        const char *what = "cudaMalloc (image buffer)";
+        if (e == cudaSuccess) e = rb_cuda_malloc((void **)&s->B, s->floats * sizeof(float));
+        if (e == cudaSuccess && scratch) {
+            what = "cudaMalloc (solver carries)";
+            e = rb_cuda_malloc((void **)&s->carry, scratch * sizeof(float));
+        }
+        if (e == cudaErrorMemoryAllocation) {
+            char why[160];
+            snprintf(why, sizeof why, "%s: %s", what, cudaGetErrorString(e));
+            cudaGetLastError();
+            rb_cuda_free(s->A);
+            rb_cuda_free(s->B);
+            rb_cuda_free(s->carry);
+            s->A = s->B = s->carry = NULL;
+            if ((st = rb_cuda_banded_plan(plan, s, why)) != RB_OK) goto fail;
+        } else {
+            RB_CU(e, what);
+        }
+    }
     /* pinned staging for host images: its settings now, its memory at the first
      * execute with a host image (rb_cuda_staging_ready) */
     if (rb_cuda_staging_wanted(&ctx->sw)) {

@@ -104,7 +104,7 @@ static cudaError_t rb_cuda_host_out(const rb_plan *plan, rb_cuda_state *s, const
 
 /* Float32 samples that need no decoding (no sRGB, no straight alpha) and a
  * float-aligned stride: the solver reads or writes them in place. */
-static int rb_cuda_plain_f32(const rb_plan *plan, const rb_image *img)
+extern "C" int rb_cuda_plain_f32(const rb_plan *plan, const rb_image *img)
 {
     return img->format == RB_F32 && img->alpha != RB_ALPHA_STRAIGHT &&
            !(plan->linear_light && img->srgb) && rb_image_stride(img) % sizeof(float) == 0;
@@ -152,6 +152,7 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, r
     rb_context *ctx = plan->ctx;
     rb_status st = RB_OK;
     rb_cuda_state *s = (rb_cuda_state *)plan->backend_state;
+    if (s->banded) return rb_cuda_execute_banded(plan, in, out, nan);
     const int w = plan->width, h = plan->height, c = plan->channels;
     const long long packed = (long long)w * c;
     const size_t row = (size_t)w * c * sizeof(float);

@@ -34,6 +34,10 @@ rb_status rb_cuda_recurrence_1d(rb_plan *plan, const float *in, float *out, size
         RB_CU(rb_cuda_rec1d_create(&plan->rows, plan->boundary.value, &s->rec1d), "preparing the recurrence");
     rec = s->rec1d;
     rb_cuda_rec1d_set_delay(rec, ctx->sw.hook_scan_delay_ns); /* a test hook (switches.h) */
+    if (mem == RB_MEMORY_HOST && !s->A) { /* a banded plan (never one row: it cannot be cut) */
+        st = rb_error(ctx, RB_ERR_DEVICE, "cuda: the signal does not fit the device's memory");
+        goto fail;
+    }
     if (mem == RB_MEMORY_HOST) {
         /* the plan's two image buffers hold n floats each */
         RB_CU(cudaMemcpyAsync(s->A, in, n * sizeof(float), cudaMemcpyHostToDevice, q),

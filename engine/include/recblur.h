@@ -216,6 +216,17 @@ typedef struct {
 
 typedef struct rb_plan rb_plan;
 
+/* On the cuda back end the plan holds the image twice in device memory (float32)
+ * when it fits. When it does not, the plan runs the image in pieces on the GPU
+ * instead (one log line says so, with the counts): the columns in full-height
+ * bands, then the rows in full-width strips, with the same result bit for bit.
+ * Between the two passes the image waits as float32: in the output itself
+ * when it is a float32 image (host or device), else in host memory, a buffer of
+ * width x height x channels floats that the plan allocates at its first execute
+ * (page-locked when it can be) and keeps until rb_plan_destroy (RB_ERR_NOMEM,
+ * with the size, when that memory cannot be had). The plan takes at most half
+ * of the device memory left; `auto` falls back to the cpu back end only when
+ * not even one full-height column fits in that. */
 rb_status rb_plan_create(rb_context *ctx, const rb_filter *filter, rb_boundary boundary,
                          int width, int height, int channels, rb_plan **out);
 /* Filter in linear light when images say srgb (decode, filter, encode). Default off. */
