@@ -22,6 +22,10 @@
 #                 take the strip route, which the cuda back end does not run
 #        LOGS     directory that keeps every run's --verbose output
 #        PY       python3 with numpy; TIME_BIN GNU time (default /usr/bin/time)
+# The H100 machines have no libtiff, and the optimised CPU sweep takes them
+# > 7 min to build: build here, carry the stripped binary with Debian's
+# libtiff and its libraries under LD_LIBRARY_PATH (bench/RESULTS.md,
+# 2026-11-27, helper "clicuda").
 . "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 R="${1:-$root/build/cli/recblur}"
 N="${2:-8192}"
