@@ -65,6 +65,11 @@ static double ph_now(void)
 #else
 #define STREAM_CLONES
 #endif
+#if defined(__GNUC__)
+#define STREAM_INLINE static inline __attribute__((always_inline)) /* into the clones */
+#else
+#define STREAM_INLINE static inline
+#endif
 
 /* Lanes a column block holds (64 doubles: 512 bytes a row), and the rows
  * pass 1 computes into a block's buffer before it moves its state back. */
@@ -84,8 +89,9 @@ typedef struct row_tap {
  * x - s in double, once per row and block, where each of the FIR's taps
  * converted and shifted it again (the same values: the same operations). */
 typedef struct row_conv {
-    const float *x;
+    const void *x;
     int slot;
+    rb_format fmt;               /* x's samples: a kept row's floats, or the caller's strip */
 } row_conv;
 
 struct rb_stream {
@@ -119,7 +125,11 @@ struct rb_stream {
     float *tail; long tail_n;    /* rows [H - tail_n, H), after the close */
     float *ring; long ring_cap, ring_end; /* the last rows before the current strip */
     float *ring_next;            /* pass 2: the ring as it is after the current strip */
-    const float *cur; long cur_y0, cur_rows; /* the current strip, loaded */
+    /* the current strip's rows: the loaded floats, or the caller's samples read
+     * where they are (direct_ok); row j at cur + (j - cur_y0) * cur_stride */
+    const unsigned char *cur; long cur_y0, cur_rows;
+    size_t cur_stride;
+    rb_format cur_fmt;
     float *curbuf; long curbuf_rows; /* the loaded strip; pass 2 leaves its result there */
     /* column pass */
     double *state;               /* r * L: the causal pass's last r rows, oldest first */
@@ -351,13 +361,38 @@ void rb_stream_destroy(rb_stream *st)
 
 /* ------------------------------------------------------------ the rows kept */
 
-/* Row j (0 <= j < H) of the loaded samples, wherever it is kept; NULL when
+/* Sample l of a row in format fmt as rb_pixels_load_rows makes it (8- and
+ * 16-bit codes scaled to [0, 1]): the column passes read the caller's strip
+ * where it is, without a float copy, and see the same values. */
+STREAM_INLINE float sample_at(const void *x, rb_format fmt, long l)
+{
+    if (fmt == RB_U8)
+        return (float)((const uint8_t *)x)[l] / 255.0f;
+    if (fmt == RB_U16)
+        return (float)((const uint16_t *)x)[l] / 65535.0f;
+    return ((const float *)x)[l];
+}
+
+/* A row of L samples into floats (a kept row), as sample_at reads them. */
+static void row_to_float(float *dst, const void *x, rb_format fmt, long L)
+{
+    if (fmt == RB_F32)
+        memcpy(dst, x, sizeof(float) * (size_t)L);
+    else
+        for (long l = 0; l < L; l++)
+            dst[l] = sample_at(x, fmt, l);
+}
+
+/* Row j (0 <= j < H), wherever it is kept, its format into *fmt; NULL when
  * it is nowhere (a bug: the sizes above keep every row a step needs). */
-static const float *row_at(const rb_stream *st, long j, int strip)
+static const void *row_at(const rb_stream *st, long j, int strip, rb_format *fmt)
 {
     const long L = st->L;
-    if (st->cur && j >= st->cur_y0 && j < st->cur_y0 + st->cur_rows)
-        return st->cur + (j - st->cur_y0) * L;
+    *fmt = RB_F32;
+    if (st->cur && j >= st->cur_y0 && j < st->cur_y0 + st->cur_rows) {
+        *fmt = st->cur_fmt;
+        return st->cur + (size_t)(j - st->cur_y0) * st->cur_stride;
+    }
     if (j < st->head_n)
         return st->head + j * L;
     if (st->stage != STAGE_GATHER && j >= st->H - st->tail_n)
@@ -413,16 +448,11 @@ typedef struct {
     int n;
 } fir_taps;
 
-#if defined(__GNUC__)
-#define STREAM_INLINE static inline __attribute__((always_inline)) /* into the clones */
-#else
-#define STREAM_INLINE static inline
-#endif
 
 /* Tap t of u_i: its weight into *w, and its row or its extension values (or
  * neither). 0 when the row is nowhere (a bug: row_at's sizes keep them). */
 STREAM_INLINE int fir_tap(const rb_stream *st, long i, int pass1, int strip, int t,
-                          const float **x, const double **c)
+                          const void **x, rb_format *fmt, const double **c)
 {
     const long j = i + st->lo + t;
     long k = j;
@@ -438,7 +468,7 @@ STREAM_INLINE int fir_tap(const rb_stream *st, long i, int pass1, int strip, int
         }
         k = rb_extend_index(j, st->H, m);
     }
-    *x = row_at(st, k, strip);
+    *x = row_at(st, k, strip, fmt);
     return *x != NULL;
 }
 
@@ -453,19 +483,19 @@ STREAM_INLINE int u_row(const rb_stream *st, long i, int pass1, int strip, doubl
     for (long l = 0; l < n; l++)
         dst[l] = 0.0;
     for (int t = 0; t < st->taps; t++) {
-        const float *x;
+        const void *x;
+        rb_format fmt;
         const double *c;
         const double w = st->f[t];
-        if (!fir_tap(st, i, pass1, strip, t, &x, &c))
+        if (!fir_tap(st, i, pass1, strip, t, &x, &fmt, &c))
             return 0;
         if (c) {
             c += l0;
             for (long l = 0; l < n; l++)
                 dst[l] += w * c[l];
         } else if (x) {
-            x += l0;
             for (long l = 0; l < n; l++)
-                dst[l] += w * ((double)x[l] - s[l]);
+                dst[l] += w * ((double)sample_at(x, fmt, l0 + l) - s[l]);
         }
     }
     return 1;
@@ -503,7 +533,7 @@ static int taps_table(rb_stream *st, long u0, long u1, int pass1, int strip)
     }
     st->tab_u0 = u0;
     const int slots = 2 * st->taps;
-    const float *tag[RING_SLOTS];
+    const void *tag[RING_SLOTS];
     long last[RING_SLOTS];
     for (int q = 0; q < slots; q++) {
         tag[q] = NULL;
@@ -516,9 +546,10 @@ static int taps_table(rb_stream *st, long u0, long u1, int pass1, int strip)
         int n = 0;
         st->conv_off[row] = nc;
         for (int t = 0; t < st->taps; t++) {
-            const float *x;
+            const void *x;
+            rb_format fmt;
             const double *c;
-            if (!fir_tap(st, i, pass1, strip, t, &x, &c))
+            if (!fir_tap(st, i, pass1, strip, t, &x, &fmt, &c))
                 return 0;
             if (c) {
                 rt[n++] = (row_tap){c, st->f[t], -1};
@@ -532,7 +563,7 @@ static int taps_table(rb_stream *st, long u0, long u1, int pass1, int strip)
                         if (last[v] < last[q])
                             q = v;
                     tag[q] = x;
-                    st->conv[nc++] = (row_conv){x, q};
+                    st->conv[nc++] = (row_conv){x, q, fmt};
                 }
                 last[q] = row;
                 rt[n++] = (row_tap){NULL, st->f[t], q};
@@ -564,6 +595,75 @@ STREAM_INLINE void widen4(v4d *r, const float *p)
         (*r)[l] = x[l];
 }
 
+/* 4 8-bit (16-bit) codes at p as sample_at makes them, widened: the bytes
+ * are spread by a shuffle with zeros first (GCC 12 turns a direct u8 -> int
+ * conversion of a vector into scalar code, cpu_sweep_kernel.h's cvt4),
+ * converted to float and divided by 255 (65535) in float, as
+ * rb_pixels_load_rows does, element by element. */
+typedef int32_t v4i __attribute__((vector_size(16)));
+typedef uint8_t v16u8 __attribute__((vector_size(16)));
+typedef uint16_t v8u16 __attribute__((vector_size(16)));
+STREAM_INLINE void widen4_u8(v4d *r, const uint8_t *p)
+{
+    uint32_t u;
+    memcpy(&u, p, sizeof u);
+    const v16u8 b = (v16u8)(v4i){(int32_t)u, 0, 0, 0};
+    const v4i iv = (v4i)__builtin_shufflevector(b, (v16u8){0}, 0, 16, 16, 16, 1, 16, 16, 16, 2, 16,
+                                                16, 16, 3, 16, 16, 16);
+    const v4f x = __builtin_convertvector(iv, v4f) / 255.0f;
+    for (int l = 0; l < 4; l++)
+        (*r)[l] = x[l];
+}
+
+STREAM_INLINE void widen4_u16(v4d *r, const uint8_t *p)
+{
+    uint64_t u;
+    memcpy(&u, p, sizeof u);
+    const v8u16 b = (v8u16)(v4i){(int32_t)(uint32_t)u, (int32_t)(uint32_t)(u >> 32), 0, 0};
+    const v4i iv = (v4i)__builtin_shufflevector(b, (v8u16){0}, 0, 8, 1, 8, 2, 8, 3, 8);
+    const v4f x = __builtin_convertvector(iv, v4f) / 65535.0f;
+    for (int l = 0; l < 4; l++)
+        (*r)[l] = x[l];
+}
+
+/* Lanes [l0, l0 + nb) of a sample row, less the shift s, into d (doubles):
+ * the widening every tap of a row then reads from the block's ring. */
+STREAM_INLINE void widen_row(double *d, const void *xr, rb_format fmt, long l0, long nb,
+                             const double *s)
+{
+    long l = 0;
+    if (fmt == RB_U8) {
+        const uint8_t *x = (const uint8_t *)xr + l0;
+        for (; l + 4 <= nb; l += 4) {
+            v4d xv, sv;
+            widen4_u8(&xv, x + l);
+            memcpy(&sv, s + l, sizeof sv);
+            xv -= sv;
+            memcpy(d + l, &xv, sizeof xv);
+        }
+    } else if (fmt == RB_U16) {
+        const uint8_t *x = (const uint8_t *)xr + 2 * l0;
+        for (; l + 4 <= nb; l += 4) {
+            v4d xv, sv;
+            widen4_u16(&xv, x + 2 * l);
+            memcpy(&sv, s + l, sizeof sv);
+            xv -= sv;
+            memcpy(d + l, &xv, sizeof xv);
+        }
+    } else {
+        const float *x = (const float *)xr + l0;
+        for (; l + 4 <= nb; l += 4) {
+            v4d xv, sv;
+            widen4(&xv, x + l);
+            memcpy(&sv, s + l, sizeof sv);
+            xv -= sv;
+            memcpy(d + l, &xv, sizeof xv);
+        }
+    }
+    for (; l < nb; l++)
+        d[l] = (double)sample_at(xr, fmt, l0 + l) - s[l];
+}
+
 STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip, double *o,
                                long l0, long nb, double *ring)
 {
@@ -588,22 +688,13 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
     enum { CONV_AHEAD = 6 };
     for (long e = st->conv_off[row]; e < st->conv_off[row + 1]; e++) {
         if (e + CONV_AHEAD < st->conv_n) {
-            const char *pf = (const char *)(st->conv[e + CONV_AHEAD].x + l0);
-            for (long b = 0; b < nb * (long)sizeof(float); b += 64)
+            const row_conv *a = &st->conv[e + CONV_AHEAD];
+            const long es = (long)rb_format_size(a->fmt);
+            const char *pf = (const char *)a->x + l0 * es;
+            for (long b = 0; b < nb * es; b += 64)
                 __builtin_prefetch(pf + b);
         }
-        const float *x = st->conv[e].x + l0;
-        double *d = ring + st->conv[e].slot * nb;
-        long l = 0;
-        for (; l + 4 <= nb; l += 4) {
-            v4d xv, sv;
-            widen4(&xv, x + l);
-            memcpy(&sv, s + l, sizeof sv);
-            xv -= sv;
-            memcpy(d + l, &xv, sizeof xv);
-        }
-        for (; l < nb; l++)
-            d[l] = (double)x[l] - s[l];
+        widen_row(ring + st->conv[e].slot * nb, st->conv[e].x, st->conv[e].fmt, l0, nb, s);
     }
     fir_taps tp;
     const row_tap *rt = st->tab + row * st->taps;
@@ -658,13 +749,19 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
     return 1;
 }
 
+/* Row j of the current strip. */
+static const void *cur_row(const rb_stream *st, long j)
+{
+    return st->cur + (size_t)(j - st->cur_y0) * st->cur_stride;
+}
+
 /* Keep what later steps need of the strip just used: the first rows, the
  * rows after earlier strips, the last rows before the next strip (pass 1). */
 static void keep_rows(rb_stream *st)
 {
     const long L = st->L, y0 = st->cur_y0, n = st->cur_rows;
     for (long j = y0; j < y0 + n && j < st->head_n; j++)
-        memcpy(st->head + j * L, st->cur + (j - y0) * L, sizeof(float) * (size_t)L);
+        row_to_float(st->head + j * L, cur_row(st, j), st->cur_fmt, L);
     if (st->hi > 0)
         for (int k = st->K - 2; k >= 0; k--) {
             const long e = st->y0s[k] + st->rows[k];
@@ -672,13 +769,12 @@ static void keep_rows(rb_stream *st)
                 break;
             for (long j = y0; j < y0 + n && j < e + st->hi; j++)
                 if (j - e == st->look_n[k]) {
-                    memcpy(st->look[k] + (j - e) * L, st->cur + (j - y0) * L,
-                           sizeof(float) * (size_t)L);
+                    row_to_float(st->look[k] + (j - e) * L, cur_row(st, j), st->cur_fmt, L);
                     st->look_n[k]++;
                 }
         }
     for (long j = y0 + n - st->ring_cap > y0 ? y0 + n - st->ring_cap : y0; j < y0 + n; j++)
-        memcpy(st->ring + (j % st->ring_cap) * L, st->cur + (j - y0) * L, sizeof(float) * (size_t)L);
+        row_to_float(st->ring + (j % st->ring_cap) * L, cur_row(st, j), st->cur_fmt, L);
     st->ring_end = y0 + n;
 }
 
@@ -690,8 +786,7 @@ static void next_ring(rb_stream *st)
     const long L = st->L, y0 = st->cur_y0, n = st->cur_rows;
     memcpy(st->ring_next, st->ring, sizeof(float) * (size_t)(st->ring_cap * L));
     for (long j = y0 + n - st->ring_cap > y0 ? y0 + n - st->ring_cap : y0; j < y0 + n; j++)
-        memcpy(st->ring_next + (j % st->ring_cap) * L, st->cur + (j - y0) * L,
-               sizeof(float) * (size_t)L);
+        row_to_float(st->ring_next + (j % st->ring_cap) * L, cur_row(st, j), st->cur_fmt, L);
 }
 
 /* ----------------------------------------------------------------- checks */
@@ -716,18 +811,38 @@ static rb_status check_strip(rb_stream *st, const rb_image *img, int y0, const c
 
 static void load_rows(rb_stream *st, const rb_image *img, long rows);
 
-static rb_status load_strip(rb_stream *st, const rb_image *img, int y0)
+/* Whether the column passes can read img's samples where they are: the
+ * load does nothing but scale them (no sRGB decode, no premultiplying). */
+static int direct_ok(const rb_stream *st, const rb_image *img)
+{
+    return st->col && img->alpha != RB_ALPHA_STRAIGHT && !(st->plan->linear_light && img->srgb) &&
+           (img->format == RB_U8 || img->format == RB_U16 || img->format == RB_F32);
+}
+
+/* The strip img at row y0 as the current strip: read where it is when
+ * direct_ok (load 0: the float strip is then only room for pass 2's
+ * results, allocated when need_buf), else loaded into the float strip. */
+static rb_status load_strip(rb_stream *st, const rb_image *img, int y0, int need_buf)
 {
     const long n = img->height;
-    if (n > st->curbuf_rows) {
+    const int direct = direct_ok(st, img);
+    if ((need_buf || !direct) && n > st->curbuf_rows) {
         float *b = grow(st->curbuf, sizeof(float) * (size_t)(n * st->L));
         if (!b)
             return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip of %ld rows", n);
         st->curbuf = b;
         st->curbuf_rows = n;
     }
-    load_rows(st, img, n);
-    st->cur = st->curbuf;
+    if (direct) {
+        st->cur = img->data;
+        st->cur_stride = rb_image_stride(img);
+        st->cur_fmt = img->format;
+    } else {
+        load_rows(st, img, n);
+        st->cur = (const unsigned char *)st->curbuf;
+        st->cur_stride = sizeof(float) * (size_t)st->L;
+        st->cur_fmt = RB_F32;
+    }
     st->cur_y0 = y0;
     st->cur_rows = n;
     if (!st->have_consts) {
@@ -788,14 +903,16 @@ static void set_lane_values(rb_stream *st, int top)
 {
     const long L = st->L;
     const rb_boundary_mode m = st->ap->mode;
-    const float *x = row_at(st, top ? 0 : st->H - 1, -1);
+    rb_format fmt;
+    const void *x = row_at(st, top ? 0 : st->H - 1, -1, &fmt);
     double *c = top ? st->c0 : st->c1, *C = top ? st->C0 : st->C1;
     for (long l = 0; l < L; l++) {
+        const double xl = sample_at(x, fmt, l);
         if (top) {
-            double s = st->shift ? x[l] : 0.0;
+            double s = st->shift ? xl : 0.0;
             st->s[l] = isfinite(s) ? s : 0.0; /* a NaN must not reach the whole column */
         }
-        double v = m == RB_BOUNDARY_CLAMP ? x[l] : m == RB_BOUNDARY_CONSTANT ? st->ccol[l % st->ch] : 0.0;
+        double v = m == RB_BOUNDARY_CLAMP ? xl : m == RB_BOUNDARY_CONSTANT ? st->ccol[l % st->ch] : 0.0;
         c[l] = v - st->s[l];
         C[l] = st->fsum * c[l];
     }
@@ -1094,7 +1211,7 @@ rb_status rb_stream_gather(rb_stream *st, const rb_image *strip, int y0)
     if (!st->col)
         return RB_OK;
     double t0 = st->times ? ph_now() : 0.0;
-    if ((s = load_strip(st, strip, y0)) != RB_OK)
+    if ((s = load_strip(st, strip, y0, 0)) != RB_OK)
         return s;
     ph_mark(st, PH_LOAD, &t0);
     st->received = y0 + strip->height;
@@ -1374,7 +1491,7 @@ rb_status rb_stream_produce(rb_stream *st, const rb_image *in, rb_image *out, in
                         "in order)", k, st->y0s[k], st->y0s[k] + st->rows[k] - 1, y0,
                         y0 + in->height - 1);
     double t0 = st->times ? ph_now() : 0.0;
-    if ((s = load_strip(st, in, y0)) != RB_OK)
+    if ((s = load_strip(st, in, y0, 1)) != RB_OK)
         return s;
     ph_mark(st, PH_LOAD, &t0);
     if (st->col && (s = pass2_columns(st, k)) != RB_OK) {
