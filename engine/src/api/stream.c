@@ -1346,30 +1346,78 @@ static rb_status pass2_columns(rb_stream *st, int k)
 
 /* Where the row pass's results go: pixel i of the G rows of a group, as
  * the solver finishes it (rb_line_solve_ex's sink, while the row of lanes
- * is still in L1), the solver's per-lane constant added here. */
+ * is still in L1), the solver's per-lane constant added here; into the
+ * float rows, or (store_ok) straight into the output strip's rows in its
+ * format, where a separate store swept the float strip once more. */
 typedef struct {
     float *row[8];
+    unsigned char *orow[8];      /* the output's rows, or NULL: into row[] */
+    rb_format ofmt;
     long G, ch;
     const rb_lane *off;
 } row_sink;
 
+/* Sample k of an output row: f as rb_pixels_store_rows stores it (8/16-bit:
+ * scaled, + 0.5, clamped with NaN to 0, truncated). */
+STREAM_INLINE void put_sample(unsigned char *d, long k, rb_format fmt, float f)
+{
+    if (fmt == RB_U8) {
+        float v = f * 255.0f + 0.5f;
+        v = v > 0.0f ? (v < 255.0f ? v : 255.0f) : 0.0f; /* NaN -> 0 */
+        d[k] = (unsigned char)v;
+    } else if (fmt == RB_U16) {
+        float v = f * 65535.0f + 0.5f;
+        v = v > 0.0f ? (v < 65535.0f ? v : 65535.0f) : 0.0f;
+        const uint16_t u = (uint16_t)v;
+        memcpy(d + 2 * k, &u, sizeof u);
+    } else
+        memcpy(d + 4 * k, &f, sizeof f);
+}
+
+/* G and CH constants where the caller knows them (the loops unroll). */
+STREAM_INLINE void sink_put(const row_sink *rs, ptrdiff_t i, const rb_lane *v, long G, long CH,
+                            int store, rb_format fmt)
+{
+    const rb_lane *off = rs->off;
+    for (long g = 0; g < G; g++)
+        for (long c = 0; c < CH; c++) {
+            const float f = (float)(v[g * CH + c] + off[g * CH + c]);
+            if (store)
+                put_sample(rs->orow[g], i * CH + c, fmt, f);
+            else
+                rs->row[g][i * CH + c] = f;
+        }
+}
+
 static void row_sink_put(void *user, ptrdiff_t i, const rb_lane *v)
 {
     const row_sink *rs = user;
-    const rb_lane *off = rs->off;
-    if (rs->G == 8 && rs->ch == 1) { /* fixed trip counts the compiler unrolls */
-        for (int g = 0; g < 8; g++)
-            rs->row[g][i] = (float)(v[g] + off[g]);
-    } else if (rs->G == 8 && rs->ch == 3) {
-        for (int g = 0; g < 8; g++)
-            for (int c = 0; c < 3; c++)
-                rs->row[g][i * 3 + c] = (float)(v[g * 3 + c] + off[g * 3 + c]);
-    } else {
-        const long ch = rs->ch;
-        for (long g = 0; g < rs->G; g++)
-            for (long c = 0; c < ch; c++)
-                rs->row[g][i * ch + c] = (float)(v[g * ch + c] + off[g * ch + c]);
-    }
+    const int eight = rs->G == 8;
+    if (!rs->orow[0]) {
+        if (eight && rs->ch == 1)
+            sink_put(rs, i, v, 8, 1, 0, RB_F32);
+        else if (eight && rs->ch == 3)
+            sink_put(rs, i, v, 8, 3, 0, RB_F32);
+        else
+            sink_put(rs, i, v, rs->G, rs->ch, 0, RB_F32);
+    } else if (rs->ofmt == RB_U8) {
+        if (eight && rs->ch == 1)
+            sink_put(rs, i, v, 8, 1, 1, RB_U8);
+        else if (eight && rs->ch == 3)
+            sink_put(rs, i, v, 8, 3, 1, RB_U8);
+        else
+            sink_put(rs, i, v, rs->G, rs->ch, 1, RB_U8);
+    } else
+        sink_put(rs, i, v, rs->G, rs->ch, 1, rs->ofmt);
+}
+
+/* Whether the row pass can store into out itself: the store does nothing
+ * but scale and round (no sRGB encode, no un-premultiplying). */
+static int store_ok(const rb_stream *st, const rb_image *out)
+{
+    return st->plan->rows.ax.active && out->alpha != RB_ALPHA_STRAIGHT &&
+           !(st->plan->linear_light && out->srgb) &&
+           (out->format == RB_U8 || out->format == RB_U16 || out->format == RB_F32);
 }
 
 /* Pixels [i0, i1) of the G rows into the lanes (pixel i of row g, channel
@@ -1419,9 +1467,14 @@ static void rows_job(lane_job *j)
             cval[l] = st->crow[l % ch];
             sum[l] = 0.0;
         }
-        row_sink rs = {{NULL}, G, ch, off};
+        row_sink rs = {{NULL}, {NULL}, RB_F32, G, ch, off};
         for (long g = 0; g < G; g++)
             rs.row[g] = st->curbuf + (g0 + g) * W * ch;
+        if (j->out) {
+            rs.ofmt = j->out->format;
+            for (long g = 0; g < G; g++)
+                rs.orow[g] = (unsigned char *)j->out->data + (size_t)(g0 + g) * rb_image_stride(j->out);
+        }
         rb_lane *xi = x + lay->lead * L2;
         for (long i0 = 0; i0 < W; i0 += T) {
             const long i1 = i0 + T < W ? i0 + T : W;
@@ -1464,9 +1517,11 @@ static void load_rows(rb_stream *st, const rb_image *img, long rows)
     convert_rows(st, load_job, img, NULL, rows);
 }
 
-static void pass2_rows(rb_stream *st, long rows)
+/* The row pass; out: stored into there by the pass itself (store_ok), or
+ * NULL: left in the float strip. */
+static void pass2_rows(rb_stream *st, long rows, rb_image *out)
 {
-    const lane_job proto = {st, 0, 0, 0, 0, 1, 0, NULL, NULL, rows_job};
+    const lane_job proto = {st, 0, 0, 0, 0, 1, 0, NULL, out, rows_job};
     run_slices(&proto, rows, st->nt < rows ? st->nt : (int)rows, st->row_group);
 }
 
@@ -1500,10 +1555,12 @@ rb_status rb_stream_produce(rb_stream *st, const rb_image *in, rb_image *out, in
     }
     st->cur = NULL;
     t0 = st->times ? ph_now() : 0.0;
+    const int stored = store_ok(st, out);
     if (st->plan->rows.ax.active)
-        pass2_rows(st, in->height);
+        pass2_rows(st, in->height, stored ? out : NULL);
     ph_mark(st, PH_ROWS, &t0);
-    convert_rows(st, store_job, NULL, out, out->height);
+    if (!stored)
+        convert_rows(st, store_job, NULL, out, out->height);
     ph_mark(st, PH_STORE, &t0);
     st->produced++;
     if (st->produced == st->K)
