@@ -583,6 +583,11 @@ static int taps_table(rb_stream *st, long u0, long u1, int pass1, int strip)
 typedef double v4d __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
 
+/* 4 doubles at p, and back: values, so that an array of them stays in
+ * registers (a memcpy into an array element kept the array on the stack) */
+#define ld4(p) ({ v4d v_; memcpy(&v_, (p), sizeof v_); v_; })
+#define st4(p, v) do { const v4d v_ = (v); memcpy((p), &v_, sizeof v_); } while (0)
+
 /* 4 floats at p widened to doubles, element by element: GCC 12 makes this
  * one vcvtps2pd from memory, where __builtin_convertvector of a v4f became
  * two 2-lane conversions and a vinsertf128 (cpu_sweep_kernel.h's cvt4 met
@@ -722,7 +727,8 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
                 memcpy(&z, o + l + 4 * q - k * nb, sizeof z);
                 a[q] -= dc[k - 1] * z;
             }
-        memcpy(o + l, a, sizeof a);
+        for (int q = 0; q < 4; q++) /* vector by vector (see anticausal_out) */
+            st4(o + l + 4 * q, a[q]);
     }
     for (; l + 4 <= nb; l += 4) {
         v4d a = {0.0, 0.0, 0.0, 0.0};
@@ -956,22 +962,27 @@ STREAM_INLINE void anticausal_out(const rb_stream *st, const double *da, int r, 
         float *d = row < y0 + rows ? st->curbuf + (row - y0) * L + b0 : NULL;
         long l = 0;
         for (; l + 16 <= nb; l += 16) {
+            /* vector by vector: one memcpy of the four became 16-byte
+             * copies through the stack, reloaded 32 bytes at a time (a
+             * missed store forwarding: a quarter of pass2_lanes in perf) */
             v4d a[4];
-            memcpy(a, o + l, sizeof a);
+            for (int q = 0; q < 4; q++)
+                a[q] = ld4(o + l + 4 * q);
             for (int k = 1; k <= rr; k++)
                 for (int q = 0; q < 4; q++) {
                     v4d z;
                     memcpy(&z, o + l + 4 * q + k * nb, sizeof z);
                     a[q] -= da[k - 1] * z;
                 }
-            memcpy(o + l, a, sizeof a);
+            for (int q = 0; q < 4; q++)
+                st4(o + l + 4 * q, a[q]);
             if (d)
                 for (int q = 0; q < 4; q++) {
                     v4d sv;
                     memcpy(&sv, s + l + 4 * q, sizeof sv);
                     const v4d v = a[q] + gain * sv;
-                    for (int e = 0; e < 4; e++)
-                        d[l + 4 * q + e] = (float)v[e];
+                    const v4f f = __builtin_convertvector(v, v4f); /* one vcvtpd2ps */
+                    memcpy(d + l + 4 * q, &f, sizeof f);
                 }
         }
         for (; l < nb; l++) {
