@@ -355,7 +355,9 @@ static void test_blocks(void **state)
  * input is bit for bit that of the float image of its samples (u / 255, u /
  * 65535 in float), and the 8-bit (16-bit) output is, code for code, the
  * rounding of the float output (x * 255 + 0.5, clamped, truncated; NaN 0).
- * Gray, RGB and RGBA, every boundary, strips of many shapes, 2 threads. */
+ * Gray, RGB and RGBA, every boundary, strips of many shapes, 2 threads;
+ * Gaussians, and the cubic B-spline prefilter, whose overshoot takes the
+ * output below 0 and above 1 (both clamps). */
 static uint16_t code_of(float y, float top)
 {
     float v = y * top + 0.5f;
@@ -370,14 +372,18 @@ static void test_codes(void **state)
     const int chans[] = {1, 3, 4};
     for (int mi = 0; mi < 6; mi++)
         for (int ci = 0; ci < 3; ci++)
-            for (int bits = 8; bits <= 16; bits += 8) {
+            for (int bits = 8; bits <= 16; bits += 8)
+                for (int spline = 0; spline < 2; spline++) {
                 const int w = tu_int(70, 200), h = tu_int(20, 90), ch = chans[ci];
                 const rb_format fmt = bits == 8 ? RB_U8 : RB_U16;
                 const float top = bits == 8 ? 255.0f : 65535.0f;
                 rb_filter *f;
-                assert_int_equal(rb_filter_gaussian(ctx, 0.5 + 6 * tu_uniform(), 0.5 + 6 * tu_uniform(),
-                                                    RB_GAUSSIAN_DEFAULT, &f),
-                                 RB_OK);
+                if (spline)
+                    assert_int_equal(rb_filter_bspline(ctx, 3, &f), RB_OK);
+                else
+                    assert_int_equal(rb_filter_gaussian(ctx, 0.5 + 6 * tu_uniform(),
+                                                        0.5 + 6 * tu_uniform(), RB_GAUSSIAN_DEFAULT, &f),
+                                     RB_OK);
                 rb_boundary b = {modes[mi], 0.3f};
                 rb_plan *plan;
                 assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
@@ -400,9 +406,14 @@ static void test_codes(void **state)
                 assert_int_equal(run_strips(plan, &in_f, &o2, K, y0s, rows), RB_OK);
                 assert_memory_equal(y1, y2, 4 * n);
                 assert_int_equal(run_strips(plan, &in_f, &oz, K, y0s, rows), RB_OK);
-                size_t bad = 0;
-                for (size_t i = 0; i < n; i++)
+                size_t bad = 0, low = 0, high = 0;
+                for (size_t i = 0; i < n; i++) {
                     bad += tu_sample(zi, fmt, i) != code_of(y2[i], top);
+                    low += y2[i] < 0.0f;
+                    high += y2[i] > 1.0f;
+                }
+                if (spline) /* both clamps were reached */
+                    assert_true(low > 0 && high > 0);
                 if (bad)
                     print_error("%s, %d channels, %d-bit: %zu of %zu codes are not the float "
                                 "output's\n", rb_boundary_name(modes[mi]), ch, bits, bad, n);

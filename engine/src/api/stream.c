@@ -1385,11 +1385,42 @@ STREAM_INLINE void put_sample(unsigned char *d, long k, rb_format fmt, float f)
         memcpy(d + 4 * k, &f, sizeof f);
 }
 
+/* The 8-bit codes of 4 results from v (+ off), as put_sample makes them,
+ * 4 at a time: (float)(v + off), * 255 + 0.5, clamped by masks (NaN fails
+ * both tests: 0), truncated. The same values as the scalar code. */
+STREAM_INLINE v4i codes4_u8(const rb_lane *v, const rb_lane *off)
+{
+    const v4d a = ld4(v) + ld4(off);
+    const v4f t = __builtin_convertvector(a, v4f) * 255.0f + 0.5f;
+    const v4f zero = {0.0f, 0.0f, 0.0f, 0.0f}, top = {255.0f, 255.0f, 255.0f, 255.0f};
+    const v4i pos = t > zero, below = t < top;
+    v4i tb, mb;
+    memcpy(&tb, &t, sizeof tb);
+    memcpy(&mb, &top, sizeof mb);
+    const v4i sel = pos & ((below & tb) | (~below & mb));
+    v4f r;
+    memcpy(&r, &sel, sizeof r);
+    return __builtin_convertvector(r, v4i);
+}
+
 /* G and CH constants where the caller knows them (the loops unroll). */
 STREAM_INLINE void sink_put(const row_sink *rs, ptrdiff_t i, const rb_lane *v, long G, long CH,
                             int store, rb_format fmt)
 {
     const rb_lane *off = rs->off;
+    if (store && fmt == RB_U8 && (G * CH) % 4 == 0) {
+        /* the rows in locals: a byte store may alias *rs, and the pointer
+         * was loaded again after every byte */
+        unsigned char *orow[8];
+        for (long g = 0; g < G; g++)
+            orow[g] = rs->orow[g] + i * CH;
+        for (long l = 0; l < G * CH; l += 4) {
+            const v4i c = codes4_u8(v + l, off + l);
+            for (int e = 0; e < 4; e++)
+                orow[(l + e) / CH][(l + e) % CH] = (unsigned char)c[e];
+        }
+        return;
+    }
     for (long g = 0; g < G; g++)
         for (long c = 0; c < CH; c++) {
             const float f = (float)(v[g * CH + c] + off[g * CH + c]);
@@ -1400,7 +1431,7 @@ STREAM_INLINE void sink_put(const row_sink *rs, ptrdiff_t i, const rb_lane *v, l
         }
 }
 
-static void row_sink_put(void *user, ptrdiff_t i, const rb_lane *v)
+STREAM_CLONES static void row_sink_put(void *user, ptrdiff_t i, const rb_lane *v)
 {
     const row_sink *rs = user;
     const int eight = rs->G == 8;
