@@ -1070,6 +1070,62 @@ static long seg_end(const rb_stream *st, int k)
     return e == st->H ? st->H + st->D : e;
 }
 
+/* Rows o[0 .. rows) of a block (stride nb), whose fills in their segment
+ * are fill0, fill0 + 1, ..., into the segment's head: head_m += g(fill - m)
+ * y for m <= fill. Each head's lanes stay in registers over the rows (R a
+ * constant), where adding row by row loaded and stored every head lane for
+ * every row (a third of pass1_lanes): each lane's sums in the same order,
+ * so the same bits. */
+STREAM_INLINE void heads_add_r(const rb_stream *st, const double *o, long rows, long fill0, long b0,
+                               long nb, const int R)
+{
+    const long L = st->L;
+    const double *g = st->g;
+    double *h0 = st->heads + b0;
+    long l = 0;
+    for (; l + 8 <= nb; l += 8) {
+        v4d h[RB_MAX_ORDER][2];
+        for (int m = 0; m < R; m++) {
+            h[m][0] = ld4(h0 + m * L + l);
+            h[m][1] = ld4(h0 + m * L + l + 4);
+        }
+        for (long i = 0; i < rows; i++) {
+            const long fill = fill0 + i;
+            const v4d y0 = ld4(o + i * nb + l), y1 = ld4(o + i * nb + l + 4);
+            for (int m = 0; m < R; m++)
+                if (m <= fill) {
+                    const double gm = g[fill - m];
+                    h[m][0] += gm * y0;
+                    h[m][1] += gm * y1;
+                }
+        }
+        for (int m = 0; m < R; m++) {
+            st4(h0 + m * L + l, h[m][0]);
+            st4(h0 + m * L + l + 4, h[m][1]);
+        }
+    }
+    for (; l < nb; l++)
+        for (long i = 0; i < rows; i++) {
+            const long fill = fill0 + i;
+            for (int m = 0; m < R && m <= fill; m++)
+                h0[m * L + l] += g[fill - m] * o[i * nb + l];
+        }
+}
+
+STREAM_CLONES static void heads_add(const rb_stream *st, const double *o, long rows, long fill0,
+                                    long b0, long nb)
+{
+    switch (st->r) {
+#define HEADS_CASE(R)                                                                              \
+    case R:                                                                                        \
+        heads_add_r(st, o, rows, fill0, b0, nb, R);                                                \
+        break;
+        HEADS_CASE(1) HEADS_CASE(2) HEADS_CASE(3) HEADS_CASE(4)
+        HEADS_CASE(5) HEADS_CASE(6) HEADS_CASE(7) HEADS_CASE(8)
+#undef HEADS_CASE
+    }
+}
+
 /* Pass 1 from the stream's counters to (j->k, j->stop_u) on lanes [l0, l1),
  * a block of lanes at a time: the causal pass row by row (the state carries
  * on across segments), each row added into the segment's head
@@ -1081,36 +1137,35 @@ STREAM_CLONES static void pass1_lanes(lane_job *j)
     rb_stream *st = j->st;
     const long L = st->L;
     const int r = st->r, anti = st->ap->ax.anticausal_order > 0;
-    const double *g = st->g;
     double ring[RING_SLOTS * LANE_BLOCK]; /* the block's widened sample rows (taps_table) */
     double *w = st->work + (size_t)j->slot * (size_t)st->work_rows * LANE_BLOCK;
     for (long b0 = j->l0; b0 < j->l1; b0 += LANE_BLOCK) {
         const long nb = j->l1 - b0 < LANE_BLOCK ? j->l1 - b0 : LANE_BLOCK;
         long u = st->next_u, fill = st->seg_fill, n = 0; /* n: rows in w after the state */
+        long p = 0; /* rows [p, n) of w are not in the heads yet */
         int k = st->seg_k;
         block_load(w, st->state, r, nb, L, b0);
         while (k < j->k || u < j->stop_u) {
             if (u < seg_end(st, k)) {
                 if (n == PASS1_CHUNK) { /* the last r rows become the state rows */
+                    if (anti)
+                        heads_add(st, w + (r + p) * nb, n - p, fill - (n - p), b0, nb);
                     memmove(w, w + n * nb, sizeof(double) * (size_t)(r * nb));
-                    n = 0;
+                    n = p = 0;
                 }
                 double *o = w + (r + n) * nb;
                 if (!u_causal_row(st, u, 1, -1, o, b0, nb, ring)) {
                     j->ok = 0;
                     return;
                 }
-                if (anti)
-                    for (int m = 0; m < r && m <= fill; m++) {
-                        double *h = st->heads + m * L + b0;
-                        const double gm = g[fill - m];
-                        for (long l = 0; l < nb; l++)
-                            h[l] += gm * o[l];
-                    }
                 n++;
                 fill++;
                 u++;
                 continue;
+            }
+            if (anti) {
+                heads_add(st, w + (r + p) * nb, n - p, fill - (n - p), b0, nb);
+                p = n;
             }
             if (anti)
                 for (int m = 0; m < r; m++) {
@@ -1121,6 +1176,8 @@ STREAM_CLONES static void pass1_lanes(lane_job *j)
             fill = 0;
             k++;
         }
+        if (anti)
+            heads_add(st, w + (r + p) * nb, n - p, fill - (n - p), b0, nb);
         block_store(st->state, w + n * nb, r, nb, L, b0);
     }
 }
