@@ -1577,6 +1577,13 @@ static void rows_job(lane_job *j)
         rb_lane *xi = x + lay->lead * L2;
         for (long i0 = 0; i0 < W; i0 += T) {
             const long i1 = i0 + T < W ? i0 + T : W;
+            /* the rows' next tiles asked for ahead: the float strip left
+             * the cache since the column pass wrote it, and 8 streams at
+             * once are more than the hardware prefetcher follows */
+            if (i1 + 2 * T <= W)
+                for (long g = 0; g < G; g++)
+                    for (long b = 0; b < T * ch * (long)sizeof(float); b += 64)
+                        __builtin_prefetch((const char *)(rs.row[g] + (i0 + 2 * T) * ch) + b);
             if (G == 8 && ch == 1)
                 rows_gather(xi, sum, rs.row, 8, 1, i0, i1);
             else if (G == 8 && ch == 3)
