@@ -940,6 +940,33 @@ static void block_store(double *dst, const double *blk, long rows, long nb, long
         memcpy(dst + i * L + b0, blk + i * nb, sizeof(double) * (size_t)nb);
 }
 
+/* 4 floats of pass 2's result into the float strip, past the caches where
+ * the address allows (x86: 16-byte aligned): the strip is read again only
+ * by the row pass, after the whole strip's columns (tens of MB), and an
+ * ordinary store first read every line it wrote. stream_fence orders them
+ * before the row pass's threads read the strip. */
+#if defined(__x86_64__) && defined(__GNUC__)
+STREAM_INLINE void stream_store4(float *p, v4f f)
+{
+    if (((uintptr_t)p & 15) == 0)
+        __builtin_ia32_movntps(p, f);
+    else
+        memcpy(p, &f, sizeof f);
+}
+STREAM_INLINE void stream_fence(void)
+{
+    __builtin_ia32_sfence();
+}
+#else
+STREAM_INLINE void stream_store4(float *p, v4f f)
+{
+    memcpy(p, &f, sizeof f);
+}
+STREAM_INLINE void stream_fence(void)
+{
+}
+#endif
+
 /* Pass 2's last sweep over a block: the backward pass over its len rows at
  * y (stride nb; the anticausal state in the r rows after them; da NULL:
  * none), each row of the strip's own (rows [y0, y0 + rows) of the domain
@@ -982,7 +1009,7 @@ STREAM_INLINE void anticausal_out(const rb_stream *st, const double *da, int r, 
                     memcpy(&sv, s + l + 4 * q, sizeof sv);
                     const v4d v = a[q] + gain * sv;
                     const v4f f = __builtin_convertvector(v, v4f); /* one vcvtpd2ps */
-                    memcpy(d + l + 4 * q, &f, sizeof f);
+                    stream_store4(d + l + 4 * q, f);
                 }
         }
         for (; l < nb; l++) {
@@ -1386,6 +1413,7 @@ STREAM_CLONES static void pass2_lanes(lane_job *j)
             block_load(y + len * nb, st->carry + (size_t)k * r * L, r, nb, L, b0);
         anticausal_out(st, anti ? da : NULL, r, y, len, nb, b, y0, st->rows[k], b0);
     }
+    stream_fence();
 }
 
 static rb_status pass2_columns(rb_stream *st, int k)
