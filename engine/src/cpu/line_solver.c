@@ -112,6 +112,18 @@ void rb_line_layout_get(const rb_axis_plan *ap, rb_line_layout *lay)
     {                                                                                     \
         for (ptrdiff_t i = m - 1; i >= 0; i--)                                            \
             rec_row_##R(out + i * L, in ? in + i * L : NULL, L, L, d);                    \
+    }                                                                                     \
+    /* Backward in place, row i handed to the sink as i - off once final when it is     \
+     * one of the n results: rec_bwd one row a call cost a call per row */               \
+    RB_SIMD_CLONES static void rec_bwd_sink_##R(rb_lane *y, ptrdiff_t m, ptrdiff_t L,      \
+                                                const rb_lane *d, ptrdiff_t off, ptrdiff_t n, \
+                                                rb_line_sink sink, void *user)            \
+    {                                                                                     \
+        for (ptrdiff_t i = m - 1; i >= 0; i--) {                                          \
+            rec_row_##R(y + i * L, y + i * L, L, L, d);                                   \
+            if (i >= off && i < off + n)                                                  \
+                sink(user, i - off, y + i * L);                                           \
+        }                                                                                 \
     }
 DEF_REC(1)
 DEF_REC(2)
@@ -127,6 +139,11 @@ static const rec_fn rec_fwd_tab[9] = {NULL, rec_fwd_1, rec_fwd_2, rec_fwd_3, rec
                                       rec_fwd_5, rec_fwd_6, rec_fwd_7, rec_fwd_8};
 static const rec_fn rec_bwd_tab[9] = {NULL, rec_bwd_1, rec_bwd_2, rec_bwd_3, rec_bwd_4,
                                       rec_bwd_5, rec_bwd_6, rec_bwd_7, rec_bwd_8};
+typedef void (*rec_sink_fn)(rb_lane *, ptrdiff_t, ptrdiff_t, const rb_lane *, ptrdiff_t, ptrdiff_t,
+                            rb_line_sink, void *);
+static const rec_sink_fn rec_bwd_sink_tab[9] = {NULL,          rec_bwd_sink_1, rec_bwd_sink_2,
+                                                rec_bwd_sink_3, rec_bwd_sink_4, rec_bwd_sink_5,
+                                                rec_bwd_sink_6, rec_bwd_sink_7, rec_bwd_sink_8};
 
 /* u[j] = sum_t f[t] x[j + lo + t] for j in [0, m); x points at the input
  * element aligned with u[0]. */
@@ -399,11 +416,7 @@ static int anticausal_last(rb_lane *y, ptrdiff_t m, ptrdiff_t L, int r, const rb
         rec_bwd_tab[r](y, y, m, L, d);
         return 0;
     }
-    for (ptrdiff_t i = m - 1; i >= 0; i--) {
-        rec_bwd_tab[r](y + i * L, y + i * L, 1, L, d);
-        if (i >= out_off && i < out_off + n)
-            sink(user, i - out_off, y + i * L);
-    }
+    rec_bwd_sink_tab[r](y, m, L, d, out_off, n, sink, user);
     return 1;
 }
 
