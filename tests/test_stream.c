@@ -350,6 +350,85 @@ static void test_blocks(void **state)
     printf("blocks: %d cases streamed\n", cases);
 }
 
+/* The strips read 8/16-bit input where it is and store 8/16-bit output from
+ * the row pass itself (api/stream.c): the float output of an 8-bit (16-bit)
+ * input is bit for bit that of the float image of its samples (u / 255, u /
+ * 65535 in float), and the 8-bit (16-bit) output is, code for code, the
+ * rounding of the float output (x * 255 + 0.5, clamped, truncated; NaN 0).
+ * Gray, RGB and RGBA, every boundary, strips of many shapes, 2 threads;
+ * Gaussians, and the cubic B-spline prefilter, whose overshoot takes the
+ * output below 0 and above 1 (both clamps). */
+static uint16_t code_of(float y, float top)
+{
+    float v = y * top + 0.5f;
+    v = v > 0.0f ? (v < top ? v : top) : 0.0f;
+    return (uint16_t)v;
+}
+
+static void test_codes(void **state)
+{
+    (void)state;
+    rb_context_set_threads(ctx, 2);
+    const int chans[] = {1, 3, 4};
+    for (int mi = 0; mi < 6; mi++)
+        for (int ci = 0; ci < 3; ci++)
+            for (int bits = 8; bits <= 16; bits += 8)
+                for (int spline = 0; spline < 2; spline++) {
+                const int w = tu_int(70, 200), h = tu_int(20, 90), ch = chans[ci];
+                const rb_format fmt = bits == 8 ? RB_U8 : RB_U16;
+                const float top = bits == 8 ? 255.0f : 65535.0f;
+                rb_filter *f;
+                if (spline)
+                    assert_int_equal(rb_filter_bspline(ctx, 3, &f), RB_OK);
+                else
+                    assert_int_equal(rb_filter_gaussian(ctx, 0.5 + 6 * tu_uniform(),
+                                                        0.5 + 6 * tu_uniform(), RB_GAUSSIAN_DEFAULT, &f),
+                                     RB_OK);
+                rb_boundary b = {modes[mi], 0.3f};
+                rb_plan *plan;
+                assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
+                const size_t n = (size_t)w * h * ch;
+                void *xi = malloc(2 * n), *zi = malloc(2 * n);
+                float *xf = malloc(4 * n), *y1 = malloc(4 * n), *y2 = malloc(4 * n);
+                tu_fill_random(xi, fmt, n);
+                for (size_t i = 0; i < n; i++)
+                    xf[i] = (float)tu_sample(xi, fmt, i) / top;
+                const rb_alpha al = ch == 4 ? RB_ALPHA_PREMULTIPLIED : RB_ALPHA_NONE;
+                rb_image in_i = {w, h, ch, 0, fmt, RB_MEMORY_HOST, al, 0, xi};
+                rb_image in_f = {w, h, ch, 0, RB_F32, RB_MEMORY_HOST, al, 0, xf};
+                rb_image o1 = in_f, o2 = in_f, oz = in_i;
+                o1.data = y1;
+                o2.data = y2;
+                oz.data = zi;
+                int y0s[90], rows[90];
+                const int K = make_split(h, tu_int(0, 3), y0s, rows);
+                assert_int_equal(run_strips(plan, &in_i, &o1, K, y0s, rows), RB_OK);
+                assert_int_equal(run_strips(plan, &in_f, &o2, K, y0s, rows), RB_OK);
+                assert_memory_equal(y1, y2, 4 * n);
+                assert_int_equal(run_strips(plan, &in_f, &oz, K, y0s, rows), RB_OK);
+                size_t bad = 0, low = 0, high = 0;
+                for (size_t i = 0; i < n; i++) {
+                    bad += tu_sample(zi, fmt, i) != code_of(y2[i], top);
+                    low += y2[i] < 0.0f;
+                    high += y2[i] > 1.0f;
+                }
+                if (spline) /* both clamps were reached */
+                    assert_true(low > 0 && high > 0);
+                if (bad)
+                    print_error("%s, %d channels, %d-bit: %zu of %zu codes are not the float "
+                                "output's\n", rb_boundary_name(modes[mi]), ch, bits, bad, n);
+                assert_int_equal(bad, 0);
+                free(xi);
+                free(zi);
+                free(xf);
+                free(y1);
+                free(y2);
+                rb_plan_destroy(plan);
+                rb_filter_destroy(f);
+            }
+    rb_context_set_threads(ctx, 0);
+}
+
 /* rb_stream_working_bytes: the carries of one-row strips outweigh a strip
  * of 64 rows, a single strip of the whole image outweighs both; nonsense
  * asks give 0. */
@@ -502,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_in_place),
+        cmocka_unit_test(test_codes),
         cmocka_unit_test(test_working_bytes),
         cmocka_unit_test(test_bad_calls),
     };

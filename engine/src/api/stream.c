@@ -65,6 +65,11 @@ static double ph_now(void)
 #else
 #define STREAM_CLONES
 #endif
+#if defined(__GNUC__)
+#define STREAM_INLINE static inline __attribute__((always_inline)) /* into the clones */
+#else
+#define STREAM_INLINE static inline
+#endif
 
 /* Lanes a column block holds (64 doubles: 512 bytes a row), and the rows
  * pass 1 computes into a block's buffer before it moves its state back. */
@@ -84,8 +89,9 @@ typedef struct row_tap {
  * x - s in double, once per row and block, where each of the FIR's taps
  * converted and shifted it again (the same values: the same operations). */
 typedef struct row_conv {
-    const float *x;
+    const void *x;
     int slot;
+    rb_format fmt;               /* x's samples: a kept row's floats, or the caller's strip */
 } row_conv;
 
 struct rb_stream {
@@ -119,7 +125,11 @@ struct rb_stream {
     float *tail; long tail_n;    /* rows [H - tail_n, H), after the close */
     float *ring; long ring_cap, ring_end; /* the last rows before the current strip */
     float *ring_next;            /* pass 2: the ring as it is after the current strip */
-    const float *cur; long cur_y0, cur_rows; /* the current strip, loaded */
+    /* the current strip's rows: the loaded floats, or the caller's samples read
+     * where they are (direct_ok); row j at cur + (j - cur_y0) * cur_stride */
+    const unsigned char *cur; long cur_y0, cur_rows;
+    size_t cur_stride;
+    rb_format cur_fmt;
     float *curbuf; long curbuf_rows; /* the loaded strip; pass 2 leaves its result there */
     /* column pass */
     double *state;               /* r * L: the causal pass's last r rows, oldest first */
@@ -351,13 +361,38 @@ void rb_stream_destroy(rb_stream *st)
 
 /* ------------------------------------------------------------ the rows kept */
 
-/* Row j (0 <= j < H) of the loaded samples, wherever it is kept; NULL when
+/* Sample l of a row in format fmt as rb_pixels_load_rows makes it (8- and
+ * 16-bit codes scaled to [0, 1]): the column passes read the caller's strip
+ * where it is, without a float copy, and see the same values. */
+STREAM_INLINE float sample_at(const void *x, rb_format fmt, long l)
+{
+    if (fmt == RB_U8)
+        return (float)((const uint8_t *)x)[l] / 255.0f;
+    if (fmt == RB_U16)
+        return (float)((const uint16_t *)x)[l] / 65535.0f;
+    return ((const float *)x)[l];
+}
+
+/* A row of L samples into floats (a kept row), as sample_at reads them. */
+static void row_to_float(float *dst, const void *x, rb_format fmt, long L)
+{
+    if (fmt == RB_F32)
+        memcpy(dst, x, sizeof(float) * (size_t)L);
+    else
+        for (long l = 0; l < L; l++)
+            dst[l] = sample_at(x, fmt, l);
+}
+
+/* Row j (0 <= j < H), wherever it is kept, its format into *fmt; NULL when
  * it is nowhere (a bug: the sizes above keep every row a step needs). */
-static const float *row_at(const rb_stream *st, long j, int strip)
+static const void *row_at(const rb_stream *st, long j, int strip, rb_format *fmt)
 {
     const long L = st->L;
-    if (st->cur && j >= st->cur_y0 && j < st->cur_y0 + st->cur_rows)
-        return st->cur + (j - st->cur_y0) * L;
+    *fmt = RB_F32;
+    if (st->cur && j >= st->cur_y0 && j < st->cur_y0 + st->cur_rows) {
+        *fmt = st->cur_fmt;
+        return st->cur + (size_t)(j - st->cur_y0) * st->cur_stride;
+    }
     if (j < st->head_n)
         return st->head + j * L;
     if (st->stage != STAGE_GATHER && j >= st->H - st->tail_n)
@@ -413,16 +448,11 @@ typedef struct {
     int n;
 } fir_taps;
 
-#if defined(__GNUC__)
-#define STREAM_INLINE static inline __attribute__((always_inline)) /* into the clones */
-#else
-#define STREAM_INLINE static inline
-#endif
 
 /* Tap t of u_i: its weight into *w, and its row or its extension values (or
  * neither). 0 when the row is nowhere (a bug: row_at's sizes keep them). */
 STREAM_INLINE int fir_tap(const rb_stream *st, long i, int pass1, int strip, int t,
-                          const float **x, const double **c)
+                          const void **x, rb_format *fmt, const double **c)
 {
     const long j = i + st->lo + t;
     long k = j;
@@ -438,7 +468,7 @@ STREAM_INLINE int fir_tap(const rb_stream *st, long i, int pass1, int strip, int
         }
         k = rb_extend_index(j, st->H, m);
     }
-    *x = row_at(st, k, strip);
+    *x = row_at(st, k, strip, fmt);
     return *x != NULL;
 }
 
@@ -453,19 +483,19 @@ STREAM_INLINE int u_row(const rb_stream *st, long i, int pass1, int strip, doubl
     for (long l = 0; l < n; l++)
         dst[l] = 0.0;
     for (int t = 0; t < st->taps; t++) {
-        const float *x;
+        const void *x;
+        rb_format fmt;
         const double *c;
         const double w = st->f[t];
-        if (!fir_tap(st, i, pass1, strip, t, &x, &c))
+        if (!fir_tap(st, i, pass1, strip, t, &x, &fmt, &c))
             return 0;
         if (c) {
             c += l0;
             for (long l = 0; l < n; l++)
                 dst[l] += w * c[l];
         } else if (x) {
-            x += l0;
             for (long l = 0; l < n; l++)
-                dst[l] += w * ((double)x[l] - s[l]);
+                dst[l] += w * ((double)sample_at(x, fmt, l0 + l) - s[l]);
         }
     }
     return 1;
@@ -503,7 +533,7 @@ static int taps_table(rb_stream *st, long u0, long u1, int pass1, int strip)
     }
     st->tab_u0 = u0;
     const int slots = 2 * st->taps;
-    const float *tag[RING_SLOTS];
+    const void *tag[RING_SLOTS];
     long last[RING_SLOTS];
     for (int q = 0; q < slots; q++) {
         tag[q] = NULL;
@@ -516,9 +546,10 @@ static int taps_table(rb_stream *st, long u0, long u1, int pass1, int strip)
         int n = 0;
         st->conv_off[row] = nc;
         for (int t = 0; t < st->taps; t++) {
-            const float *x;
+            const void *x;
+            rb_format fmt;
             const double *c;
-            if (!fir_tap(st, i, pass1, strip, t, &x, &c))
+            if (!fir_tap(st, i, pass1, strip, t, &x, &fmt, &c))
                 return 0;
             if (c) {
                 rt[n++] = (row_tap){c, st->f[t], -1};
@@ -532,7 +563,7 @@ static int taps_table(rb_stream *st, long u0, long u1, int pass1, int strip)
                         if (last[v] < last[q])
                             q = v;
                     tag[q] = x;
-                    st->conv[nc++] = (row_conv){x, q};
+                    st->conv[nc++] = (row_conv){x, q, fmt};
                 }
                 last[q] = row;
                 rt[n++] = (row_tap){NULL, st->f[t], q};
@@ -552,6 +583,11 @@ static int taps_table(rb_stream *st, long u0, long u1, int pass1, int strip)
 typedef double v4d __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
 
+/* 4 doubles at p, and back: values, so that an array of them stays in
+ * registers (a memcpy into an array element kept the array on the stack) */
+#define ld4(p) ({ v4d v_; memcpy(&v_, (p), sizeof v_); v_; })
+#define st4(p, v) do { const v4d v_ = (v); memcpy((p), &v_, sizeof v_); } while (0)
+
 /* 4 floats at p widened to doubles, element by element: GCC 12 makes this
  * one vcvtps2pd from memory, where __builtin_convertvector of a v4f became
  * two 2-lane conversions and a vinsertf128 (cpu_sweep_kernel.h's cvt4 met
@@ -562,6 +598,75 @@ STREAM_INLINE void widen4(v4d *r, const float *p)
     memcpy(&x, p, sizeof x);
     for (int l = 0; l < 4; l++)
         (*r)[l] = x[l];
+}
+
+/* 4 8-bit (16-bit) codes at p as sample_at makes them, widened: the bytes
+ * are spread by a shuffle with zeros first (GCC 12 turns a direct u8 -> int
+ * conversion of a vector into scalar code, cpu_sweep_kernel.h's cvt4),
+ * converted to float and divided by 255 (65535) in float, as
+ * rb_pixels_load_rows does, element by element. */
+typedef int32_t v4i __attribute__((vector_size(16)));
+typedef uint8_t v16u8 __attribute__((vector_size(16)));
+typedef uint16_t v8u16 __attribute__((vector_size(16)));
+STREAM_INLINE void widen4_u8(v4d *r, const uint8_t *p)
+{
+    uint32_t u;
+    memcpy(&u, p, sizeof u);
+    const v16u8 b = (v16u8)(v4i){(int32_t)u, 0, 0, 0};
+    const v4i iv = (v4i)__builtin_shufflevector(b, (v16u8){0}, 0, 16, 16, 16, 1, 16, 16, 16, 2, 16,
+                                                16, 16, 3, 16, 16, 16);
+    const v4f x = __builtin_convertvector(iv, v4f) / 255.0f;
+    for (int l = 0; l < 4; l++)
+        (*r)[l] = x[l];
+}
+
+STREAM_INLINE void widen4_u16(v4d *r, const uint8_t *p)
+{
+    uint64_t u;
+    memcpy(&u, p, sizeof u);
+    const v8u16 b = (v8u16)(v4i){(int32_t)(uint32_t)u, (int32_t)(uint32_t)(u >> 32), 0, 0};
+    const v4i iv = (v4i)__builtin_shufflevector(b, (v8u16){0}, 0, 8, 1, 8, 2, 8, 3, 8);
+    const v4f x = __builtin_convertvector(iv, v4f) / 65535.0f;
+    for (int l = 0; l < 4; l++)
+        (*r)[l] = x[l];
+}
+
+/* Lanes [l0, l0 + nb) of a sample row, less the shift s, into d (doubles):
+ * the widening every tap of a row then reads from the block's ring. */
+STREAM_INLINE void widen_row(double *d, const void *xr, rb_format fmt, long l0, long nb,
+                             const double *s)
+{
+    long l = 0;
+    if (fmt == RB_U8) {
+        const uint8_t *x = (const uint8_t *)xr + l0;
+        for (; l + 4 <= nb; l += 4) {
+            v4d xv, sv;
+            widen4_u8(&xv, x + l);
+            memcpy(&sv, s + l, sizeof sv);
+            xv -= sv;
+            memcpy(d + l, &xv, sizeof xv);
+        }
+    } else if (fmt == RB_U16) {
+        const uint8_t *x = (const uint8_t *)xr + 2 * l0;
+        for (; l + 4 <= nb; l += 4) {
+            v4d xv, sv;
+            widen4_u16(&xv, x + 2 * l);
+            memcpy(&sv, s + l, sizeof sv);
+            xv -= sv;
+            memcpy(d + l, &xv, sizeof xv);
+        }
+    } else {
+        const float *x = (const float *)xr + l0;
+        for (; l + 4 <= nb; l += 4) {
+            v4d xv, sv;
+            widen4(&xv, x + l);
+            memcpy(&sv, s + l, sizeof sv);
+            xv -= sv;
+            memcpy(d + l, &xv, sizeof xv);
+        }
+    }
+    for (; l < nb; l++)
+        d[l] = (double)sample_at(xr, fmt, l0 + l) - s[l];
 }
 
 STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip, double *o,
@@ -588,22 +693,13 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
     enum { CONV_AHEAD = 6 };
     for (long e = st->conv_off[row]; e < st->conv_off[row + 1]; e++) {
         if (e + CONV_AHEAD < st->conv_n) {
-            const char *pf = (const char *)(st->conv[e + CONV_AHEAD].x + l0);
-            for (long b = 0; b < nb * (long)sizeof(float); b += 64)
+            const row_conv *a = &st->conv[e + CONV_AHEAD];
+            const long es = (long)rb_format_size(a->fmt);
+            const char *pf = (const char *)a->x + l0 * es;
+            for (long b = 0; b < nb * es; b += 64)
                 __builtin_prefetch(pf + b);
         }
-        const float *x = st->conv[e].x + l0;
-        double *d = ring + st->conv[e].slot * nb;
-        long l = 0;
-        for (; l + 4 <= nb; l += 4) {
-            v4d xv, sv;
-            widen4(&xv, x + l);
-            memcpy(&sv, s + l, sizeof sv);
-            xv -= sv;
-            memcpy(d + l, &xv, sizeof xv);
-        }
-        for (; l < nb; l++)
-            d[l] = (double)x[l] - s[l];
+        widen_row(ring + st->conv[e].slot * nb, st->conv[e].x, st->conv[e].fmt, l0, nb, s);
     }
     fir_taps tp;
     const row_tap *rt = st->tab + row * st->taps;
@@ -631,7 +727,8 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
                 memcpy(&z, o + l + 4 * q - k * nb, sizeof z);
                 a[q] -= dc[k - 1] * z;
             }
-        memcpy(o + l, a, sizeof a);
+        for (int q = 0; q < 4; q++) /* vector by vector (see anticausal_out) */
+            st4(o + l + 4 * q, a[q]);
     }
     for (; l + 4 <= nb; l += 4) {
         v4d a = {0.0, 0.0, 0.0, 0.0};
@@ -658,13 +755,19 @@ STREAM_INLINE int u_causal_row(const rb_stream *st, long i, int pass1, int strip
     return 1;
 }
 
+/* Row j of the current strip. */
+static const void *cur_row(const rb_stream *st, long j)
+{
+    return st->cur + (size_t)(j - st->cur_y0) * st->cur_stride;
+}
+
 /* Keep what later steps need of the strip just used: the first rows, the
  * rows after earlier strips, the last rows before the next strip (pass 1). */
 static void keep_rows(rb_stream *st)
 {
     const long L = st->L, y0 = st->cur_y0, n = st->cur_rows;
     for (long j = y0; j < y0 + n && j < st->head_n; j++)
-        memcpy(st->head + j * L, st->cur + (j - y0) * L, sizeof(float) * (size_t)L);
+        row_to_float(st->head + j * L, cur_row(st, j), st->cur_fmt, L);
     if (st->hi > 0)
         for (int k = st->K - 2; k >= 0; k--) {
             const long e = st->y0s[k] + st->rows[k];
@@ -672,13 +775,12 @@ static void keep_rows(rb_stream *st)
                 break;
             for (long j = y0; j < y0 + n && j < e + st->hi; j++)
                 if (j - e == st->look_n[k]) {
-                    memcpy(st->look[k] + (j - e) * L, st->cur + (j - y0) * L,
-                           sizeof(float) * (size_t)L);
+                    row_to_float(st->look[k] + (j - e) * L, cur_row(st, j), st->cur_fmt, L);
                     st->look_n[k]++;
                 }
         }
     for (long j = y0 + n - st->ring_cap > y0 ? y0 + n - st->ring_cap : y0; j < y0 + n; j++)
-        memcpy(st->ring + (j % st->ring_cap) * L, st->cur + (j - y0) * L, sizeof(float) * (size_t)L);
+        row_to_float(st->ring + (j % st->ring_cap) * L, cur_row(st, j), st->cur_fmt, L);
     st->ring_end = y0 + n;
 }
 
@@ -690,8 +792,7 @@ static void next_ring(rb_stream *st)
     const long L = st->L, y0 = st->cur_y0, n = st->cur_rows;
     memcpy(st->ring_next, st->ring, sizeof(float) * (size_t)(st->ring_cap * L));
     for (long j = y0 + n - st->ring_cap > y0 ? y0 + n - st->ring_cap : y0; j < y0 + n; j++)
-        memcpy(st->ring_next + (j % st->ring_cap) * L, st->cur + (j - y0) * L,
-               sizeof(float) * (size_t)L);
+        row_to_float(st->ring_next + (j % st->ring_cap) * L, cur_row(st, j), st->cur_fmt, L);
 }
 
 /* ----------------------------------------------------------------- checks */
@@ -716,18 +817,38 @@ static rb_status check_strip(rb_stream *st, const rb_image *img, int y0, const c
 
 static void load_rows(rb_stream *st, const rb_image *img, long rows);
 
-static rb_status load_strip(rb_stream *st, const rb_image *img, int y0)
+/* Whether the column passes can read img's samples where they are: the
+ * load does nothing but scale them (no sRGB decode, no premultiplying). */
+static int direct_ok(const rb_stream *st, const rb_image *img)
+{
+    return st->col && img->alpha != RB_ALPHA_STRAIGHT && !(st->plan->linear_light && img->srgb) &&
+           (img->format == RB_U8 || img->format == RB_U16 || img->format == RB_F32);
+}
+
+/* The strip img at row y0 as the current strip: read where it is when
+ * direct_ok (load 0: the float strip is then only room for pass 2's
+ * results, allocated when need_buf), else loaded into the float strip. */
+static rb_status load_strip(rb_stream *st, const rb_image *img, int y0, int need_buf)
 {
     const long n = img->height;
-    if (n > st->curbuf_rows) {
+    const int direct = direct_ok(st, img);
+    if ((need_buf || !direct) && n > st->curbuf_rows) {
         float *b = grow(st->curbuf, sizeof(float) * (size_t)(n * st->L));
         if (!b)
             return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip of %ld rows", n);
         st->curbuf = b;
         st->curbuf_rows = n;
     }
-    load_rows(st, img, n);
-    st->cur = st->curbuf;
+    if (direct) {
+        st->cur = img->data;
+        st->cur_stride = rb_image_stride(img);
+        st->cur_fmt = img->format;
+    } else {
+        load_rows(st, img, n);
+        st->cur = (const unsigned char *)st->curbuf;
+        st->cur_stride = sizeof(float) * (size_t)st->L;
+        st->cur_fmt = RB_F32;
+    }
     st->cur_y0 = y0;
     st->cur_rows = n;
     if (!st->have_consts) {
@@ -788,14 +909,16 @@ static void set_lane_values(rb_stream *st, int top)
 {
     const long L = st->L;
     const rb_boundary_mode m = st->ap->mode;
-    const float *x = row_at(st, top ? 0 : st->H - 1, -1);
+    rb_format fmt;
+    const void *x = row_at(st, top ? 0 : st->H - 1, -1, &fmt);
     double *c = top ? st->c0 : st->c1, *C = top ? st->C0 : st->C1;
     for (long l = 0; l < L; l++) {
+        const double xl = sample_at(x, fmt, l);
         if (top) {
-            double s = st->shift ? x[l] : 0.0;
+            double s = st->shift ? xl : 0.0;
             st->s[l] = isfinite(s) ? s : 0.0; /* a NaN must not reach the whole column */
         }
-        double v = m == RB_BOUNDARY_CLAMP ? x[l] : m == RB_BOUNDARY_CONSTANT ? st->ccol[l % st->ch] : 0.0;
+        double v = m == RB_BOUNDARY_CLAMP ? xl : m == RB_BOUNDARY_CONSTANT ? st->ccol[l % st->ch] : 0.0;
         c[l] = v - st->s[l];
         C[l] = st->fsum * c[l];
     }
@@ -816,6 +939,33 @@ static void block_store(double *dst, const double *blk, long rows, long nb, long
     for (long i = 0; i < rows; i++)
         memcpy(dst + i * L + b0, blk + i * nb, sizeof(double) * (size_t)nb);
 }
+
+/* 4 floats of pass 2's result into the float strip, past the caches where
+ * the address allows (x86: 16-byte aligned): the strip is read again only
+ * by the row pass, after the whole strip's columns (tens of MB), and an
+ * ordinary store first read every line it wrote. stream_fence orders them
+ * before the row pass's threads read the strip. */
+#if defined(__x86_64__) && defined(__GNUC__)
+STREAM_INLINE void stream_store4(float *p, v4f f)
+{
+    if (((uintptr_t)p & 15) == 0)
+        __builtin_ia32_movntps(p, f);
+    else
+        memcpy(p, &f, sizeof f);
+}
+STREAM_INLINE void stream_fence(void)
+{
+    __builtin_ia32_sfence();
+}
+#else
+STREAM_INLINE void stream_store4(float *p, v4f f)
+{
+    memcpy(p, &f, sizeof f);
+}
+STREAM_INLINE void stream_fence(void)
+{
+}
+#endif
 
 /* Pass 2's last sweep over a block: the backward pass over its len rows at
  * y (stride nb; the anticausal state in the r rows after them; da NULL:
@@ -839,22 +989,27 @@ STREAM_INLINE void anticausal_out(const rb_stream *st, const double *da, int r, 
         float *d = row < y0 + rows ? st->curbuf + (row - y0) * L + b0 : NULL;
         long l = 0;
         for (; l + 16 <= nb; l += 16) {
+            /* vector by vector: one memcpy of the four became 16-byte
+             * copies through the stack, reloaded 32 bytes at a time (a
+             * missed store forwarding: a quarter of pass2_lanes in perf) */
             v4d a[4];
-            memcpy(a, o + l, sizeof a);
+            for (int q = 0; q < 4; q++)
+                a[q] = ld4(o + l + 4 * q);
             for (int k = 1; k <= rr; k++)
                 for (int q = 0; q < 4; q++) {
                     v4d z;
                     memcpy(&z, o + l + 4 * q + k * nb, sizeof z);
                     a[q] -= da[k - 1] * z;
                 }
-            memcpy(o + l, a, sizeof a);
+            for (int q = 0; q < 4; q++)
+                st4(o + l + 4 * q, a[q]);
             if (d)
                 for (int q = 0; q < 4; q++) {
                     v4d sv;
                     memcpy(&sv, s + l + 4 * q, sizeof sv);
                     const v4d v = a[q] + gain * sv;
-                    for (int e = 0; e < 4; e++)
-                        d[l + 4 * q + e] = (float)v[e];
+                    const v4f f = __builtin_convertvector(v, v4f); /* one vcvtpd2ps */
+                    stream_store4(d + l + 4 * q, f);
                 }
         }
         for (; l < nb; l++) {
@@ -942,6 +1097,62 @@ static long seg_end(const rb_stream *st, int k)
     return e == st->H ? st->H + st->D : e;
 }
 
+/* Rows o[0 .. rows) of a block (stride nb), whose fills in their segment
+ * are fill0, fill0 + 1, ..., into the segment's head: head_m += g(fill - m)
+ * y for m <= fill. Each head's lanes stay in registers over the rows (R a
+ * constant), where adding row by row loaded and stored every head lane for
+ * every row (a third of pass1_lanes): each lane's sums in the same order,
+ * so the same bits. */
+STREAM_INLINE void heads_add_r(const rb_stream *st, const double *o, long rows, long fill0, long b0,
+                               long nb, const int R)
+{
+    const long L = st->L;
+    const double *g = st->g;
+    double *h0 = st->heads + b0;
+    long l = 0;
+    for (; l + 8 <= nb; l += 8) {
+        v4d h[RB_MAX_ORDER][2];
+        for (int m = 0; m < R; m++) {
+            h[m][0] = ld4(h0 + m * L + l);
+            h[m][1] = ld4(h0 + m * L + l + 4);
+        }
+        for (long i = 0; i < rows; i++) {
+            const long fill = fill0 + i;
+            const v4d y0 = ld4(o + i * nb + l), y1 = ld4(o + i * nb + l + 4);
+            for (int m = 0; m < R; m++)
+                if (m <= fill) {
+                    const double gm = g[fill - m];
+                    h[m][0] += gm * y0;
+                    h[m][1] += gm * y1;
+                }
+        }
+        for (int m = 0; m < R; m++) {
+            st4(h0 + m * L + l, h[m][0]);
+            st4(h0 + m * L + l + 4, h[m][1]);
+        }
+    }
+    for (; l < nb; l++)
+        for (long i = 0; i < rows; i++) {
+            const long fill = fill0 + i;
+            for (int m = 0; m < R && m <= fill; m++)
+                h0[m * L + l] += g[fill - m] * o[i * nb + l];
+        }
+}
+
+STREAM_CLONES static void heads_add(const rb_stream *st, const double *o, long rows, long fill0,
+                                    long b0, long nb)
+{
+    switch (st->r) {
+#define HEADS_CASE(R)                                                                              \
+    case R:                                                                                        \
+        heads_add_r(st, o, rows, fill0, b0, nb, R);                                                \
+        break;
+        HEADS_CASE(1) HEADS_CASE(2) HEADS_CASE(3) HEADS_CASE(4)
+        HEADS_CASE(5) HEADS_CASE(6) HEADS_CASE(7) HEADS_CASE(8)
+#undef HEADS_CASE
+    }
+}
+
 /* Pass 1 from the stream's counters to (j->k, j->stop_u) on lanes [l0, l1),
  * a block of lanes at a time: the causal pass row by row (the state carries
  * on across segments), each row added into the segment's head
@@ -953,36 +1164,35 @@ STREAM_CLONES static void pass1_lanes(lane_job *j)
     rb_stream *st = j->st;
     const long L = st->L;
     const int r = st->r, anti = st->ap->ax.anticausal_order > 0;
-    const double *g = st->g;
     double ring[RING_SLOTS * LANE_BLOCK]; /* the block's widened sample rows (taps_table) */
     double *w = st->work + (size_t)j->slot * (size_t)st->work_rows * LANE_BLOCK;
     for (long b0 = j->l0; b0 < j->l1; b0 += LANE_BLOCK) {
         const long nb = j->l1 - b0 < LANE_BLOCK ? j->l1 - b0 : LANE_BLOCK;
         long u = st->next_u, fill = st->seg_fill, n = 0; /* n: rows in w after the state */
+        long p = 0; /* rows [p, n) of w are not in the heads yet */
         int k = st->seg_k;
         block_load(w, st->state, r, nb, L, b0);
         while (k < j->k || u < j->stop_u) {
             if (u < seg_end(st, k)) {
                 if (n == PASS1_CHUNK) { /* the last r rows become the state rows */
+                    if (anti)
+                        heads_add(st, w + (r + p) * nb, n - p, fill - (n - p), b0, nb);
                     memmove(w, w + n * nb, sizeof(double) * (size_t)(r * nb));
-                    n = 0;
+                    n = p = 0;
                 }
                 double *o = w + (r + n) * nb;
                 if (!u_causal_row(st, u, 1, -1, o, b0, nb, ring)) {
                     j->ok = 0;
                     return;
                 }
-                if (anti)
-                    for (int m = 0; m < r && m <= fill; m++) {
-                        double *h = st->heads + m * L + b0;
-                        const double gm = g[fill - m];
-                        for (long l = 0; l < nb; l++)
-                            h[l] += gm * o[l];
-                    }
                 n++;
                 fill++;
                 u++;
                 continue;
+            }
+            if (anti) {
+                heads_add(st, w + (r + p) * nb, n - p, fill - (n - p), b0, nb);
+                p = n;
             }
             if (anti)
                 for (int m = 0; m < r; m++) {
@@ -993,6 +1203,8 @@ STREAM_CLONES static void pass1_lanes(lane_job *j)
             fill = 0;
             k++;
         }
+        if (anti)
+            heads_add(st, w + (r + p) * nb, n - p, fill - (n - p), b0, nb);
         block_store(st->state, w + n * nb, r, nb, L, b0);
     }
 }
@@ -1094,7 +1306,7 @@ rb_status rb_stream_gather(rb_stream *st, const rb_image *strip, int y0)
     if (!st->col)
         return RB_OK;
     double t0 = st->times ? ph_now() : 0.0;
-    if ((s = load_strip(st, strip, y0)) != RB_OK)
+    if ((s = load_strip(st, strip, y0, 0)) != RB_OK)
         return s;
     ph_mark(st, PH_LOAD, &t0);
     st->received = y0 + strip->height;
@@ -1201,6 +1413,7 @@ STREAM_CLONES static void pass2_lanes(lane_job *j)
             block_load(y + len * nb, st->carry + (size_t)k * r * L, r, nb, L, b0);
         anticausal_out(st, anti ? da : NULL, r, y, len, nb, b, y0, st->rows[k], b0);
     }
+    stream_fence();
 }
 
 static rb_status pass2_columns(rb_stream *st, int k)
@@ -1229,30 +1442,109 @@ static rb_status pass2_columns(rb_stream *st, int k)
 
 /* Where the row pass's results go: pixel i of the G rows of a group, as
  * the solver finishes it (rb_line_solve_ex's sink, while the row of lanes
- * is still in L1), the solver's per-lane constant added here. */
+ * is still in L1), the solver's per-lane constant added here; into the
+ * float rows, or (store_ok) straight into the output strip's rows in its
+ * format, where a separate store swept the float strip once more. */
 typedef struct {
     float *row[8];
+    unsigned char *orow[8];      /* the output's rows, or NULL: into row[] */
+    rb_format ofmt;
     long G, ch;
     const rb_lane *off;
 } row_sink;
 
-static void row_sink_put(void *user, ptrdiff_t i, const rb_lane *v)
+/* Sample k of an output row: f as rb_pixels_store_rows stores it (8/16-bit:
+ * scaled, + 0.5, clamped with NaN to 0, truncated). */
+STREAM_INLINE void put_sample(unsigned char *d, long k, rb_format fmt, float f)
+{
+    if (fmt == RB_U8) {
+        float v = f * 255.0f + 0.5f;
+        v = v > 0.0f ? (v < 255.0f ? v : 255.0f) : 0.0f; /* NaN -> 0 */
+        d[k] = (unsigned char)v;
+    } else if (fmt == RB_U16) {
+        float v = f * 65535.0f + 0.5f;
+        v = v > 0.0f ? (v < 65535.0f ? v : 65535.0f) : 0.0f;
+        const uint16_t u = (uint16_t)v;
+        memcpy(d + 2 * k, &u, sizeof u);
+    } else
+        memcpy(d + 4 * k, &f, sizeof f);
+}
+
+/* The 8-bit codes of 4 results from v (+ off), as put_sample makes them,
+ * 4 at a time: (float)(v + off), * 255 + 0.5, clamped by masks (NaN fails
+ * both tests: 0), truncated. The same values as the scalar code. */
+STREAM_INLINE v4i codes4_u8(const rb_lane *v, const rb_lane *off)
+{
+    const v4d a = ld4(v) + ld4(off);
+    const v4f t = __builtin_convertvector(a, v4f) * 255.0f + 0.5f;
+    const v4f zero = {0.0f, 0.0f, 0.0f, 0.0f}, top = {255.0f, 255.0f, 255.0f, 255.0f};
+    const v4i pos = t > zero, below = t < top;
+    v4i tb, mb;
+    memcpy(&tb, &t, sizeof tb);
+    memcpy(&mb, &top, sizeof mb);
+    const v4i sel = pos & ((below & tb) | (~below & mb));
+    v4f r;
+    memcpy(&r, &sel, sizeof r);
+    return __builtin_convertvector(r, v4i);
+}
+
+/* G and CH constants where the caller knows them (the loops unroll). */
+STREAM_INLINE void sink_put(const row_sink *rs, ptrdiff_t i, const rb_lane *v, long G, long CH,
+                            int store, rb_format fmt)
+{
+    const rb_lane *off = rs->off;
+    if (store && fmt == RB_U8 && (G * CH) % 4 == 0) {
+        /* the rows in locals: a byte store may alias *rs, and the pointer
+         * was loaded again after every byte */
+        unsigned char *orow[8];
+        for (long g = 0; g < G; g++)
+            orow[g] = rs->orow[g] + i * CH;
+        for (long l = 0; l < G * CH; l += 4) {
+            const v4i c = codes4_u8(v + l, off + l);
+            for (int e = 0; e < 4; e++)
+                orow[(l + e) / CH][(l + e) % CH] = (unsigned char)c[e];
+        }
+        return;
+    }
+    for (long g = 0; g < G; g++)
+        for (long c = 0; c < CH; c++) {
+            const float f = (float)(v[g * CH + c] + off[g * CH + c]);
+            if (store)
+                put_sample(rs->orow[g], i * CH + c, fmt, f);
+            else
+                rs->row[g][i * CH + c] = f;
+        }
+}
+
+STREAM_CLONES static void row_sink_put(void *user, ptrdiff_t i, const rb_lane *v)
 {
     const row_sink *rs = user;
-    const rb_lane *off = rs->off;
-    if (rs->G == 8 && rs->ch == 1) { /* fixed trip counts the compiler unrolls */
-        for (int g = 0; g < 8; g++)
-            rs->row[g][i] = (float)(v[g] + off[g]);
-    } else if (rs->G == 8 && rs->ch == 3) {
-        for (int g = 0; g < 8; g++)
-            for (int c = 0; c < 3; c++)
-                rs->row[g][i * 3 + c] = (float)(v[g * 3 + c] + off[g * 3 + c]);
-    } else {
-        const long ch = rs->ch;
-        for (long g = 0; g < rs->G; g++)
-            for (long c = 0; c < ch; c++)
-                rs->row[g][i * ch + c] = (float)(v[g * ch + c] + off[g * ch + c]);
-    }
+    const int eight = rs->G == 8;
+    if (!rs->orow[0]) {
+        if (eight && rs->ch == 1)
+            sink_put(rs, i, v, 8, 1, 0, RB_F32);
+        else if (eight && rs->ch == 3)
+            sink_put(rs, i, v, 8, 3, 0, RB_F32);
+        else
+            sink_put(rs, i, v, rs->G, rs->ch, 0, RB_F32);
+    } else if (rs->ofmt == RB_U8) {
+        if (eight && rs->ch == 1)
+            sink_put(rs, i, v, 8, 1, 1, RB_U8);
+        else if (eight && rs->ch == 3)
+            sink_put(rs, i, v, 8, 3, 1, RB_U8);
+        else
+            sink_put(rs, i, v, rs->G, rs->ch, 1, RB_U8);
+    } else
+        sink_put(rs, i, v, rs->G, rs->ch, 1, rs->ofmt);
+}
+
+/* Whether the row pass can store into out itself: the store does nothing
+ * but scale and round (no sRGB encode, no un-premultiplying). */
+static int store_ok(const rb_stream *st, const rb_image *out)
+{
+    return st->plan->rows.ax.active && out->alpha != RB_ALPHA_STRAIGHT &&
+           !(st->plan->linear_light && out->srgb) &&
+           (out->format == RB_U8 || out->format == RB_U16 || out->format == RB_F32);
 }
 
 /* Pixels [i0, i1) of the G rows into the lanes (pixel i of row g, channel
@@ -1302,12 +1594,24 @@ static void rows_job(lane_job *j)
             cval[l] = st->crow[l % ch];
             sum[l] = 0.0;
         }
-        row_sink rs = {{NULL}, G, ch, off};
+        row_sink rs = {{NULL}, {NULL}, RB_F32, G, ch, off};
         for (long g = 0; g < G; g++)
             rs.row[g] = st->curbuf + (g0 + g) * W * ch;
+        if (j->out) {
+            rs.ofmt = j->out->format;
+            for (long g = 0; g < G; g++)
+                rs.orow[g] = (unsigned char *)j->out->data + (size_t)(g0 + g) * rb_image_stride(j->out);
+        }
         rb_lane *xi = x + lay->lead * L2;
         for (long i0 = 0; i0 < W; i0 += T) {
             const long i1 = i0 + T < W ? i0 + T : W;
+            /* the rows' next tiles asked for ahead: the float strip left
+             * the cache since the column pass wrote it, and 8 streams at
+             * once are more than the hardware prefetcher follows */
+            if (i1 + 2 * T <= W)
+                for (long g = 0; g < G; g++)
+                    for (long b = 0; b < T * ch * (long)sizeof(float); b += 64)
+                        __builtin_prefetch((const char *)(rs.row[g] + (i0 + 2 * T) * ch) + b);
             if (G == 8 && ch == 1)
                 rows_gather(xi, sum, rs.row, 8, 1, i0, i1);
             else if (G == 8 && ch == 3)
@@ -1347,9 +1651,11 @@ static void load_rows(rb_stream *st, const rb_image *img, long rows)
     convert_rows(st, load_job, img, NULL, rows);
 }
 
-static void pass2_rows(rb_stream *st, long rows)
+/* The row pass; out: stored into there by the pass itself (store_ok), or
+ * NULL: left in the float strip. */
+static void pass2_rows(rb_stream *st, long rows, rb_image *out)
 {
-    const lane_job proto = {st, 0, 0, 0, 0, 1, 0, NULL, NULL, rows_job};
+    const lane_job proto = {st, 0, 0, 0, 0, 1, 0, NULL, out, rows_job};
     run_slices(&proto, rows, st->nt < rows ? st->nt : (int)rows, st->row_group);
 }
 
@@ -1374,7 +1680,7 @@ rb_status rb_stream_produce(rb_stream *st, const rb_image *in, rb_image *out, in
                         "in order)", k, st->y0s[k], st->y0s[k] + st->rows[k] - 1, y0,
                         y0 + in->height - 1);
     double t0 = st->times ? ph_now() : 0.0;
-    if ((s = load_strip(st, in, y0)) != RB_OK)
+    if ((s = load_strip(st, in, y0, 1)) != RB_OK)
         return s;
     ph_mark(st, PH_LOAD, &t0);
     if (st->col && (s = pass2_columns(st, k)) != RB_OK) {
@@ -1383,10 +1689,12 @@ rb_status rb_stream_produce(rb_stream *st, const rb_image *in, rb_image *out, in
     }
     st->cur = NULL;
     t0 = st->times ? ph_now() : 0.0;
+    const int stored = store_ok(st, out);
     if (st->plan->rows.ax.active)
-        pass2_rows(st, in->height);
+        pass2_rows(st, in->height, stored ? out : NULL);
     ph_mark(st, PH_ROWS, &t0);
-    convert_rows(st, store_job, NULL, out, out->height);
+    if (!stored)
+        convert_rows(st, store_job, NULL, out, out->height);
     ph_mark(st, PH_STORE, &t0);
     st->produced++;
     if (st->produced == st->K)

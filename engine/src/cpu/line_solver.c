@@ -112,6 +112,18 @@ void rb_line_layout_get(const rb_axis_plan *ap, rb_line_layout *lay)
     {                                                                                     \
         for (ptrdiff_t i = m - 1; i >= 0; i--)                                            \
             rec_row_##R(out + i * L, in ? in + i * L : NULL, L, L, d);                    \
+    }                                                                                     \
+    /* Backward in place, row i handed to the sink as i - off once final when it is     \
+     * one of the n results: rec_bwd one row a call cost a call per row */               \
+    RB_SIMD_CLONES static void rec_bwd_sink_##R(rb_lane *y, ptrdiff_t m, ptrdiff_t L,      \
+                                                const rb_lane *d, ptrdiff_t off, ptrdiff_t n, \
+                                                rb_line_sink sink, void *user)            \
+    {                                                                                     \
+        for (ptrdiff_t i = m - 1; i >= 0; i--) {                                          \
+            rec_row_##R(y + i * L, y + i * L, L, L, d);                                   \
+            if (i >= off && i < off + n)                                                  \
+                sink(user, i - off, y + i * L);                                           \
+        }                                                                                 \
     }
 DEF_REC(1)
 DEF_REC(2)
@@ -127,6 +139,11 @@ static const rec_fn rec_fwd_tab[9] = {NULL, rec_fwd_1, rec_fwd_2, rec_fwd_3, rec
                                       rec_fwd_5, rec_fwd_6, rec_fwd_7, rec_fwd_8};
 static const rec_fn rec_bwd_tab[9] = {NULL, rec_bwd_1, rec_bwd_2, rec_bwd_3, rec_bwd_4,
                                       rec_bwd_5, rec_bwd_6, rec_bwd_7, rec_bwd_8};
+typedef void (*rec_sink_fn)(rb_lane *, ptrdiff_t, ptrdiff_t, const rb_lane *, ptrdiff_t, ptrdiff_t,
+                            rb_line_sink, void *);
+static const rec_sink_fn rec_bwd_sink_tab[9] = {NULL,          rec_bwd_sink_1, rec_bwd_sink_2,
+                                                rec_bwd_sink_3, rec_bwd_sink_4, rec_bwd_sink_5,
+                                                rec_bwd_sink_6, rec_bwd_sink_7, rec_bwd_sink_8};
 
 /* u[j] = sum_t f[t] x[j + lo + t] for j in [0, m); x points at the input
  * element aligned with u[0]. */
@@ -155,7 +172,34 @@ RB_SIMD_CLONES static void fir_apply(rb_lane *u, const rb_lane *x, ptrdiff_t m, 
  * instead of a write and a re-read of u): y[j] = sum_t f[t] x[j+lo+t] - sub[l]
  * - sum_k d[k] y[j-1-k], y[-R..-1] holding the state. sub: per-lane offset
  * (the FIR of the mean, see rb_line_solve), may be NULL. The per-lane
- * operations are those of fir_apply then rec_fwd, in the same order. */
+ * operations are those of fir_apply then rec_fwd, in the same order, summed
+ * in registers 16 lanes at a time (tap by tap over the row, each tap
+ * stored and reloaded the row: a store and two loads a tap and lane). */
+typedef double lane4 __attribute__((vector_size(32)));
+#define LD4(p) ({ lane4 v_; memcpy(&v_, (p), sizeof v_); v_; })
+#define ST4(p, v) do { const lane4 v_ = (v); memcpy((p), &v_, sizeof v_); } while (0)
+/* Q vectors of 4 lanes from lane l of row j: o = f[0] s0; o += f[t] s_t;
+ * o -= sub; o -= d[k] y[j-1-k] */
+#define FIR_REC_LANES(R, Q)                                                                 \
+    {                                                                                       \
+        lane4 a[Q];                                                                         \
+        for (int q = 0; q < Q; q++)                                                         \
+            a[q] = f[0] * LD4(s0 + l + 4 * q);                                              \
+        for (int t = 1; t < taps; t++) {                                                    \
+            const rb_lane *s = s0 + (ptrdiff_t)t * L + l;                                   \
+            const rb_lane w = f[t];                                                         \
+            for (int q = 0; q < Q; q++)                                                     \
+                a[q] += w * LD4(s + 4 * q);                                                 \
+        }                                                                                   \
+        if (sub)                                                                            \
+            for (int q = 0; q < Q; q++)                                                     \
+                a[q] -= LD4(sub + l + 4 * q);                                               \
+        for (int k = 0; k < R; k++)                                                         \
+            for (int q = 0; q < Q; q++)                                                     \
+                a[q] -= d[k] * LD4(o + l + 4 * q - (k + 1) * L);                            \
+        for (int q = 0; q < Q; q++)                                                         \
+            ST4(o + l + 4 * q, a[q]);                                                       \
+    }
 #define DEF_FIR_REC(R)                                                                      \
     RB_SIMD_CLONES static void fir_rec_fwd_##R(rb_lane *y, const rb_lane *x, ptrdiff_t m,       \
                                                ptrdiff_t L, const rb_lane *f, int lo, int taps, \
@@ -164,16 +208,17 @@ RB_SIMD_CLONES static void fir_apply(rb_lane *u, const rb_lane *x, ptrdiff_t m, 
         for (ptrdiff_t j = 0; j < m; j++) {                                                 \
             rb_lane *o = y + j * L;                                                         \
             const rb_lane *s0 = x + (j + lo) * L;                                           \
-            for (ptrdiff_t l = 0; l < L; l++)                                               \
-                o[l] = f[0] * s0[l];                                                        \
-            for (int t = 1; t < taps; t++) {                                                \
-                const rb_lane *s = s0 + (ptrdiff_t)t * L;                                   \
-                const rb_lane w = f[t];                                                     \
-                _Pragma("GCC ivdep") for (ptrdiff_t l = 0; l < L; l++) o[l] += w * s[l];    \
-            }                                                                               \
-            _Pragma("GCC ivdep") for (ptrdiff_t l = 0; l < L; l++)                          \
-            {                                                                               \
-                rb_lane acc = sub ? o[l] - sub[l] : o[l];                                   \
+            ptrdiff_t l = 0;                                                                \
+            for (; l + 16 <= L; l += 16)                                                    \
+                FIR_REC_LANES(R, 4)                                                         \
+            for (; l + 4 <= L; l += 4)                                                      \
+                FIR_REC_LANES(R, 1)                                                         \
+            for (; l < L; l++) {                                                            \
+                rb_lane acc = f[0] * s0[l];                                                 \
+                for (int t = 1; t < taps; t++)                                              \
+                    acc += f[t] * s0[(ptrdiff_t)t * L + l];                                 \
+                if (sub)                                                                    \
+                    acc -= sub[l];                                                          \
                 for (int k = 0; k < R; k++)                                                 \
                     acc -= d[k] * o[l - (k + 1) * L];                                       \
                 o[l] = acc;                                                                 \
@@ -371,11 +416,7 @@ static int anticausal_last(rb_lane *y, ptrdiff_t m, ptrdiff_t L, int r, const rb
         rec_bwd_tab[r](y, y, m, L, d);
         return 0;
     }
-    for (ptrdiff_t i = m - 1; i >= 0; i--) {
-        rec_bwd_tab[r](y + i * L, y + i * L, 1, L, d);
-        if (i >= out_off && i < out_off + n)
-            sink(user, i - out_off, y + i * L);
-    }
+    rec_bwd_sink_tab[r](y, m, L, d, out_off, n, sink, user);
     return 1;
 }
 
