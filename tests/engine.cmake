@@ -30,3 +30,8 @@ rb_add_test(test_stream ${CMAKE_CURRENT_LIST_DIR}/test_stream.c ${CMAKE_CURRENT_
 # the CPU sweep with linear light, straight alpha and a progress callback
 # against the general route; a cancel never leaves the output half written
 rb_add_test(test_sweep_convert ${CMAKE_CURRENT_LIST_DIR}/test_sweep_convert.c)
+# the back end's start on a thread while the caller reads (issue 17 item 3):
+# waited for by the plan and by the context's destruction, results unchanged;
+# test_warm_up is the cuda part (skipped without a GPU)
+rb_add_test(test_warm_up ${CMAKE_CURRENT_LIST_DIR}/test_warm_up.c ${CMAKE_CURRENT_LIST_DIR}/reference.c)
+rb_gpu_suite(test_warm_up HOST)

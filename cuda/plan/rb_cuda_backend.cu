@@ -249,6 +249,16 @@ static rb_status rb_cuda_execute(rb_plan *plan, const rb_image *in, rb_image *ou
     return rb_cuda_execute_counting(plan, in, out, NULL);
 }
 
+/* rb_backend_ops.warm_up, on rb_context_warm_up's thread: the runtime's start
+ * and the primary context of device 0 (this thread's device), which the first
+ * plan's calls would otherwise make; it is the process's, so every thread's
+ * later calls use it. An error here comes back to the plan, which reports it. */
+static void rb_cuda_warm_up(void)
+{
+    if (cudaFree(0) != cudaSuccess)
+        cudaGetLastError();
+}
+
 static const rb_backend_ops rb_cuda_ops = {
     "cuda",
     rb_cuda_probe,
@@ -260,6 +270,7 @@ static const rb_backend_ops rb_cuda_ops = {
     rb_cuda_can_run,
     rb_cuda_deblur_run,     /* deblur/rb_cuda_deblur.cu */
     rb_cuda_execute_counting,
+    rb_cuda_warm_up,
 };
 
 extern "C" const rb_backend_ops *rb_backend_cuda(void) { return &rb_cuda_ops; }

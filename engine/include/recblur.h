@@ -113,6 +113,21 @@ void rb_context_set_log(rb_context *ctx, rb_log_fn fn, void *user);
  * rb_recurrence_1d always run this way. */
 typedef enum { RB_NAN_MISSING = 0, RB_NAN_PROPAGATE } rb_nan_mode;
 rb_status rb_context_set_nan_mode(rb_context *ctx, rb_nan_mode mode);
+/* Start, on a thread of its own, what the context's back end needs before its
+ * first plan, and return at once: for CUDA (and AUTO, when CUDA is compiled
+ * in) the device's context, which the first rb_plan_create would otherwise
+ * make (220-330 ms on an H100); nothing for CPU. Call it after choosing the
+ * back end and before slow work of your own (reading the image) to overlap
+ * the two. The first call that may reach a device (rb_plan_create, rb_sat,
+ * rb_recurrence_1d, rb_deblur_plan_create) waits for that thread, and so
+ * does rb_context_destroy: no thread outlives the context (the one exception
+ * to "no thread left running", above). Results do not change; a device
+ * failure is reported by the call that waits, as without warm-up (AUTO then
+ * runs on the CPU). CUDA: the runtime's device 0 (as CUDA_VISIBLE_DEVICES
+ * numbers them), which a thread that has not called cudaSetDevice plans on.
+ * Calling it again while a warm-up runs does nothing. Returns RB_OK, or
+ * RB_ERR_NULL without a context. */
+rb_status rb_context_warm_up(rb_context *ctx);
 /* The last error message of this context ("" when none). */
 const char *rb_context_error(const rb_context *ctx);
 /* Parse "auto" | "cpu" | "cuda". */

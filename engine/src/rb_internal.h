@@ -30,7 +30,14 @@ struct rb_context {
      * it holds no GPU memory an image's plan needs) and by rb_context_destroy. */
     struct rb_plan *oned_plan;
     rb_memory oned_memory;
+    /* rb_context_warm_up's thread while it runs (api/context_warm.c); NULL otherwise */
+    struct rb_warm *warm;
 };
+
+/* Wait for rb_context_warm_up's thread, if one runs (a no-op otherwise). Every
+ * call that may reach a device waits first: rb_route_choose and
+ * rb_context_destroy. */
+void rb_context_warm_wait(rb_context *ctx);
 
 /* Free the context's cached 1D plan (GPU memory included); a no-op without one. */
 void rb_context_drop_cached_plans(rb_context *ctx);
@@ -229,6 +236,11 @@ struct rb_backend_ops {
      * missing-data check costs no pass of its own; NULL where the back end has
      * no such pass (the engine counts first, api/plan.c). */
     rb_status (*execute_counting)(rb_plan *plan, const rb_image *in, rb_image *out, rb_nan_tally *nan);
+    /* rb_context_warm_up's work, run on a thread of its own: make what the
+     * first plan would otherwise make per process (the device's context).
+     * Errors are ignored here: the plan meets them again and reports them.
+     * NULL where there is nothing to start (cpu). */
+    void (*warm_up)(void);
 };
 
 extern const rb_backend_ops rb_backend_cpu;

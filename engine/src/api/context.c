@@ -30,6 +30,7 @@ void rb_context_drop_cached_plans(rb_context *ctx)
 
 void rb_context_destroy(rb_context *ctx)
 {
+    rb_context_warm_wait(ctx); /* no thread outlives its context */
     rb_context_drop_cached_plans(ctx);
     free(ctx);
 }

@@ -44,6 +44,9 @@ rb_status rb_route_choose(rb_context *ctx, const rb_route_request *req, const rb
     const rb_backend_ops *cuda = rb_backend_cuda();
     const rb_backend wish = ctx ? ctx->backend : RB_BACKEND_CPU;
     char why[256] = "";
+    /* a warm-up under way finishes first: the device is asked next, and its
+     * failures, if any, are reported here as without warm-up */
+    rb_context_warm_wait(ctx);
     if (wish == RB_BACKEND_CPU)
         return take_cpu(ctx, req, "", ops);
     if (wish != RB_BACKEND_CUDA && wish != RB_BACKEND_AUTO)
