@@ -945,17 +945,18 @@ static void block_store(double *dst, const double *blk, long rows, long nb, long
  * by the row pass, after the whole strip's columns (tens of MB), and an
  * ordinary store first read every line it wrote. stream_fence orders them
  * before the row pass's threads read the strip. */
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__)
+#include <xmmintrin.h> /* SSE's intrinsics: GCC's and clang's alike (the fuzz build is clang) */
 STREAM_INLINE void stream_store4(float *p, v4f f)
 {
     if (((uintptr_t)p & 15) == 0)
-        __builtin_ia32_movntps(p, f);
+        _mm_stream_ps(p, (__m128)f);
     else
         memcpy(p, &f, sizeof f);
 }
 STREAM_INLINE void stream_fence(void)
 {
-    __builtin_ia32_sfence();
+    _mm_sfence();
 }
 #else
 STREAM_INLINE void stream_store4(float *p, v4f f)
