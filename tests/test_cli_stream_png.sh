@@ -102,6 +102,12 @@ for img in g8 rgba16 pal; do
     fi
   done
 done
+# the written samples themselves: a streamed --sigma 0 copy, PNG to PNG, is the PNG
+for img in g8 rgba16; do
+  "$R" blur -v --sigma 0 --memory 1 "$T/$img.png" "$T/copy.png" 2>"$T/err" || fail "$img PNG copy: $(tail -1 "$T/err")"
+  grep -q "a band of rows" "$T/err" || fail "$img PNG copy: not streamed"
+  same_pixels "$T/$img.png" "$T/copy.png" "$img: streamed --sigma 0 PNG copy == the PNG"
+done
 # TIFF in, PNG out (16-bit)
 "$CONVERT" "$T/rgba16.png" -define tiff:rows-per-strip=9 "$T/rgba16.tif"
 "$R" blur --sigma 6 "$T/rgba16.tif" "$T/mem.png"
