@@ -62,15 +62,16 @@ int cli_mask_load(const cli_settings *s, const rb_image *in, cli_image *file, rb
 int cli_op_sat(rb_context *ctx, const cli_options *o, const cli_settings *s, const rb_image *in,
                rb_image *out, cli_op_report *rep);
 
-/* blur/filter/bspline on the TIFF in_path, a band of rows at a time (the
- * engine's strips), written to out_path in out_fmt: 0; 1 when the engine
+/* blur/filter/bspline on the TIFF or PNG in_path, a band of rows at a time (the
+ * engine's strips), written to out_path (TIFF or PNG) in out_fmt: 0; 1 when the engine
  * cannot run this filter in strips (why in err; nothing written); -1 with
  * the message in err. The band height is the one that takes least memory
  * (the engine's carries shrink with taller bands, the bands grow), with
  * two band buffers: the file is read and written on a second thread while
  * the engine works on the other buffer. */
 int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_path,
-                         const char *out_path, rb_format out_fmt, const cli_codec *codec,
+                         const char *out_path, cli_file_type out_type, rb_format out_fmt,
+                         const cli_codec *codec,
                          uint64_t limit, cli_op_report *rep, char *err, size_t errlen);
 
 /* blur/filter/bspline/sat/box: the whole command. Returns the exit status. */

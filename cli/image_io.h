@@ -113,6 +113,54 @@ int cli_tiff_rows_write(cli_tiff_rows *s, uint32_t y0, uint32_t rows, const void
                         size_t errlen);
 /* Close (flush: finish a file being written first); 0 or -1 with a message. */
 int cli_tiff_rows_close(cli_tiff_rows *s, int flush, char *err, size_t errlen);
+/* A non-interlaced PNG read a band of rows at a time, bands of any height,
+ * with the samples of cli_png_read. A band above the rows already read
+ * decodes the file again from its start (PNG cannot seek). */
+typedef struct cli_png_rows cli_png_rows;
+/* Open IN: hdr gets the checked header (hdr->img without data); NULL with a
+ * message when it is not such a PNG ("... not read in rows" when interlaced). */
+cli_png_rows *cli_png_rows_open(const char *path, cli_image *hdr, char *err, size_t errlen);
+int cli_png_rows_read(cli_png_rows *s, uint32_t y0, uint32_t rows, void *dst, char *err,
+                      size_t errlen);
+/* How many times the file was decoded (from its start) so far. */
+int cli_png_rows_decodes(const cli_png_rows *s);
+void cli_png_rows_close(cli_png_rows *s);
+
+/* A PNG written a band of rows at a time, from the top down, with
+ * cli_png_write's settings (compression level and strategy, filter, 16-bit
+ * order). Create tmp_path (named for `path` in messages) for geom's geometry. */
+typedef struct cli_png_rows_out cli_png_rows_out;
+cli_png_rows_out *cli_png_rows_create(const char *tmp_path, const char *path, const rb_image *geom,
+                                      const cli_codec *codec, char *err, size_t errlen);
+int cli_png_rows_write(cli_png_rows_out *s, uint32_t y0, uint32_t rows, const void *src, char *err,
+                       size_t errlen);
+/* Close (flush: finish the file first, every row written); 0 or -1 with a message. */
+int cli_png_rows_finish(cli_png_rows_out *s, int flush, char *err, size_t errlen);
+
+/* The strip route's output (cli/rows_sink.c): a TIFF in strips of `rps` rows
+ * (bands hold whole strips) or a PNG (bands of any height, in order). */
+typedef struct cli_rows_sink cli_rows_sink;
+cli_rows_sink *cli_rows_sink_create(cli_file_type type, const char *tmp_path, const char *path,
+                                    const rb_image *geom, const cli_codec *codec, uint32_t rps,
+                                    char *err, size_t errlen);
+int cli_rows_sink_write(cli_rows_sink *s, uint32_t y0, uint32_t rows, const void *src, char *err,
+                        size_t errlen);
+/* Close (flush: finish the file first); 0 or -1 with a message. */
+int cli_rows_sink_close(cli_rows_sink *s, int flush, char *err, size_t errlen);
+
+/* The strip route's input (cli/rows_source.c): a TIFF in strips or a PNG in
+ * rows. *align: the rows a band must start on and hold whole (the TIFF's
+ * rows per strip; 1 for PNG). */
+typedef struct cli_rows_source cli_rows_source;
+cli_rows_source *cli_rows_source_open(const char *path, cli_image *hdr, uint32_t *align, char *err,
+                                      size_t errlen);
+cli_file_type cli_rows_source_type(const cli_rows_source *s);
+int cli_rows_source_read(cli_rows_source *s, uint32_t y0, uint32_t rows, void *dst, char *err,
+                         size_t errlen);
+/* How many times a PNG was decoded from its start (0 for TIFF). */
+int cli_rows_source_decodes(const cli_rows_source *s);
+void cli_rows_source_close(cli_rows_source *s);
+
 /* A new empty file beside `path` (same directory, so rename() stays on one
  * file system), mode as a new file's: its name (free it), or NULL with a
  * message. */

@@ -1,7 +1,9 @@
-/* blur, filter and bspline on a TIFF larger than the memory they may use:
- * the engine's strip route (rb_stream_*, issue 18). IN is read twice, a band
- * of whole TIFF strips at a time (pass 1 gathers the column carries, pass 2
- * produces the final rows), and OUT is written once, band by band, into a
+/* blur, filter and bspline on a TIFF or PNG larger than the memory they may
+ * use: the engine's strip route (rb_stream_*, issue 18). IN is read twice, a
+ * band of rows at a time (whole strips of a TIFF; a PNG is decoded twice
+ * from its start, cli/rows_source.c) (pass 1 gathers the column carries,
+ * pass 2 produces the final rows), and OUT (TIFF in strips, or PNG row
+ * after row: cli/rows_sink.c) is written once, band by band, into a
  * temporary file renamed into place at the end. Working memory: a few bands
  * plus the carries, whatever the image height.
  *
@@ -21,7 +23,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* Rows per band: whole strips of IN, the count that takes least memory in
+/* Rows per band: whole strips of IN (rps 1 for a PNG), the count that takes least memory in
  * all (the stream's working set, its carries included, and the band
  * buffers: two of `buf_row` bytes a row, one when a band is the image); its
  * total into *bytes. */
@@ -47,7 +49,8 @@ static uint32_t band_rows(const rb_plan *plan, uint32_t H, size_t buf_row, uint3
 /* One step of the file thread: write band `wy` (wrows rows from wbuf; none
  * when wrows is 0), then read band `ry` (rrows rows into rbuf; none when 0). */
 typedef struct {
-    cli_tiff_rows *rd, *wr;
+    cli_rows_source *rd;
+    cli_rows_sink *wr;
     uint32_t ry, rrows, wy, wrows;
     void *rbuf;
     const void *wbuf;
@@ -69,9 +72,9 @@ static void *file_step_run(void *arg)
     file_step *f = arg;
     const double t0 = cli_now_ms();
     f->rc = 0;
-    if (f->wrows && cli_tiff_rows_write(f->wr, f->wy, f->wrows, f->wbuf, f->err, sizeof f->err))
+    if (f->wrows && cli_rows_sink_write(f->wr, f->wy, f->wrows, f->wbuf, f->err, sizeof f->err))
         f->rc = -1;
-    else if (f->rrows && cli_tiff_rows_read(f->rd, f->ry, f->rrows, f->rbuf, f->err, sizeof f->err))
+    else if (f->rrows && cli_rows_source_read(f->rd, f->ry, f->rrows, f->rbuf, f->err, sizeof f->err))
         f->rc = -1;
     f->ms = cli_now_ms() - t0;
     return NULL;
@@ -112,18 +115,19 @@ static int file_step_wait(file_step *f, pthread_t th, int started, stream_times 
 }
 
 int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_path,
-                         const char *out_path, rb_format out_fmt, const cli_codec *codec,
+                         const char *out_path, cli_file_type out_type, rb_format out_fmt,
+                         const cli_codec *codec,
                          uint64_t limit, cli_op_report *rep, char *err, size_t errlen)
 {
     cli_image hdr;
     uint32_t rps = 0;
-    cli_tiff_rows *rd = cli_tiff_rows_open(in_path, &hdr, &rps, err, errlen);
+    cli_rows_source *rd = cli_rows_source_open(in_path, &hdr, &rps, err, errlen);
     if (!rd)
         return -1;
     rb_filter *f = NULL;
     rb_plan *plan = NULL;
     rb_stream *st = NULL;
-    cli_tiff_rows *wr = NULL;
+    cli_rows_sink *wr = NULL;
     char *tmp = NULL;
     void *buf[2] = {NULL, NULL};
     int rc = -1, engine = 0, started = 0;
@@ -210,7 +214,7 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     tm.pass1_ms = cli_now_ms() - tp;
     tp = cli_now_ms();
     if (!(tmp = cli_temp_beside(out_path, err, errlen)) ||
-        !(wr = cli_tiff_rows_create(tmp, out_path, &out_geom, codec, band, err, errlen)))
+        !(wr = cli_rows_sink_create(out_type, tmp, out_path, &out_geom, codec, band, err, errlen)))
         goto done;
     /* pass 2: band 0 is in buffer nb % 2; while band i is produced in its
      * buffer (its output over its input), the file thread writes band
@@ -237,14 +241,14 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
         }
     }
     const double tw = cli_now_ms();
-    if (cli_tiff_rows_write(wr, BAND_Y(nb - 1), BAND_N(nb - 1), buf[(b0 + nb - 1) % 2], err, errlen))
+    if (cli_rows_sink_write(wr, BAND_Y(nb - 1), BAND_N(nb - 1), buf[(b0 + nb - 1) % 2], err, errlen))
         goto done;
     tm.file_ms += cli_now_ms() - tw;
     tm.waited_ms += cli_now_ms() - tw; /* the last band's write runs alone */
 #undef BAND_Y
 #undef BAND_N
     const double tc = cli_now_ms();
-    rc = cli_tiff_rows_close(wr, 1, err, errlen);
+    rc = cli_rows_sink_close(wr, 1, err, errlen);
     wr = NULL;
     tm.file_ms += cli_now_ms() - tc;
     tm.waited_ms += cli_now_ms() - tc; /* the file's close too */
@@ -257,20 +261,21 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     rep->execute_ms = cli_now_ms() - t1; /* the reads and the writes included */
     static char backend[320];
     snprintf(backend, sizeof backend, "%s, in bands of %u rows (about %zu MiB in all%s); pass 1 "
-             "%.0f ms, pass 2 %.0f ms, file work %.0f ms, of which the filter waited %.0f ms",
+             "%.0f ms, pass 2 %.0f ms, file work %.0f ms, of which the filter waited %.0f ms%s",
              rb_plan_backend_name(plan), (unsigned)band, band_bytes >> 20,
              nb > 1 ? ", file work overlapped" : "", tm.pass1_ms, tm.pass2_ms, tm.file_ms,
-             tm.waited_ms);
+             tm.waited_ms,
+             cli_rows_source_decodes(rd) > 1 ? "; IN decoded twice (PNG)" : "");
     rep->backend = backend;
 done:
     if (engine)
         snprintf(err, errlen, "%s", cli_engine_message(ctx));
     if (wr)
-        cli_tiff_rows_close(wr, 0, NULL, 0);
+        cli_rows_sink_close(wr, 0, NULL, 0);
     if (tmp && rc != 0)
         unlink(tmp);
     free(tmp);
-    cli_tiff_rows_close(rd, 0, NULL, 0);
+    cli_rows_source_close(rd);
     free(buf[0]);
     if (buf[1] != buf[0])
         free(buf[1]);

@@ -51,8 +51,9 @@ static const struct {
      "output samples: 8, 16 or float (default: the input's, or 16 for float input written as "
      "PNG, float for PFM)"},
     {"--memory", NULL, "MIB", CO_MEMORY, OP(RB_OP_BLUR) | OP(RB_OP_FILTER) | OP(RB_OP_BSPLINE),
-     "memory the image may take, in MiB: a TIFF (in strips) to TIFF that needs more is filtered "
-     "a band of rows at a time, reading IN twice (default: 1024, or half the physical memory if less)"},
+     "memory the image may take, in MiB: a TIFF (in strips) or non-interlaced PNG to TIFF or PNG "
+     "that needs more is filtered a band of rows at a time, reading IN twice (default: 1024, or "
+     "half the physical memory if less)"},
     {"--verbose", "-v", NULL, CO_VERBOSE, OPS_ALL,
      "print the back end, image size, channels, format, filter and times to stderr"},
     {"--help", "-h", NULL, CO_HELP, OPS_ALL, "this help"},

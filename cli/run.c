@@ -129,25 +129,28 @@ static uint64_t in_memory_bytes(cli_command cmd, uint64_t px, uint64_t row_sampl
     return images + px * sizeof(float);
 }
 
-/* blur/filter/bspline from a TIFF in strips to a TIFF, when the image would
- * take more memory than it may (in_memory_bytes): the strip route. Returns
- * the exit status when it ran (or failed), -1 when the in-memory route is to
- * run instead. */
+/* blur/filter/bspline from a TIFF in strips or a non-interlaced PNG to a
+ * TIFF or PNG, when the image would take more memory than it may
+ * (in_memory_bytes): the strip route. Returns the exit status when it ran
+ * (or failed), -1 when the in-memory route is to run instead. */
 static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings *s,
                       cli_file_type out_type)
 {
     char err[CLI_ERR_LEN];
-    if (o->cmd == CLI_SAT || o->cmd == CLI_BOX || out_type != CLI_FILE_TIFF)
+    if (o->cmd == CLI_SAT || o->cmd == CLI_BOX)
         return -1;
     cli_image hdr;
     uint32_t rps = 0;
-    cli_tiff_rows *rd = cli_tiff_rows_open(o->in, &hdr, &rps, err, sizeof err);
+    char not_rows[CLI_ERR_LEN] = "";
+    cli_rows_source *rd = cli_rows_source_open(o->in, &hdr, &rps, err, sizeof err);
     if (!rd) {
-        if (strstr(err, "not read in rows"))
-            cli_info(o, "%s; the in-memory route runs", err);
-        return -1; /* the in-memory route reads it, or says what is wrong */
+        if (!strstr(err, "not read in rows"))
+            return -1; /* the in-memory route reads it, or says what is wrong */
+        /* tiles, planes, Adam7: the header is read; said below if over the limit */
+        snprintf(not_rows, sizeof not_rows, "%s", err);
     }
-    cli_tiff_rows_close(rd, 0, NULL, 0);
+    const cli_file_type in_type = rd ? cli_rows_source_type(rd) : hdr.type;
+    cli_rows_source_close(rd);
     rb_format fmt;
     cli_codec codec;
     if (choose_format(o, s, out_type, &hdr.img, &fmt, err, sizeof err) ||
@@ -159,6 +162,18 @@ static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings 
     const uint64_t limit = memory_limit(o);
     if (need <= limit)
         return -1;
+    if (not_rows[0]) {
+        cli_info(o, "%s; the in-memory route runs", not_rows);
+        return -1;
+    }
+    if (out_type != CLI_FILE_TIFF && out_type != CLI_FILE_PNG) {
+        /* the strip route writes TIFF and PNG only */
+        cli_info(o, "input %s: needs about %llu MiB in memory, more than the %llu MiB it may take, but "
+                 "the strip route writes TIFF and PNG only: %s output is filtered in memory whatever "
+                 "the limit", o->in, (unsigned long long)(need >> 20), (unsigned long long)(limit >> 20),
+                 cli_file_type_name(out_type));
+        return -1;
+    }
     if (rb_settings_int(&s->op, "backend") == RB_BACKEND_CUDA) {
         /* strips run on the cpu only. The default's 1 GiB cap keeps the
          * footprint small where strips can bound it; with cuda asked for
@@ -179,13 +194,13 @@ static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings 
                         o->memory_mib > 0 ? "--memory allows" : "half the physical memory allows",
                         (unsigned long long)((need + (1u << 20) - 1) >> 20));
     }
-    cli_info(o, "input %s: %dx%d, %d channel%s, %s TIFF: needs about %llu MiB in memory, more than "
+    cli_info(o, "input %s: %dx%d, %d channel%s, %s %s: needs about %llu MiB in memory, more than "
              "the %llu MiB it may take: filtered a band of rows at a time", o->in, hdr.img.width,
              hdr.img.height, hdr.img.channels, hdr.img.channels == 1 ? "" : "s",
-             cli_format_name(hdr.img.format), (unsigned long long)(need >> 20),
+             cli_format_name(hdr.img.format), cli_file_type_name(in_type), (unsigned long long)(need >> 20),
              (unsigned long long)(limit >> 20));
     cli_op_report rep = {0};
-    int rc = cli_op_filter_stream(ctx, s, o->in, o->out, fmt, &codec, limit, &rep, err, sizeof err);
+    int rc = cli_op_filter_stream(ctx, s, o->in, o->out, out_type, fmt, &codec, limit, &rep, err, sizeof err);
     if (rc == 1) {
         cli_info(o, "%s; the in-memory route runs", err);
         return -1;
@@ -194,8 +209,8 @@ static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings 
         return cli_fail(CLI_EXIT_FAIL, "%s", err);
     cli_info(o, "filter: %s", rep.description);
     cli_info(o, "back end: %s", rep.backend ? rep.backend : "?");
-    cli_info(o, "output %s: %s TIFF, compression %s", o->out, cli_format_name(fmt),
-             cli_compression_name(codec.method));
+    cli_info(o, "output %s: %s %s, compression %s", o->out, cli_format_name(fmt),
+             cli_file_type_name(out_type), cli_compression_name(codec.method));
     cli_info(o, "time: plan %.3f ms, read + filter + write %.3f ms", rep.plan_ms, rep.execute_ms);
     return 0;
 }
