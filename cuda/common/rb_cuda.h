@@ -75,6 +75,10 @@ typedef struct {
     int alpha;           /* rb_alpha */
     int linear;          /* decode/encode sRGB on colour channels */
 } rb_cuda_pixels;
+/* The load/store geometry of img on plan (rb_cuda_execute.cu): the whole
+ * plan, packed floats, raw rows `pitch` bytes apart; a piece sets its own
+ * width and height after. */
+void rb_cuda_pixels_of(const rb_plan *plan, const rb_image *img, size_t pitch, rb_cuda_pixels *p);
 
 /* raw samples -> packed float (premultiplied / linearised as asked) */
 cudaError_t rb_cuda_load(const rb_cuda_pixels *p, const void *raw, float *dst, cudaStream_t s);

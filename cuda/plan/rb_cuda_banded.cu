@@ -248,6 +248,26 @@ static cudaError_t rb_band_down(rb_band_io *io, const rb_band_end *e, int c, siz
         }                                                                                 \
     } while (0)
 
+/* Piece j of a pass: its first pixel x0 and row y0, its width and height. */
+static void rb_band_piece(const rb_band_pass *ps, size_t w, size_t h, int j, size_t *x0, size_t *y0,
+                          size_t *npx, size_t *nrows)
+{
+    const size_t at = (size_t)j * ps->step;
+    *x0 = ps->cols ? at : 0;
+    *y0 = ps->cols ? 0 : at;
+    *npx = ps->cols ? (w - at < ps->step ? w - at : ps->step) : w;
+    *nrows = ps->cols ? h : (h - at < ps->step ? h - at : ps->step);
+}
+
+/* The load/store geometry of a piece of an end (packed, npx pixels a row). */
+static void rb_band_pixels(const rb_plan *plan, const rb_band_end *e, size_t npx, size_t nrows,
+                           rb_cuda_pixels *px)
+{
+    rb_cuda_pixels_of(plan, e->img, npx * plan->channels * e->sample, px);
+    px->width = (int)npx;
+    px->height = (int)nrows;
+}
+
 /* One pass, piece by piece: up(p), kernels(p), then down(p - 1), so that the
  * download of one piece and the upload of the next overlap the kernels. */
 static rb_status rb_band_run(rb_plan *plan, rb_cuda_state *s, rb_cuda_staging *sg, const rb_band_pass *ps,
@@ -264,16 +284,15 @@ static rb_status rb_band_run(rb_plan *plan, rb_cuda_state *s, rb_cuda_staging *s
         if (p < ps->count) {
             const int slot = p & 1;
             float *X = s->piece[2 * slot], *Y = s->piece[2 * slot + 1];
-            const size_t x0 = ps->cols ? (size_t)p * ps->step : 0, y0 = ps->cols ? 0 : (size_t)p * ps->step;
-            const size_t npx = ps->cols ? (w - x0 < ps->step ? w - x0 : ps->step) : w;
-            const size_t nrows = ps->cols ? h : (h - y0 < ps->step ? h - y0 : ps->step);
+            size_t x0, y0, npx, nrows;
+            rb_band_piece(ps, w, h, p, &x0, &y0, &npx, &nrows);
             /* raw samples wait in Y, which the filter writes only after they are decoded into X */
             void *up = ps->src.plain ? (void *)X : (void *)Y;
             RB_CU(rb_band_up(&io, &ps->src, c, x0, y0, npx, nrows, up, slot, ps->nan),
                   "copying the input to the device");
             if (!ps->src.plain) {
-                rb_cuda_pixels pin = {(int)npx, (int)nrows, c, ps->src.img->format, npx * c * ps->src.sample, 0,
-                                      (int)ps->src.img->alpha, plan->linear_light && ps->src.img->srgb};
+                rb_cuda_pixels pin;
+                rb_band_pixels(plan, &ps->src, npx, nrows, &pin);
                 RB_CU(rb_band_launched(rb_cuda_load(&pin, up, X, q)), "loading samples");
             }
             float *res = X;
@@ -288,8 +307,8 @@ static rb_status rb_band_run(rb_plan *plan, rb_cuda_state *s, rb_cuda_staging *s
             if (!ps->dst.plain) {
                 /* stored samples go over the piece's other buffer, read already */
                 float *raw = res == X ? Y : X;
-                rb_cuda_pixels pout = {(int)npx, (int)nrows, c, ps->dst.img->format, npx * c * ps->dst.sample, 0,
-                                       (int)ps->dst.img->alpha, plan->linear_light && ps->dst.img->srgb};
+                rb_cuda_pixels pout;
+                rb_band_pixels(plan, &ps->dst, npx, nrows, &pout);
                 RB_CU(rb_band_launched(rb_cuda_store(&pout, res, raw, q)), "storing samples");
                 result[slot] = raw;
             }
@@ -297,9 +316,8 @@ static rb_status rb_band_run(rb_plan *plan, rb_cuda_state *s, rb_cuda_staging *s
         }
         if (p > 0) {
             const int j = p - 1, slot = j & 1;
-            const size_t x0 = ps->cols ? (size_t)j * ps->step : 0, y0 = ps->cols ? 0 : (size_t)j * ps->step;
-            const size_t npx = ps->cols ? (w - x0 < ps->step ? w - x0 : ps->step) : w;
-            const size_t nrows = ps->cols ? h : (h - y0 < ps->step ? h - y0 : ps->step);
+            size_t x0, y0, npx, nrows;
+            rb_band_piece(ps, w, h, j, &x0, &y0, &npx, &nrows);
             RB_CU(rb_band_down(&io, &ps->dst, c, x0, y0, npx, nrows, result[slot], slot),
                   "copying a piece back");
             if (ps->dst.callers_out) *touched = 1;

@@ -19,8 +19,8 @@ extern "C" {
 
 #define RB_CU(call, what) RB_CU_CHECK(fail, "cuda", call, what)
 
-static void rb_cuda_pixels_of(const rb_plan *plan, const rb_image *img, size_t pitch,
-                              rb_cuda_pixels *p)
+extern "C" void rb_cuda_pixels_of(const rb_plan *plan, const rb_image *img, size_t pitch,
+                                  rb_cuda_pixels *p)
 {
     p->width = plan->width;
     p->height = plan->height;
