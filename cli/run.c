@@ -220,7 +220,8 @@ static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings 
  * costs page faults (the kernel zeroing it: 22 ms for an 8192^2 RGB 8-bit
  * output, 71 ms float, on the H100 machine), which the GPU's execute would
  * otherwise pay on its critical path as its copies write the output. Only
- * for TIFF input, whose header is read without the pixels. */
+ * for input the strip route reads in rows (TIFF strips, non-interlaced
+ * PNG): cli_rows_source_open gives its header without the pixels. */
 typedef struct {
     rb_image img;      /* the output, allocated; data NULL when not started */
     pthread_t thread;
@@ -245,12 +246,12 @@ static void prefault_start(prefault *pf, const cli_options *o, const cli_setting
     uint32_t rps = 0;
     rb_format fmt;
     memset(pf, 0, sizeof *pf);
-    if (o->cmd == CLI_SAT || !cli_have_tiff())
+    if (o->cmd == CLI_SAT)
         return;
-    cli_tiff_rows *rd = cli_tiff_rows_open(o->in, &hdr, &rps, err, sizeof err);
+    cli_rows_source *rd = cli_rows_source_open(o->in, &hdr, &rps, err, sizeof err);
     if (!rd)
-        return; /* not such a TIFF: the output is made after the read */
-    cli_tiff_rows_close(rd, 0, NULL, 0);
+        return; /* not a file read in rows: the output is made after the read */
+    cli_rows_source_close(rd);
     if (choose_format(o, s, out_type, &hdr.img, &fmt, err, sizeof err) ||
         cli_image_alloc(&pf->img, hdr.img.width, hdr.img.height, hdr.img.channels, fmt, err, sizeof err))
         return; /* the in-memory route says it */
