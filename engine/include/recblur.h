@@ -314,7 +314,10 @@ const char *rb_plan_backend_name(const rb_plan *plan);
  * strip, 0 without a FIR), plus a few rows at the image's top and bottom for
  * the FIR's reach. rb_stream_working_bytes says how much for a strip height,
  * so that a caller can pick the height that takes least: the carries shrink
- * with taller strips, the strip grows. Strips run on the cpu back end whatever back end
+ * with taller strips, the strip grows. The carries grow with width x height
+ * (a 100000^2 image in strips of 896 rows: about 1 GB); past the memory
+ * rb_stream_set_carry_memory allows them they go to a temporary file
+ * instead (below). Strips run on the cpu back end whatever back end
  * runs the plan in memory (one log line says so; an explicit cuda request is
  * an error), on the context's threads (columns split across them, then rows).
  *
@@ -337,6 +340,35 @@ void rb_stream_destroy(rb_stream *stream);
  * strip_rows rows high (the last one may be shorter); 0 for a NULL plan or
  * strip_rows < 1. */
 size_t rb_stream_working_bytes(const rb_plan *plan, int strip_rows);
+
+/* The memory the carries may take (the per-strip rows of the paragraph
+ * "Memory" above): while they fit in `bytes` they stay in memory (the
+ * default, SIZE_MAX: always); past it (judged at each gather, the strips to
+ * come taken as high as the current one) they go to a temporary file in
+ * $TMPDIR (else /tmp), unlinked as soon as it is made, so that nothing is
+ * left behind whatever happens. Pass 1 writes each strip's carries once
+ * they are complete, the close reads them back a range of columns at a time
+ * (all strips of about `bytes` worth of columns, at least 64 lanes) and
+ * writes the closed ones back, pass 2 reads strip k's when it produces it:
+ * the memory is then a strip's carries or so, plus the close's range. The
+ * results are the same bits either way. Call before the first gather
+ * (RB_ERR_ARGUMENT after). A file that cannot be made, written or read is
+ * RB_ERR_IO from the gather, the close or the produce, with the directory
+ * and the reason; the output strips are then not written. */
+rb_status rb_stream_set_carry_memory(rb_stream *stream, size_t bytes);
+/* rb_stream_working_bytes when the carries may take carry_memory bytes:
+ * with them in a file where they would take more (what the stream does with
+ * that setting, for strips of strip_rows rows). */
+size_t rb_stream_working_bytes_capped(const rb_plan *plan, int strip_rows, size_t carry_memory);
+/* Where a stream's carries are and how large they are, for a caller's
+ * report: in_file 0 (in memory; bytes: their size) or 1 (bytes: the file's
+ * size; written / read: the bytes moved to and from it so far). */
+typedef struct {
+    int in_file;
+    unsigned long long bytes, written, read;
+    const char *dir;         /* the file's directory ("" when in memory) */
+} rb_stream_carry_info;
+rb_status rb_stream_carries(const rb_stream *stream, rb_stream_carry_info *info);
 
 /* ---------------------------------------------------------------- other ops */
 

@@ -22,15 +22,23 @@
  * Both passes walk the columns in blocks of LANE_BLOCK lanes, each block
  * down all the rows it can go: the doubles in flight are a block's, which
  * stay in the cache, and pass 2 writes its result over the loaded strip, so
- * the memory is one strip of floats plus the carries. */
+ * the memory is one strip of floats plus the carries.
+ * The carries (each strip's r values per lane and the FIR's rows after it)
+ * grow with the image; past the memory the caller lets them take they go to
+ * a temporary file (stream_carry_store.c), a record per strip: written when
+ * complete in pass 1, closed a range of lanes at a time (the chain runs
+ * along the strips of each lane, so lanes close apart), read back a strip
+ * at a time in pass 2. */
 #include "rb_internal.h"
 #include "pixel_convert.h"
 #include "line_solver.h"
 #include "strip_carries.h"
+#include "stream_carry_store.h"
 #include "parallel.h"
 
 #include <math.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -140,7 +148,14 @@ struct rb_stream {
     int seg_k;                   /* pass 1: the segment being filled */
     long next_u;                 /* pass 1: the next domain row */
     long received;               /* pass 1: rows gathered */
-    double *carry;               /* K * r * L */
+    double *carry;               /* r * L a strip, from strip carry_k0 on: in memory all K strips
+                                    (carry_k0 0); with the file, those pass 1 or 2 works on */
+    int carry_k0;
+    long carry_slots;            /* the file's case: strips st->carry has room for */
+    size_t carry_mem;            /* rb_stream_set_carry_memory: past it, the file */
+    rb_carry_file *cf;           /* the carries' file, or NULL: in memory */
+    int look_done;               /* the file's case: strips before it have their rows in the file */
+    float *look2;                /* the file's case, pass 2: the current strip's rows read back */
     row_tap *tab;                /* the column FIR's taps of the rows a column pass runs over */
     int *tab_n;                  /* taps kept per row */
     long tab_u0, tab_cap;        /* the first row of the table, rows it has room for */
@@ -189,7 +204,30 @@ static int thread_count(rb_context *ctx, long L)
     return nt;
 }
 
+/* The bytes a strip's carries take in memory: r doubles and the FIR's
+ * reach (hi floats) per lane, as rb_stream_working_bytes counts them. */
+static double carry_bytes_per_strip(int r, long hi, double L)
+{
+    return ((double)r * sizeof(double) + (double)hi * sizeof(float)) * L;
+}
+
+/* The lanes a range of the close takes: all K strips' carries of `lanes`
+ * lanes in about `mem` bytes, at least a block of lanes (or the width). */
+static long close_lanes(size_t mem, int K, int r, long L)
+{
+    const double per = (double)K * r * sizeof(double);
+    double n = per > 0 ? (double)mem / per : (double)L;
+    if (n < LANE_BLOCK)
+        n = LANE_BLOCK;
+    return n < (double)L ? (long)n : L;
+}
+
 size_t rb_stream_working_bytes(const rb_plan *plan, int strip_rows)
+{
+    return rb_stream_working_bytes_capped(plan, strip_rows, SIZE_MAX);
+}
+
+size_t rb_stream_working_bytes_capped(const rb_plan *plan, int strip_rows, size_t carry_memory)
 {
     if (!plan || strip_rows < 1)
         return 0;
@@ -203,9 +241,19 @@ size_t rb_stream_working_bytes(const rb_plan *plan, int strip_rows)
         const double reach = (double)fir_reach(lo, hi), taps = (double)(hi - lo + 1);
         const double head = H < 2 * reach ? H : 2 * reach;
         const double D = (double)rb_strip_domain_ext(&plan->cols, RB_STRIP_EXT);
+        const double per = carry_bytes_per_strip(ax->r, hi, L);
+        double carries = K * per;
+        if (carries > (double)carry_memory) {
+            /* in the file: a few strips' records in memory (pass 1's, the
+             * FIR's rows waiting for the next strips, pass 2's) and the
+             * close's range of lanes */
+            const long lanes = close_lanes(carry_memory, (int)K, ax->r, (long)L);
+            carries = (3.0 + ceil((double)hi / rows)) * per +
+                      (K * ax->r + 4.0 * ax->r + 3.0) * lanes * sizeof(double);
+        }
         bytes += (2 * head + 2 * (2 * reach + taps)) * L * sizeof(float) /* head, tail, rings */
                  + (5.0 + 3.0 * ax->r) * L * sizeof(double)                /* lanes' values, states */
-                 + K * ((double)ax->r * sizeof(double) + hi * sizeof(float)) * L /* the carries */
+                 + carries                                                 /* the carries */
                  + nt * (2.0 * ax->r + rows + 2 * D) * LANE_BLOCK * sizeof(double) /* blocks */
                  + (rows + 2 * D) * sizeof(double)                         /* g */
                  + (rows + 2 * D) * (taps * (sizeof(row_tap) + sizeof(row_conv)) +
@@ -254,6 +302,7 @@ rb_status rb_stream_create(rb_plan *plan, rb_stream **out)
     st->H = plan->height;
     st->ch = plan->channels;
     st->L = (long)st->W * st->ch;
+    st->carry_mem = SIZE_MAX;
     st->ap = ap;
     st->col = ap->ax.active;
     st->kind = (rb_strip_kind)kind;
@@ -335,7 +384,10 @@ void rb_stream_destroy(rb_stream *st)
         fprintf(stderr, "\n");
     }
     for (int k = 0; k < st->K; k++)
-        free(st->look ? st->look[k] : NULL);
+        if (st->look && st->look[k] != st->look2)
+            free(st->look[k]);
+    free(st->look2);
+    rb_carry_file_close(st->cf);
     free(st->look);
     free(st->look_n);
     free(st->y0s);
@@ -1198,7 +1250,8 @@ STREAM_CLONES static void pass1_lanes(lane_job *j)
             if (anti)
                 for (int m = 0; m < r; m++) {
                     double *h = st->heads + m * L + b0;
-                    memcpy(st->carry + ((size_t)k * r + m) * L + b0, h, sizeof(double) * (size_t)nb);
+                    memcpy(st->carry + ((size_t)(k - st->carry_k0) * r + m) * L + b0, h,
+                           sizeof(double) * (size_t)nb);
                     memset(h, 0, sizeof(double) * (size_t)nb);
                 }
             fill = 0;
@@ -1252,11 +1305,195 @@ static rb_status pass1_advance(rb_stream *st)
     return RB_OK;
 }
 
+/* ------------------------------------------------- the carries in a file */
+
+/* A strip's record in the file: its carry (r doubles a lane; none when the
+ * column has no anticausal pass, whose carries pass 1 does not write), then
+ * the rows its column FIR reaches into the next strip (hi floats a lane). */
+static size_t rec_carry(const rb_stream *st)
+{
+    return st->ap->ax.anticausal_order > 0 ? sizeof(double) * (size_t)st->r * (size_t)st->L : 0;
+}
+
+static uint64_t rec_at(const rb_stream *st, int k)
+{
+    return (uint64_t)k * (rec_carry(st) + sizeof(float) * (size_t)st->hi * (size_t)st->L);
+}
+
+/* Room in st->carry for `slots` strips' carries (the file's case). */
+static rb_status carry_window(rb_stream *st, long slots)
+{
+    if (slots <= st->carry_slots)
+        return RB_OK;
+    double *c = grow(st->carry, sizeof(double) * (size_t)slots * (size_t)st->r * (size_t)st->L);
+    if (!c)
+        return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip's carries");
+    st->carry = c;
+    st->carry_slots = slots;
+    return RB_OK;
+}
+
+/* The carries pass 1 has completed (strips carry_k0 .. seg_k - 1) into
+ * the file; st->carry then starts at the strip pass 1 works on. */
+static rb_status flush_carries(rb_stream *st)
+{
+    const size_t n = rec_carry(st);
+    for (int k = st->carry_k0; k < st->seg_k && n; k++) {
+        const double *c = st->carry + (size_t)(k - st->carry_k0) * (size_t)st->r * (size_t)st->L;
+        rb_status s = rb_carry_file_write(st->cf, rec_at(st, k), c, n);
+        if (s != RB_OK)
+            return s;
+    }
+    st->carry_k0 = st->seg_k;
+    return RB_OK;
+}
+
+/* The FIR's rows after each strip, once all are there, into the file and
+ * out of memory (a strip's rows are complete before a later strip's). */
+static rb_status flush_looks(rb_stream *st)
+{
+    for (; st->look_done < st->K; st->look_done++) {
+        const int k = st->look_done;
+        if (!st->look[k])
+            continue; /* the last strip, or no FIR below */
+        const long e = (long)st->y0s[k] + st->rows[k];
+        if (st->look_n[k] < (st->H - e < st->hi ? st->H - e : st->hi))
+            break;
+        rb_status s = rb_carry_file_write(st->cf, rec_at(st, k) + rec_carry(st), st->look[k],
+                                          sizeof(float) * (size_t)st->look_n[k] * (size_t)st->L);
+        if (s != RB_OK)
+            return s;
+        free(st->look[k]);
+        st->look[k] = NULL;
+    }
+    return RB_OK;
+}
+
+/* From memory to the file: what pass 1 has completed so far is written, the
+ * carries' array gives way to a window of the strips in work. */
+static rb_status carries_to_file(rb_stream *st)
+{
+    rb_status s = rb_carry_file_open(st->ctx, &st->cf);
+    if (s != RB_OK)
+        return s;
+    st->carry_k0 = 0;
+    if ((s = flush_carries(st)) != RB_OK || (s = flush_looks(st)) != RB_OK)
+        return s;
+    free(st->carry);
+    st->carry = NULL;
+    st->carry_slots = 0;
+    return RB_OK;
+}
+
+/* Whether the carries outgrow the memory allowed once a strip of `rows`
+ * rows is gathered, the strips to come taken as high (rb_stream_working_
+ * bytes_capped judges the same). */
+static int carries_too_big(const rb_stream *st, long rows)
+{
+    if (st->cf || !st->col || st->carry_mem == SIZE_MAX)
+        return 0;
+    const double left = ceil((double)(st->H - st->next_y - rows) / (double)rows);
+    return ((double)st->K + 1.0 + left) * carry_bytes_per_strip(st->r, st->hi, (double)st->L) >
+           (double)st->carry_mem;
+}
+
+/* Pass 2: strip k's record read back, its carry into st->carry, its FIR
+ * rows where row_at looks for them. */
+static rb_status carries_read(rb_stream *st, int k)
+{
+    const size_t n = rec_carry(st);
+    rb_status s = RB_OK;
+    if (n && (s = carry_window(st, 1)) == RB_OK)
+        s = rb_carry_file_read(st->cf, rec_at(st, k), st->carry, n);
+    st->carry_k0 = k;
+    if (s == RB_OK && st->look_n[k] > 0) {
+        if (!st->look2 && !(st->look2 = malloc(sizeof(float) * (size_t)st->hi * (size_t)st->L)))
+            return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for a strip's carries");
+        s = rb_carry_file_read(st->cf, rec_at(st, k) + n, st->look2,
+                               sizeof(float) * (size_t)st->look_n[k] * (size_t)st->L);
+        st->look[k] = st->look2;
+    }
+    return s;
+}
+
+/* The close with the carries in the file: a range of lanes at a time, every
+ * strip's carries of those lanes read in, chained by rb_strip_close over
+ * just those lanes (each lane's chain is its own: the same bits as over the
+ * whole width) and written back; p(Y) of the range into st->p. */
+static rb_status close_from_file(rb_stream *st, const double *delta, long s0)
+{
+    const long L = st->L;
+    const int r = st->r, K = st->K;
+    const size_t nc = rec_carry(st);
+    const long n = close_lanes(st->carry_mem, K, r, L);
+    double *c = malloc(sizeof(double) * ((size_t)K * r + 3 * (size_t)r + 2 + (size_t)s0) * (size_t)n);
+    if (!c)
+        return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for the strips' carries (%ld lanes "
+                        "of %d strips at a time)", n, K);
+    double *yend = c + (size_t)K * r * n, *p = yend + (size_t)r * n, *C0 = p + (size_t)r * n,
+           *C1 = C0 + n, *dl = C1 + n;
+    rb_status s = RB_OK;
+    for (long l0 = 0; l0 < L && s == RB_OK; l0 += n) {
+        const long m = L - l0 < n ? L - l0 : n;
+        for (int k = 0; k < K && nc && s == RB_OK; k++)
+            for (int q = 0; q < r && s == RB_OK; q++)
+                s = rb_carry_file_read(st->cf, rec_at(st, k) + sizeof(double) * ((size_t)q * L + l0),
+                                       c + ((size_t)k * r + q) * m, sizeof(double) * (size_t)m);
+        if (s != RB_OK)
+            break;
+        block_load(yend, st->state, r, m, L, l0);
+        block_load(C0, st->C0, 1, m, L, l0);
+        block_load(C1, st->C1, 1, m, L, l0);
+        if (delta)
+            block_load(dl, delta, s0, m, L, l0);
+        rb_strip_close_args a = {st->ap, st->kind, m, K, st->seg_len, c, yend, C0, C1,
+                                 delta ? dl : NULL, s0, p};
+        if ((s = rb_strip_close(st->ctx, &a)) != RB_OK)
+            break;
+        for (int k = 0; k < K && nc && s == RB_OK; k++)
+            for (int q = 0; q < r && s == RB_OK; q++)
+                s = rb_carry_file_write(st->cf, rec_at(st, k) + sizeof(double) * ((size_t)q * L + l0),
+                                        c + ((size_t)k * r + q) * m, sizeof(double) * (size_t)m);
+        block_store(st->p, p, r, m, L, l0);
+    }
+    free(c);
+    return s;
+}
+
+rb_status rb_stream_set_carry_memory(rb_stream *st, size_t bytes)
+{
+    if (!st)
+        return RB_ERR_NULL;
+    if (st->K > 0 || st->stage != STAGE_GATHER)
+        return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_set_carry_memory: call it before the "
+                        "first rb_stream_gather");
+    st->carry_mem = bytes;
+    return RB_OK;
+}
+
+rb_status rb_stream_carries(const rb_stream *st, rb_stream_carry_info *info)
+{
+    if (!st || !info)
+        return RB_ERR_NULL;
+    memset(info, 0, sizeof *info);
+    info->in_file = st->cf != NULL;
+    info->dir = rb_carry_file_dir(st->cf);
+    if (st->cf) {
+        info->bytes = rb_carry_file_size(st->cf);
+        info->written = rb_carry_file_written(st->cf);
+        info->read = rb_carry_file_read_bytes(st->cf);
+    } else if (st->col)
+        info->bytes = (unsigned long long)(st->K * carry_bytes_per_strip(st->r, st->hi, (double)st->L));
+    return RB_OK;
+}
+
 rb_status rb_stream_gather(rb_stream *st, const rb_image *strip, int y0)
 {
     if (!st)
         return RB_ERR_NULL;
     rb_status s;
+    if (st->stage == STAGE_DONE)
+        return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_gather: an earlier call failed");
     if (st->stage != STAGE_GATHER)
         return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_gather: the carries are closed already; "
                         "gather every strip before rb_stream_close_carries");
@@ -1266,6 +1503,10 @@ rb_status rb_stream_gather(rb_stream *st, const rb_image *strip, int y0)
         return rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_gather: strip at row %d out of order: "
                         "the next strip starts at row %d (strips go top to bottom, each once)",
                         y0, st->next_y);
+    if (carries_too_big(st, strip->height) && (s = carries_to_file(st)) != RB_OK) {
+        st->stage = STAGE_DONE;
+        return s;
+    }
     if (st->K == st->Kcap) {
         int cap = st->Kcap ? 2 * st->Kcap : 16;
         int *a = grow(st->y0s, sizeof(int) * (size_t)cap), *b;
@@ -1283,12 +1524,13 @@ rb_status rb_stream_gather(rb_stream *st, const rb_image *strip, int y0)
         int *e = d ? grow(st->look_n, sizeof(int) * (size_t)cap) : NULL;
         if (e)
             st->look_n = e;
-        double *g = e && st->col ? grow(st->carry, sizeof(double) * (size_t)cap * (size_t)st->r *
-                                                     (size_t)st->L)
-                                 : NULL;
+        const int all = st->col && !st->cf; /* in memory: every strip's carries */
+        double *g = e && all ? grow(st->carry, sizeof(double) * (size_t)cap * (size_t)st->r *
+                                                  (size_t)st->L)
+                             : NULL;
         if (g)
             st->carry = g;
-        if (!e || (st->col && !g))
+        if (!e || (all && !g))
             return rb_error(st->ctx, RB_ERR_NOMEM, "out of memory for the carries of %d strips", cap);
         st->Kcap = cap;
     }
@@ -1315,11 +1557,18 @@ rb_status rb_stream_gather(rb_stream *st, const rb_image *strip, int y0)
         set_lane_values(st, 1);
     if (st->received == st->H)
         set_lane_values(st, 0);
+    if (st->cf && (s = carry_window(st, st->K - st->seg_k)) != RB_OK) {
+        st->cur = NULL;
+        return s;
+    }
     s = pass1_advance(st);
     t0 = st->times ? ph_now() : 0.0;
     keep_rows(st);
     ph_mark(st, PH_KEEP, &t0);
     st->cur = NULL;
+    if (s == RB_OK && st->cf &&
+        ((s = flush_carries(st)) != RB_OK || (s = flush_looks(st)) != RB_OK))
+        st->stage = STAGE_DONE;
     return s;
 }
 
@@ -1367,9 +1616,20 @@ rb_status rb_stream_close_carries(rb_stream *st)
         free(full);
     }
     /* e_{-1}(Yhat): the causal state pass 1 ended with */
-    rb_strip_close_args a = {st->ap, st->kind, L, st->K, st->seg_len, st->carry, st->state,
-                             st->C0, st->C1, delta, s0, st->p};
-    rb_status s = rb_strip_close(st->ctx, &a);
+    rb_status s;
+    if (st->cf) {
+        free(st->carry); /* pass 1's window: the close's range takes its place */
+        st->carry = NULL;
+        st->carry_slots = 0;
+        s = st->look_done == st->K && st->carry_k0 == st->K
+                ? close_from_file(st, delta, s0)
+                : rb_error(st->ctx, RB_ERR_ARGUMENT, "rb_stream_close_carries: strip %d's carries "
+                           "did not reach their file (internal)", st->look_done);
+    } else {
+        rb_strip_close_args a = {st->ap, st->kind, L, st->K, st->seg_len, st->carry, st->state,
+                                 st->C0, st->C1, delta, s0, st->p};
+        s = rb_strip_close(st->ctx, &a);
+    }
     free(delta);
     if (s != RB_OK)
         st->stage = STAGE_DONE;
@@ -1411,7 +1671,7 @@ STREAM_CLONES static void pass2_lanes(lane_job *j)
         block_store(st->state, w + len * nb, r, nb, L, b0);
         const int anti = st->ap->ax.anticausal_order > 0;
         if (anti)
-            block_load(y + len * nb, st->carry + (size_t)k * r * L, r, nb, L, b0);
+            block_load(y + len * nb, st->carry + (size_t)(k - st->carry_k0) * r * L, r, nb, L, b0);
         anticausal_out(st, anti ? da : NULL, r, y, len, nb, b, y0, st->rows[k], b0);
     }
     stream_fence();
@@ -1684,10 +1944,19 @@ rb_status rb_stream_produce(rb_stream *st, const rb_image *in, rb_image *out, in
     if ((s = load_strip(st, in, y0, 1)) != RB_OK)
         return s;
     ph_mark(st, PH_LOAD, &t0);
-    if (st->col && (s = pass2_columns(st, k)) != RB_OK) {
+    if (st->col && st->cf && (s = carries_read(st, k)) != RB_OK) {
+        st->look[k] = NULL;
         st->stage = STAGE_DONE;
         return s;
     }
+    if (st->col && (s = pass2_columns(st, k)) != RB_OK) {
+        if (st->cf)
+            st->look[k] = NULL;
+        st->stage = STAGE_DONE;
+        return s;
+    }
+    if (st->cf)
+        st->look[k] = NULL; /* look2, strip k + 1's next */
     st->cur = NULL;
     t0 = st->times ? ph_now() : 0.0;
     const int stored = store_ok(st, out);
