@@ -25,25 +25,43 @@
 
 /* Rows per band: whole strips of IN (rps 1 for a PNG), the count that takes least memory in
  * all (the stream's working set, its carries included, and the band
- * buffers: two of `buf_row` bytes a row, one when a band is the image); its
- * total into *bytes. */
+ * buffers: two of `buf_row` bytes a row, one when a band is the image), with
+ * the carries in memory (*carry_mem SIZE_MAX). Where that is more than
+ * `limit` (the carries grow with width x height: 1 GB at 100000^2), they go
+ * to a temporary file, a quarter of the limit left to them (the close
+ * reads them back in ranges of columns that large), and the band is the
+ * tallest that keeps the limit (fewer strips, fewer carries), or the one
+ * that takes least when none does. The total into *bytes. */
 static uint32_t band_rows(const rb_plan *plan, uint32_t H, size_t buf_row, uint32_t rps,
-                          size_t *bytes)
+                          uint64_t limit, size_t *bytes, size_t *carry_mem)
 {
-    uint32_t best = H;
-    size_t least = SIZE_MAX;
-    for (uint32_t rows = rps; ; rows += rps) {
-        const uint32_t r = rows < H ? rows : H;
-        const size_t b = rb_stream_working_bytes(plan, (int)r) + buf_row * r * (r < H ? 2 : 1);
-        if (b < least) {
-            least = b;
-            best = r;
+    uint32_t best = H, tallest = 0;
+    size_t least = SIZE_MAX, fits = 0;
+    size_t cm = SIZE_MAX;
+    for (int file = 0; file < 2; file++) {
+        for (uint32_t rows = rps; ; rows += rps) {
+            const uint32_t r = rows < H ? rows : H;
+            const size_t b = rb_stream_working_bytes_capped(plan, (int)r, cm) +
+                             buf_row * r * (r < H ? 2 : 1);
+            if (b < least) {
+                least = b;
+                best = r;
+            }
+            if (file && b <= limit) {
+                tallest = r;
+                fits = b;
+            }
+            if (r == H)
+                break;
         }
-        if (r == H)
+        if (least <= limit || file)
             break;
+        cm = (size_t)(limit / 4);
+        least = SIZE_MAX;
     }
-    *bytes = least;
-    return best;
+    *carry_mem = cm;
+    *bytes = tallest ? fits : least;
+    return tallest ? tallest : best;
 }
 
 /* One step of the file thread: write band `wy` (wrows rows from wbuf; none
@@ -162,12 +180,17 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
             rc = 1; /* the caller runs it in memory */
         goto done;
     }
-    band = band_rows(plan, H, buf_row, rps, &band_bytes);
-    /* the carries (r values per column per strip) grow with width x height:
-     * past some size no band height keeps the limit; say so, and go on */
+    size_t carry_mem;
+    band = band_rows(plan, H, buf_row, rps, limit, &band_bytes, &carry_mem);
+    if (rb_stream_set_carry_memory(st, carry_mem) != RB_OK) {
+        engine = 1;
+        goto done;
+    }
+    /* a band of one strip of IN and the close's least range of columns may
+     * still be more than the limit (a very wide image): say so, and go on */
     if (band_bytes > limit)
-        cli_warn("the strips of this %dx%d image need about %.1f MiB (the column carries grow with the "
-                 "image), more than the %.1f MiB memory limit: going on with that",
+        cli_warn("the strips of this %dx%d image need about %.1f MiB even with their column carries "
+                 "in a temporary file, more than the %.1f MiB memory limit: going on with that",
                  g->width, g->height, band_bytes / 1048576.0, limit / 1048576.0);
     const uint32_t nb = (H + band - 1) / band;
     /* two band buffers (one when a band is the image): while the engine
@@ -259,13 +282,21 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     }
     rep->plan_ms = t1 - t0;
     rep->execute_ms = cli_now_ms() - t1; /* the reads and the writes included */
-    static char backend[320];
+    rb_stream_carry_info ci;
+    char carries[160] = "";
+    if (rb_stream_carries(st, &ci) == RB_OK && ci.in_file)
+        snprintf(carries, sizeof carries, "; the carries in a temporary file in %s: %.1f MiB, "
+                 "%.1f MiB written, %.1f MiB read", ci.dir, ci.bytes / 1048576.0,
+                 ci.written / 1048576.0, ci.read / 1048576.0);
+    else if (ci.bytes)
+        snprintf(carries, sizeof carries, "; the carries in memory: %.1f MiB", ci.bytes / 1048576.0);
+    static char backend[480];
     snprintf(backend, sizeof backend, "%s, in bands of %u rows (about %zu MiB in all%s); pass 1 "
-             "%.0f ms, pass 2 %.0f ms, file work %.0f ms, of which the filter waited %.0f ms%s",
+             "%.0f ms, pass 2 %.0f ms, file work %.0f ms, of which the filter waited %.0f ms%s%s",
              rb_plan_backend_name(plan), (unsigned)band, band_bytes >> 20,
              nb > 1 ? ", file work overlapped" : "", tm.pass1_ms, tm.pass2_ms, tm.file_ms,
              tm.waited_ms,
-             cli_rows_source_decodes(rd) > 1 ? "; IN decoded twice (PNG)" : "");
+             cli_rows_source_decodes(rd) > 1 ? "; IN decoded twice (PNG)" : "", carries);
     rep->backend = backend;
 done:
     if (engine)
