@@ -27,6 +27,9 @@ target_include_directories(test_gimp_vals_text PRIVATE ${PROJECT_SOURCE_DIR}/plu
 rb_add_test(test_route ${CMAKE_CURRENT_LIST_DIR}/test_route.c)
 # strip execution (issue 18 item 1): streamed == in memory == the float64 reference
 rb_add_test(test_stream ${CMAKE_CURRENT_LIST_DIR}/test_stream.c ${CMAKE_CURRENT_LIST_DIR}/reference.c)
+# the strips' carries in a temporary file past the memory they may take: the
+# same bits as in memory, every boundary; an unwritable TMPDIR is an error
+rb_add_test(test_stream_file ${CMAKE_CURRENT_LIST_DIR}/test_stream_file.c ${CMAKE_CURRENT_LIST_DIR}/reference.c)
 # the CPU sweep with linear light, straight alpha and a progress callback
 # against the general route; a cancel never leaves the output half written
 rb_add_test(test_sweep_convert ${CMAKE_CURRENT_LIST_DIR}/test_sweep_convert.c)

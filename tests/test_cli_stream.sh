@@ -67,6 +67,37 @@ grep -q "^recblur: warning: .*more than the 1.0 MiB memory limit" "$T/err" && pa
   || fail "--memory 1: no warning that the limit is not kept: $(cat "$T/err")"
 "$R" blur --sigma 7 --memory 3 "$T/g8.tif" "$T/str.tif" 2>"$T/err"
 [ -s "$T/err" ] && fail "--memory 3: said something: $(cat "$T/err")" || pass "--memory 3: kept, nothing said"
+# there the carries fit beside the bands: they stay in memory
+"$R" blur -v --sigma 7 --memory 3 "$T/g8.tif" "$T/str.tif" 2>"$T/err"
+grep -q "in bands of .*; the carries in memory: [0-9.]* MiB" "$T/err" && pass "--memory 3: the carries in memory" \
+  || fail "--memory 3: the carries not in memory: $(grep "back end" "$T/err")"
+
+# the carries in a temporary file: a wide image whose carries alone pass
+# --memory 1 says where they went (TMPDIR, unlinked at once: the directory
+# stays empty), with the pixels of the in-memory route; a TMPDIR that cannot
+# take them stops the command with one line naming it, OUT as it was
+"$CONVERT" -size 5000x240 gradient:'gray(5%)-gray(95%)' -seed 5 -attenuate 0.6 +noise Gaussian \
+  -type Grayscale -depth 8 -define tiff:rows-per-strip=3 "$T/wide.tif"
+mkdir -p "$T/carries"
+for b in clamp periodic mirror; do
+  "$R" blur --sigma 6 --boundary $b "$T/wide.tif" "$T/mem.tif"
+  TMPDIR="$T/carries" "$R" blur -v --sigma 6 --boundary $b --memory 1 "$T/wide.tif" "$T/str.tif" 2>"$T/err" \
+    || fail "wide $b --memory 1: $(tail -1 "$T/err")"
+  if grep -q "the carries in a temporary file in $T/carries: [0-9.]* MiB, [0-9.]* MiB written, [0-9.]* MiB read" "$T/err"; then
+    pass "wide $b --memory 1: the carries went to a file ($(sed -n 's/.*the carries in a temporary file in [^:]*: //p' "$T/err"))"
+  else
+    fail "wide $b --memory 1: not said that the carries went to a file: $(grep "back end" "$T/err")"
+  fi
+  same_pixels "$T/mem.tif" "$T/str.tif" "wide $b: carries in a file, streamed == in memory"
+done
+[ -z "$(ls -A "$T/carries")" ] && pass "the carries' file left nothing behind" || fail "left in TMPDIR: $(ls "$T/carries")"
+echo keep > "$T/keep.tif"
+TMPDIR="$T/no/such/dir" "$R" blur --sigma 6 --memory 1 "$T/wide.tif" "$T/keep.tif" 2>"$T/err"; rc=$?
+# (one error line after the warning that 1 MiB cannot be kept)
+if [ $rc = 1 ] && [ "$(grep -vc "^recblur: warning:" "$T/err")" = 1 ] \
+   && grep -q "temporary file for the strips' carries in $T/no/such/dir" "$T/err" \
+   && [ "$(cat "$T/keep.tif")" = keep ]; then pass "unwritable TMPDIR: exit 1, one line, OUT untouched"
+else fail "unwritable TMPDIR: exit $rc, $(cat "$T/err")"; fi
 
 # the in-memory estimate (cli/run.c in_memory_bytes): blur and bspline run
 # the CPU sweep, IN + OUT + at most 1 byte a sample of column states (+ band
