@@ -15,8 +15,12 @@
 # copy`, which streams), the PGM removed; then
 #   recblur blur --sigma SIGMA --boundary periodic --memory MEMORY_MIB
 #                --compress none IN OUT
-# Disk: 2 N^2 bytes at the peak (IN and OUT; 20 GB for N = 100000). Every
-# file made is removed on exit. Run it at low priority on a shared machine:
+# Disk: 2 N^2 bytes at the peak (IN and OUT; 20 GB for N = 100000), plus
+# the column carries when they do not fit a quarter of MEMORY_MIB: a file
+# in $TMPDIR (else /tmp), unlinked as soon as it is made, 44 bytes a column
+# per band (3.3 GB for N = 100000 at 256 MiB: bands of 128 rows); -v's line
+# says its size and the bytes written to and read from it. Every file made
+# is removed on exit. Run it at low priority on a shared machine:
 #   nice -n 19 bench/stream_periodic_huge.sh build/cli/recblur /var/tmp/big
 set -eu
 rb=$1 dir=$2 n=${3:-100000} mem=${4:-256} sigma=${5:-10}
@@ -62,6 +66,6 @@ wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$log" |
 rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$log")
 usr=$(sed -n 's/.*User time (seconds): //p' "$log")
 sys=$(sed -n 's/.*System time (seconds): //p' "$log")
-grep -E "bands of|time:" "$log" || true
+grep -E "bands of|time:|File system (in|out)puts" "$log" || true
 echo "${n}x${n} gray 8-bit, periodic, sigma $sigma, --memory $mem: wall $wall s," \
     "CPU (user + sys) $(echo "$usr + $sys" | bc) s, peak RSS $((rss / 1000)) MB"
