@@ -16,9 +16,9 @@
 #   recblur blur --sigma SIGMA --boundary periodic --memory MEMORY_MIB
 #                --compress none IN OUT
 # Disk: 2 N^2 bytes at the peak (IN and OUT; 20 GB for N = 100000), plus
-# the column carries when they do not fit a quarter of MEMORY_MIB: a file
+# the column carries when they do not fit beside the bands: a file
 # in $TMPDIR (else /tmp), unlinked as soon as it is made, 44 bytes a column
-# per band (3.3 GB for N = 100000 at 256 MiB: bands of 128 rows); -v's line
+# per band (1.6 GB for N = 100000 at 256 MiB: bands of 256 rows); -v's line
 # says its size and the bytes written to and read from it. Every file made
 # is removed on exit. Run it at low priority on a shared machine:
 #   nice -n 19 bench/stream_periodic_huge.sh build/cli/recblur /var/tmp/big

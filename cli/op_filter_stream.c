@@ -28,7 +28,7 @@
  * buffers: two of `buf_row` bytes a row, one when a band is the image), with
  * the carries in memory (*carry_mem SIZE_MAX). Where that is more than
  * `limit` (the carries grow with width x height: 1 GB at 100000^2), they go
- * to a temporary file, a quarter of the limit left to them (the close
+ * to a temporary file, an eighth of the limit left to them (the close
  * reads them back in ranges of columns that large), and the band is the
  * tallest that keeps the limit (fewer strips, fewer carries), or the one
  * that takes least when none does. The total into *bytes. */
@@ -56,7 +56,7 @@ static uint32_t band_rows(const rb_plan *plan, uint32_t H, size_t buf_row, uint3
         }
         if (least <= limit || file)
             break;
-        cm = (size_t)(limit / 4);
+        cm = (size_t)(limit / 8);
         least = SIZE_MAX;
     }
     *carry_mem = cm;
