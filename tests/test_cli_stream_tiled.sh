@@ -23,13 +23,21 @@ TIFFINFO="${TIFFINFO:-$(command -v tiffinfo)}"
 if [ -z "$TIFFCP" ] || [ -z "$TIFFINFO" ]; then skip "tiffcp/tiffinfo (libtiff-tools) not found: no tiled pictures"; finish; fi
 FIX="$SRC/tests/tiled_tiff_fixture.py"
 
-# random samples (uniform noise), odd sizes, in strips
-"$CONVERT" -size 701x503 xc:gray -seed 11 +noise Random -type Grayscale -depth 8 "$T/g8.tif"
-"$CONVERT" -size 301x203 xc:gray -seed 12 +noise Random -type TrueColor -depth 16 "$T/rgb16.tif"
-"$CONVERT" -size 301x203 xc:gray -seed 13 +noise Random \( -size 301x203 xc:gray -seed 14 +noise Random \
-  -colorspace Gray \) -alpha off -compose CopyOpacity -composite -type TrueColorAlpha \
-  -define quantum:format=floating-point -depth 32 "$T/rgbaf.tif" 2>/dev/null # (its "Unknown tag 317": the file is whole)
-"$CONVERT" -size 517x613 xc:gray -seed 15 +noise Random -type TrueColor -depth 8 "$T/rgb8.tif"
+# random samples (uniform noise), odd sizes, in strips; every channel its own
+# noise (noise on one gray picture is the same in R, G and B, which would
+# hide a sample put in the wrong channel)
+noise() { echo "( -size $1 xc:gray -seed $2 +noise Random )"; }
+"$CONVERT" $(noise 701x503 11) -type Grayscale -depth 8 "$T/g8.tif"
+"$CONVERT" $(noise 301x203 12) $(noise 301x203 22) $(noise 301x203 32) -combine -type TrueColor -depth 16 "$T/rgb16.tif"
+"$CONVERT" $(noise 301x203 13) $(noise 301x203 23) $(noise 301x203 33) -combine $(noise 301x203 14) -alpha off \
+  -compose CopyOpacity -composite -type TrueColorAlpha -define quantum:format=floating-point -depth 32 \
+  "$T/rgbaf.tif" 2>/dev/null # (its "Unknown tag 317": the file is whole)
+"$CONVERT" $(noise 517x613 15) $(noise 517x613 25) $(noise 517x613 35) -combine -type TrueColor -depth 8 "$T/rgb8.tif"
+# the channels differ (R against G, G against B)
+for img in rgb16 rgbaf rgb8; do
+  d=$("$CONVERT" "$T/$img.tif" -alpha off -format '%[fx:mean.r == mean.g || p{0,0}.r == p{0,0}.g || p{1,0}.g == p{1,0}.b]' info:)
+  [ "$d" = 0 ] && pass "$img.tif: its channels differ" || fail "$img.tif: channels alike"
+done
 
 # tiled (and planar) copies by libtiff's own tiffcp: name source tiffcp-options
 tiles=(
