@@ -1,7 +1,7 @@
 /* blur, filter and bspline on a TIFF or PNG larger than the memory they may
  * use: the engine's strip route (rb_stream_*, issue 18). IN is read twice, a
- * band of rows at a time (whole strips of a TIFF; a PNG is decoded twice
- * from its start, cli/rows_source.c) (pass 1 gathers the column carries,
+ * band of rows at a time (whole strips or rows of tiles of a TIFF; a PNG is
+ * decoded twice from its start, cli/rows_source.c) (pass 1 gathers the column carries,
  * pass 2 produces the final rows), and OUT (TIFF in strips, or PNG row
  * after row: cli/rows_sink.c) is written once, band by band, into a
  * temporary file renamed into place at the end. Working memory: a few bands
@@ -23,10 +23,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* Rows per band: whole strips of IN (rps 1 for a PNG), the count that takes least memory in
- * all (the stream's working set, its carries included, and the band
- * buffers: two of `buf_row` bytes a row, one when a band is the image); its
- * total into *bytes. */
+/* Rows per band: whole strips or rows of tiles of IN (rps 1 for a PNG), the
+ * count that takes least memory in all (the stream's working set, its
+ * carries included, and the band buffers: two of `buf_row` bytes a row, one
+ * when a band is the image); its total into *bytes. */
 static uint32_t band_rows(const rb_plan *plan, uint32_t H, size_t buf_row, uint32_t rps,
                           size_t *bytes)
 {
@@ -163,6 +163,9 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
         goto done;
     }
     band = band_rows(plan, H, buf_row, rps, &band_bytes);
+    /* the reader's own buffer (a tile, a plane's strip) whatever the band */
+    char layout[160];
+    band_bytes += cli_rows_source_layout(rd, layout, sizeof layout);
     /* the carries (r values per column per strip) grow with width x height:
      * past some size no band height keeps the limit; say so, and go on */
     if (band_bytes > limit)
@@ -259,13 +262,14 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
     }
     rep->plan_ms = t1 - t0;
     rep->execute_ms = cli_now_ms() - t1; /* the reads and the writes included */
-    static char backend[320];
+    static char backend[480];
     snprintf(backend, sizeof backend, "%s, in bands of %u rows (about %zu MiB in all%s); pass 1 "
-             "%.0f ms, pass 2 %.0f ms, file work %.0f ms, of which the filter waited %.0f ms%s",
+             "%.0f ms, pass 2 %.0f ms, file work %.0f ms, of which the filter waited %.0f ms%s%s%s",
              rb_plan_backend_name(plan), (unsigned)band, band_bytes >> 20,
              nb > 1 ? ", file work overlapped" : "", tm.pass1_ms, tm.pass2_ms, tm.file_ms,
              tm.waited_ms,
-             cli_rows_source_decodes(rd) > 1 ? "; IN decoded twice (PNG)" : "");
+             cli_rows_source_decodes(rd) > 1 ? "; IN decoded twice (PNG)" : "",
+             layout[0] ? "; " : "", layout);
     rep->backend = backend;
 done:
     if (engine)

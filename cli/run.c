@@ -129,7 +129,7 @@ static uint64_t in_memory_bytes(cli_command cmd, uint64_t px, uint64_t row_sampl
     return images + px * sizeof(float);
 }
 
-/* blur/filter/bspline from a TIFF in strips or a non-interlaced PNG to a
+/* blur/filter/bspline from a TIFF (strips or tiles) or a non-interlaced PNG to a
  * TIFF or PNG, when the image would take more memory than it may
  * (in_memory_bytes): the strip route. Returns the exit status when it ran
  * (or failed), -1 when the in-memory route is to run instead. */
@@ -146,7 +146,7 @@ static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings 
     if (!rd) {
         if (!strstr(err, "not read in rows"))
             return -1; /* the in-memory route reads it, or says what is wrong */
-        /* tiles, planes, Adam7: the header is read; said below if over the limit */
+        /* Adam7: the header is read; said below if over the limit */
         snprintf(not_rows, sizeof not_rows, "%s", err);
     }
     const cli_file_type in_type = rd ? cli_rows_source_type(rd) : hdr.type;
@@ -220,8 +220,8 @@ static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings 
  * costs page faults (the kernel zeroing it: 22 ms for an 8192^2 RGB 8-bit
  * output, 71 ms float, on the H100 machine), which the GPU's execute would
  * otherwise pay on its critical path as its copies write the output. Only
- * for input the strip route reads in rows (TIFF strips, non-interlaced
- * PNG): cli_rows_source_open gives its header without the pixels. */
+ * for input the strip route reads in rows (TIFF, non-interlaced PNG):
+ * cli_rows_source_open gives its header without the pixels. */
 typedef struct {
     rb_image img;      /* the output, allocated; data NULL when not started */
     pthread_t thread;
