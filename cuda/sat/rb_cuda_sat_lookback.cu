@@ -248,10 +248,10 @@ __global__ void __launch_bounds__(RB_LB_THREADS, 4) rb_lb_kernel(const rb_lb_arg
     __syncthreads();
 
     /* 4. the carries. Warp 0 publishes H's aggregate and polls H's window, the
-     * last warp V's, warp 1 resolves the corner; then every thread reads a share
-     * of the records the windows found (loads in flight at once, the tile parked in
-     * shared memory meanwhile); then warp 0 and the last warp sum the shares in a
-     * fixed order and publish the inclusive records. */
+     * last warp V's; then every thread reads a share of the records the windows
+     * found (loads in flight at once, the tile parked in shared memory meanwhile);
+     * then warp 0 and the last warp sum the shares in a fixed order and publish
+     * the inclusive records while warp 1 resolves the corner. */
     constexpr int NPH = RB_LB_THREADS / HS, NPV = RB_LB_THREADS / TW; /* shares per element */
     const int eh = tid % HS, ph = tid / HS, ev = tid % TW, pv = tid / TW;
     if (warp == 0 && si > 0) {
@@ -270,7 +270,7 @@ __global__ void __launch_bounds__(RB_LB_THREADS, 4) rb_lb_kernel(const rb_lb_arg
     double hsum = 0.0, vsum = 0.0; /* this thread's shares */
     long long baseH = k - 1, baseV = k - tx;
     int leftH = si, leftV = ti;
-    for (bool first = true;; first = false) {
+    for (;;) {
         if (warp == 0) {
             bool incl = true;
             const int d = leftH > 0 ? rb_lb_window(a.hflag, baseH, 1, leftH, lane, &incl) : 0;
@@ -285,36 +285,6 @@ __global__ void __launch_bounds__(RB_LB_THREADS, 4) rb_lb_kernel(const rb_lb_arg
                 s_win[2] = d;
                 s_win[3] = incl;
             }
-        } else if (warp == 1 && first) {
-            /* the corner: B of the tiles above, 32 at a time, by this warp alone */
-            double cc[CH];
-#pragma unroll
-            for (int c = 0; c < CH; ++c) cc[c] = 0.0;
-            if (ti > 0 && si > 0) {
-                long long base = k - tx;
-                int left = ti;
-                for (;;) {
-                    bool incl;
-                    const int d = rb_lb_window(a.bflag, base, tx, left, lane, &incl);
-                    if (lane < d) {
-                        const double *src =
-                            (incl && lane == d - 1 ? a.binc : a.bagg) + (base - (long long)lane * tx) * CH;
-#pragma unroll
-                        for (int c = 0; c < CH; ++c) cc[c] += __ldcg(src + c);
-                    }
-                    if (incl) break;
-                    base -= 32 * tx;
-                    left -= 32;
-                }
-#pragma unroll
-                for (int c = 0; c < CH; ++c)
-#pragma unroll
-                    for (int o = 16; o > 0; o >>= 1) cc[c] += __shfl_xor_sync(RB_LB_FULL, cc[c], o);
-            }
-            if (lane < CH)
-#pragma unroll
-                for (int c = 0; c < CH; ++c)
-                    if (c == lane) s_C[c] = cc[c];
         }
         __syncthreads();
         const int dH = s_win[0], dV = s_win[2];
@@ -377,6 +347,38 @@ __global__ void __launch_bounds__(RB_LB_THREADS, 4) rb_lb_kernel(const rb_lb_arg
         }
         __syncwarp();
         rb_lb_publish(a.bflag + k, ti > 0 && si > 0 ? 1 : 2, lane);
+    } else if (warp == 1) {
+        /* the corner: B of the tiles above, 32 at a time. Here, not before the block's
+         * barrier above: a tile publishes B's aggregate after that barrier, so a corner
+         * resolved before it would chain every tile to the one above. */
+        double cc[CH];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) cc[c] = 0.0;
+        if (ti > 0 && si > 0) {
+            long long base = k - tx;
+            int left = ti;
+            for (;;) {
+                bool incl;
+                const int d = rb_lb_window(a.bflag, base, tx, left, lane, &incl);
+                if (lane < d) {
+                    const double *src =
+                        (incl && lane == d - 1 ? a.binc : a.bagg) + (base - (long long)lane * tx) * CH;
+#pragma unroll
+                    for (int c = 0; c < CH; ++c) cc[c] += __ldcg(src + c);
+                }
+                if (incl) break;
+                base -= 32 * tx;
+                left -= 32;
+            }
+#pragma unroll
+            for (int c = 0; c < CH; ++c)
+#pragma unroll
+                for (int o = 16; o > 0; o >>= 1) cc[c] += __shfl_xor_sync(RB_LB_FULL, cc[c], o);
+        }
+        if (lane < CH)
+#pragma unroll
+            for (int c = 0; c < CH; ++c)
+                if (c == lane) s_C[c] = cc[c];
     } else if (warp == RB_LB_WARPS - 1) {
         /* V up the tile column: lane = P columns */
         rb_lb_delay(a.delay_ns, k + 1);
