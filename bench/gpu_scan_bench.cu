@@ -12,8 +12,8 @@
  * is). 3 warm-up runs, median of 31. Every CUDA call is checked.
  *
  * The SAT rows time the look-back kernel (rb_cuda_sat_run, cuda/sat/rb_cuda_sat_lookback.cu,
- * rb_sat's default) and the earlier tile kernel (rb_cuda_sat_tiles_run,
- * cuda/sat/rb_cuda_scan_sat.cu; RECBLUR_CUDA_SAT=tiles) in the same run.
+ * RECBLUR_CUDA_SAT=lookback) and the tile kernel (rb_cuda_sat_tiles_run,
+ * cuda/sat/rb_cuda_scan_sat.cu, rb_sat's default) in the same run.
  * "kernel" columns: the back end's entry point on preallocated scratch
  * (rb_cuda_rec1d_run / rb_cuda_sat_run); "API" columns: the public call
  * (rb_recurrence_1d / rb_sat on device memory, CUDA context) with everything it
@@ -189,8 +189,8 @@ static void bench_1d(rb_context *ctx, size_t n, int order, int both, rb_boundary
     rb_filter_destroy(f);
 }
 
-/* One SAT workload, one kernel (tiles 0: the look-back kernel, rb_sat's default;
- * 1: the earlier tile kernel, RECBLUR_CUDA_SAT=tiles), checked against the CPU back
+/* One SAT workload, one kernel (tiles 0: the look-back kernel, RECBLUR_CUDA_SAT=lookback;
+ * 1: the tile kernel, rb_sat's default), checked against the CPU back
  * end, then timed alone (kernel) and through rb_sat (API). Two fractions of copy:
  * "px" against the copy of the same pixels as F32 (the tables' convention: 8 bytes
  * moved a pixel), "bytes" against a copy moving the bytes this SAT must move
@@ -258,7 +258,7 @@ static void bench_sat(int w, rb_format inf, int tiles)
     din.memory = dout.memory = RB_MEMORY_DEVICE;
     din.data = x;
     dout.data = y;
-    rb_switch_set(gctx, "RECBLUR_CUDA_SAT", tiles ? "tiles" : NULL);
+    rb_switch_set(gctx, "RECBLUR_CUDA_SAT", tiles ? NULL : "lookback");
     t.clear();
     for (int r = 0; r < WARM + REPS; ++r) {
         fill(x, count, 17u * r + 3, inf == RB_U8);
@@ -276,7 +276,7 @@ static void bench_sat(int w, rb_format inf, int tiles)
     double api_ms = bench_median(t);
     double gbs = (double)count * (isz + 4) / (ms * 1e6);
     printf("| SAT %s -> f32 | %s | %d^2 | %.3f | %.1f | %.3f | %.3f | %.3f | %.3f | %.1f | %.0f | %.0f | %s |\n",
-           inf == RB_U8 ? "u8" : "f32", tiles ? "tiles (before)" : "look-back (now)", w, ms, count / (ms * 1e6),
+           inf == RB_U8 ? "u8" : "f32", tiles ? "tiles (default)" : "look-back", w, ms, count / (ms * 1e6),
            cms / ms, cms_b / ms, api_ms, cms / api_ms, count / (cms * 1e6), gbs,
            2.0 * count * (isz + 4) / 2 / (cms_b * 1e6), inf == RB_U8 ? "exact" : "<=1 ulp");
     fflush(stdout);

@@ -7,7 +7,7 @@
  * without FIR, sizes around the 4096-sample tile, random stable poles
  * |p| <= 0.9: relative RMS <= 1e-5 against reference.c (long double), and
  * against the CPU back end. Signals of 2^24 samples chain 4096 tiles.
- * SAT (multi-pass, the earlier tile kernel and the default look-back kernel, also
+ * SAT (multi-pass, the default tile kernel and the look-back kernel, also
  * with delayed look-backs): U8/U16 exact (F64) or the exact sum rounded once (F32); F32 input
  * within one float ulp of the double-accumulated sum (F32 out) and 1e-12
  * relative (F64 out); channels 1..4, odd sizes, strides, in place, host and
@@ -540,13 +540,13 @@ static void fill(void *data, rb_format f, size_t count)
 }
 
 /* The GPU SAT paths, set on the context g: 0 the multi-pass one
- * (RECBLUR_CUDA_SAT=multipass), 1 the earlier one-pass tile kernel
- * (cuda/sat/rb_cuda_scan_sat.cu, RECBLUR_CUDA_SAT=tiles), 2 the default one-pass
- * look-back kernel (cuda/sat/rb_cuda_sat_lookback.cu). */
+ * (RECBLUR_CUDA_SAT=multipass), 1 the default one-pass tile kernel
+ * (cuda/sat/rb_cuda_scan_sat.cu), 2 the one-pass look-back kernel
+ * (cuda/sat/rb_cuda_sat_lookback.cu, RECBLUR_CUDA_SAT=lookback). */
 #define SAT_PATHS 3
 static const char *sat_path(rb_context *g, int path)
 {
-    static const char *word[SAT_PATHS] = {"multipass", "tiles", NULL};
+    static const char *word[SAT_PATHS] = {"multipass", NULL, "lookback"};
     static const char *name[SAT_PATHS] = {"multi-pass", "tiles", "look-back"};
     rb_switch_set(g, "RECBLUR_CUDA_SAT", word[path]);
     return name[path];

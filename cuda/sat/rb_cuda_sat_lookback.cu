@@ -1,7 +1,9 @@
-/* Summed-area tables on the GPU in one pass, carries by decoupled look-back
- * computed by three warps at once (rb_sat's default on the GPU; the earlier
- * tile kernel, rb_cuda_scan_sat.cu, stays behind RECBLUR_CUDA_SAT=tiles and the
- * multi-pass path behind RECBLUR_CUDA_SAT=multipass).
+/* Summed-area tables on the GPU in one pass, carries by decoupled look-back that
+ * no warp waits on another for (RECBLUR_CUDA_SAT=lookback). Exact, and on the
+ * H100 (2026-11-27) exactly as fast as the tile kernel of rb_cuda_scan_sat.cu,
+ * which stays rb_sat's default: both take ~32 ns a 32 x 128 tile device-wide,
+ * U8 or F32 input alike, which suggests that neither the carries' organisation
+ * nor the bytes set the pace (bench/RESULTS.md).
  *
  * The image (n = w * ch samples a row) is cut into tiles of 32 rows by TW
  * samples (TW = 128, or 96 for 3 channels: whole pixels). Each block takes a
@@ -581,7 +583,8 @@ done:
     return st;
 }
 
+/* rb_sat's default one-pass route: the tile kernel */
 extern "C" rb_status rb_cuda_sat_onepass(rb_context *ctx, const rb_image *in, rb_image *out)
 {
-    return rb_cuda_sat_onepass_with(ctx, in, out, 0);
+    return rb_cuda_sat_onepass_with(ctx, in, out, 1);
 }

@@ -1,7 +1,7 @@
 /* Summed-area tables on the GPU in one pass over the image: the input is read
- * once and the table written once. The earlier one-pass kernel, kept behind
- * RECBLUR_CUDA_SAT=tiles for before/after comparisons: rb_sat's default is
- * rb_cuda_sat_lookback.cu (carries by three warps, none waiting on another).
+ * once and the table written once (rb_sat's default on the GPU; the look-back
+ * kernel of rb_cuda_sat_lookback.cu, RECBLUR_CUDA_SAT=lookback, is as fast and
+ * exact; the multi-pass path of rb_cuda_sat.cu: RECBLUR_CUDA_SAT=multipass).
  *
  * The image (w * ch samples per row) is cut into tiles of 32 rows by TW
  * samples (TW = 128, or 96 for 3 channels, so a tile holds whole pixels). With
