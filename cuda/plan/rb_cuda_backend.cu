@@ -46,7 +46,8 @@ static rb_status rb_cuda_probe(char *why, size_t why_len)
 /* Longest explicit extension (rb_axis_plan.padded) the solvers keep exact:
  * they filter it in float storage, which loses accuracy over very long
  * extensions (sigma 2000 on 37x29: 3e-3 rel RMS on the H100; sigma <= 683,
- * pad <= 12198, stays at 1e-6). */
+ * pad <= 12198, stays at 1e-6). A periodic axis the tiled solver closes by
+ * wrapping its chain (rb_cuda_tiled_wraps) runs no extension: it does not count. */
 #define RB_CUDA_MAX_PAD 12288
 
 /* The back end's route predicate (rb_backend_ops.can_run): no usable GPU, or
@@ -73,7 +74,7 @@ static rb_route_verdict rb_cuda_can_run(const rb_route_request *req, char *why, 
             const rb_axis_plan *ap = a ? &req->plan->rows : &req->plan->cols;
             if (!ap->ax.active) continue;
             if (rb_cuda_tiled_covers(ap, why, why_len) != 0) return RB_ROUTE_NO;
-            if (ap->padded && ap->pad > pad) pad = ap->pad;
+            if (ap->padded && ap->pad > pad && !rb_cuda_tiled_wraps(ap, &req->plan->ctx->sw)) pad = ap->pad;
         }
         if (pad > RB_CUDA_MAX_PAD) {
             snprintf(why, why_len, "filter too wide for the GPU's float extension (%d samples padded)", pad);

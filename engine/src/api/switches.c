@@ -38,6 +38,7 @@ static const sw_def table[] = {
     {"RECBLUR_CUDA_S1", 0, SW_WORD, F(cuda_s1_recursion), {"dot", "rec"}},
     {"RECBLUR_CUDA_CHAIN", 0, SW_WORD, F(cuda_chain_seq), {"auto", "seq"}},
     {"RECBLUR_CUDA_FIR", 0, SW_WORD, F(cuda_fir_direct), {"tile", "direct"}},
+    {"RECBLUR_CUDA_PERIODIC", 0, SW_WORD, F(cuda_periodic_padded), {"wrap", "padded"}},
     {"RECBLUR_CUDA_PROFILE", 0, SW_WORD, F(cuda_profile), {"0", "1"}},
     /* "0" is a second spelling of off: any nonzero index turns the staging off */
     {"RECBLUR_CUDA_STAGING", 0, SW_WORD, F(cuda_staging_off), {"on", "off", "0"}},

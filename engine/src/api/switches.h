@@ -39,6 +39,8 @@ typedef struct rb_switches {
     int cuda_s1_recursion;       /* RECBLUR_CUDA_S1=rec */
     int cuda_chain_seq;          /* RECBLUR_CUDA_CHAIN=seq */
     int cuda_fir_direct;         /* RECBLUR_CUDA_FIR=direct: no FIR from tiles (comparisons) */
+    int cuda_periodic_padded;    /* RECBLUR_CUDA_PERIODIC=padded: wide periodic axes padded, not
+                                    closed by wrapping the carry chain (comparisons) */
     int cuda_profile;            /* RECBLUR_CUDA_PROFILE=1 */
     /* CUDA staging of host images (cuda/host/rb_cuda_staging.h), for tuning */
     int cuda_staging_off;        /* RECBLUR_CUDA_STAGING=off (or 0) */
