@@ -263,6 +263,12 @@ extern "C" cudaError_t rb_cuda_staging_alloc(rb_cuda_staging *st)
         if ((e = cudaEventCreateWithFlags(&st->slot_free[k], cudaEventDisableTiming)) != cudaSuccess) goto fail;
         if ((e = rb_cuda_malloc_host((void **)&st->slot[k], bytes)) != cudaSuccess) goto fail;
     }
+    /* the copy threads too, when chunks will be large enough to share
+     * (rb_stage_copy), so that the first execute starts none */
+    if (st->threads > 1 && st->slot_bytes >= RB_STAGE_PARALLEL_BYTES && !st->pool) {
+        st->pool = rb_stage_pool_new(st->threads);
+        if (!st->pool) st->threads = 1;
+    }
     return cudaSuccess;
 fail:
     cudaGetLastError();

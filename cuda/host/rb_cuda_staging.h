@@ -74,6 +74,10 @@ void rb_cuda_staging_fini(rb_cuda_staging *st);
 /* Wait for every DMA of the staging (before an error return). */
 void rb_cuda_staging_drain(rb_cuda_staging *st);
 
+/* Load the kernels that bring host samples in and out (rb_cuda_pixels.cu)
+ * now, not at their first launch: the back end's warm-up calls it. */
+void rb_cuda_pixels_warm(void);
+
 /* Whether [p, p + bytes) is page-locked host memory (DMA without staging). */
 int rb_cuda_host_is_pinned(const void *p, size_t bytes);
 
