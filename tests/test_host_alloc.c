@@ -159,7 +159,8 @@ static void test_null_zero(void **state)
 static void test_blocks(void **state)
 {
     (void)state;
-    static const size_t sizes[] = {1, 4095, 4096, 4097, 1000003, (size_t)3 << 20};
+    /* small blocks, and large ones (2 MiB-aligned, huge pages) */
+    static const size_t sizes[] = {1, 4095, 4097, 1000003, (size_t)8 << 20, ((size_t)20 << 20) + 17};
     for (int be = RB_BACKEND_AUTO; be <= RB_BACKEND_CPU; be++) {
         rb_context *ctx = ctx_on((rb_backend)be);
         unsigned char *p[6];

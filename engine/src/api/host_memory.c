@@ -5,15 +5,17 @@
  * The pages are faulted in here first, before the device is asked: that part
  * runs while a warm-up makes the device's context, and only the locking waits
  * for it. A header page before the block says how to free it. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "rb_internal.h"
 #include "host_memory.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define RB_HOST_PAGE 4096
+#define RB_HOST_HUGE ((size_t)2 << 20)
 #define RB_HOST_MAGIC 0x52424831u /* "RBH1" */
 
 typedef struct {
@@ -34,9 +36,23 @@ void *rb_context_host_alloc(rb_context *ctx, size_t bytes)
 {
     if (!ctx || !bytes || bytes > SIZE_MAX - 2 * RB_HOST_PAGE)
         return NULL;
+    /* large blocks 2 MiB-aligned and marked for transparent huge pages (as the
+     * CLI's images, cli/image_io.c): 4 KiB pages made the first touch of an
+     * 8192^2 RGB float image 441 ms on the H100 machine, 200 000 faults */
     void *base = NULL;
-    if (posix_memalign(&base, RB_HOST_PAGE, RB_HOST_PAGE + bytes) != 0)
+    size_t total = RB_HOST_PAGE + bytes, align = RB_HOST_PAGE;
+#ifdef MADV_HUGEPAGE
+    if (bytes >= 4 * RB_HOST_HUGE) {
+        align = RB_HOST_HUGE;
+        total = (total + RB_HOST_HUGE - 1) / RB_HOST_HUGE * RB_HOST_HUGE;
+    }
+#endif
+    if (posix_memalign(&base, align, total) != 0)
         return NULL;
+#ifdef MADV_HUGEPAGE
+    if (align == RB_HOST_HUGE)
+        (void)madvise(base, total, MADV_HUGEPAGE); /* a hint: failure only costs speed */
+#endif
     rb_host_block *h = base;
     unsigned char *p = (unsigned char *)base + RB_HOST_PAGE;
     h->magic = RB_HOST_MAGIC;
