@@ -12,7 +12,7 @@
  *   RECBLUR_CUDA_STAGING=off          plain cudaMemcpy2DAsync from pageable memory
  *                                     (the route before staging; the benchmark's "before")
  *   RECBLUR_CUDA_STAGING_THREADS=<n>  CPU threads copying into / out of the slots (default: the
- *                                     context's threads, at most 8; at most 16)
+ *                                     context's threads, at most 16)
  *   RECBLUR_CUDA_STAGING_COPY=memcpy  plain memcpy instead of streaming stores (benchmark)
  *   RECBLUR_CUDA_STAGING_STRIPS=<n>   strips of the row pass (1..8), whatever the image size
  *   RECBLUR_CUDA_STAGING_BANDS=<n>    column bands of a host upload (8-, 16-bit or float32), whatever
