@@ -121,6 +121,31 @@ static void rb_cuda_state_free(rb_cuda_state *s)
     free(s);
 }
 
+/* Pinned staging for host images: its slots, streams, events and copy
+ * threads, made once per plan. Slots of the usual size (at most
+ * RB_STAGE_SLOT_BYTES) are made by the plan, so that the first execute pays
+ * none of it (FFTW style: 6-18 ms on the H100 machine); slots of a very long
+ * row (a 1D signal of 2^28 samples: three 1 GiB slots took a second to pin)
+ * wait for the first execute with a host image, which a plan used only with
+ * device pointers never runs. Without staging (RECBLUR_CUDA_STAGING=off at
+ * plan time, or no pinned memory to be had) host images are copied from
+ * pageable memory, slower but the same result. */
+static void rb_cuda_staging_ready(rb_plan *plan, rb_cuda_state *s)
+{
+    if (!s->stage || s->stage_tried)
+        return;
+    s->stage_tried = 1;
+    cudaError_t e = cudaSetDevice(s->device); /* the staging's events belong to the plan's device */
+    if (e == cudaSuccess)
+        e = rb_cuda_staging_alloc(s->stage);
+    if (e != cudaSuccess) {
+        rb_log(plan->ctx, "recblur: cuda: no pinned staging buffers (%s): host images are copied "
+                          "from pageable memory", cudaGetErrorString(e));
+        free(s->stage);
+        s->stage = NULL;
+    }
+}
+
 static rb_status rb_cuda_plan_init(rb_plan *plan)
 {
     rb_context *ctx = plan->ctx;
@@ -192,8 +217,8 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
             RB_CU(e, what);
         }
     }
-    /* pinned staging for host images: its settings now, its memory at the first
-     * execute with a host image (rb_cuda_staging_ready) */
+    /* pinned staging for host images: its settings now, and its memory too
+     * unless its slots are outsized (rb_cuda_staging_ready) */
     if (rb_cuda_staging_wanted(&ctx->sw)) {
         s->stage = (rb_cuda_staging *)calloc(1, sizeof *s->stage);
         if (s->stage)
@@ -202,6 +227,8 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
     }
     snprintf(plan->backend_name, sizeof plan->backend_name, "cuda (%.140s)", prop.name);
     plan->backend_state = s;
+    if (s->stage && s->stage->slot_bytes <= RB_STAGE_SLOT_BYTES)
+        rb_cuda_staging_ready(plan, s);
     return RB_OK;
 fail:
     rb_cuda_state_free(s);
@@ -212,27 +239,6 @@ static void rb_cuda_plan_fini(rb_plan *plan)
 {
     rb_cuda_state_free((rb_cuda_state *)plan->backend_state);
     plan->backend_state = NULL;
-}
-
-/* Pinned staging for host images, allocated at the first execute that has one
- * (a plan used only with device pointers, or for a 1D signal, pins nothing: at
- * 2^28 samples the three slots took a second to pin). Without it
- * (RECBLUR_CUDA_STAGING=off at plan time, or no pinned memory to be had) host
- * images are copied from pageable memory, slower but the same result. */
-static void rb_cuda_staging_ready(rb_plan *plan, rb_cuda_state *s)
-{
-    if (!s->stage || s->stage_tried)
-        return;
-    s->stage_tried = 1;
-    cudaError_t e = cudaSetDevice(s->device); /* the staging's events belong to the plan's device */
-    if (e == cudaSuccess)
-        e = rb_cuda_staging_alloc(s->stage);
-    if (e != cudaSuccess) {
-        rb_log(plan->ctx, "recblur: cuda: no pinned staging buffers (%s): host images are copied "
-                          "from pageable memory", cudaGetErrorString(e));
-        free(s->stage);
-        s->stage = NULL;
-    }
 }
 
 /* nan: count a host float32 input's NaNs in the staging copy (rb_backend_ops.execute_counting) */
@@ -252,12 +258,17 @@ static rb_status rb_cuda_execute(rb_plan *plan, const rb_image *in, rb_image *ou
 
 /* rb_backend_ops.warm_up, on rb_context_warm_up's thread: the runtime's start
  * and the primary context of device 0 (this thread's device), which the first
- * plan's calls would otherwise make; it is the process's, so every thread's
+ * plan's calls would otherwise make, and the pixel kernels' module; it is the process's, so every thread's
  * later calls use it. An error here comes back to the plan, which reports it. */
 static void rb_cuda_warm_up(void)
 {
-    if (cudaFree(0) != cudaSuccess)
+    if (cudaFree(0) != cudaSuccess) {
         cudaGetLastError();
+        return;
+    }
+    /* the host-image kernels every plan with a host image launches, loaded now
+     * rather than at their first launch (CUDA loads modules lazily) */
+    rb_cuda_pixels_warm();
 }
 
 static const rb_backend_ops rb_cuda_ops = {

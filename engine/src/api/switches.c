@@ -47,6 +47,7 @@ static const sw_def table[] = {
     {"RECBLUR_CUDA_STAGING_THREADS", 0, SW_COUNT, F(cuda_staging_threads), {0}},
     {"RECBLUR_CUDA_STAGING_STRIPS", 0, SW_COUNT, F(cuda_staging_strips), {0}},
     {"RECBLUR_CUDA_STAGING_BANDS", 0, SW_COUNT, F(cuda_staging_bands), {0}},
+    {"RECBLUR_CUDA_HOST_ALLOC", 0, SW_WORD, F(cuda_host_pageable), {"pinned", "pageable"}},
     {"RECBLUR_CUDA_ALLOC_LIMIT", 0, SW_LIMIT, F(cuda_alloc_limit), {0}},
     {"RECBLUR_CUDA_PINNED_LIMIT", 0, SW_LIMIT, F(cuda_pinned_limit), {0}},
     {"test:fail_launch", 1, SW_SET, F(hook_fail_launch), {0}},

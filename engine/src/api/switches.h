@@ -49,6 +49,8 @@ typedef struct rb_switches {
     int cuda_staging_threads;    /* RECBLUR_CUDA_STAGING_THREADS; 0: automatic */
     int cuda_staging_strips;     /* RECBLUR_CUDA_STAGING_STRIPS; 0: automatic */
     int cuda_staging_bands;      /* RECBLUR_CUDA_STAGING_BANDS; 0: automatic */
+    int cuda_host_pageable;      /* RECBLUR_CUDA_HOST_ALLOC=pageable: rb_context_host_alloc locks no
+                                    pages (benchmarks: the whole command without it) */
     /* a GPU with less memory than this one (cuda/host/rb_cuda_alloc.h) */
     size_t cuda_alloc_limit;     /* RECBLUR_CUDA_ALLOC_LIMIT bytes; SIZE_MAX: none */
     size_t cuda_pinned_limit;    /* RECBLUR_CUDA_PINNED_LIMIT bytes; SIZE_MAX: none */
