@@ -6,12 +6,15 @@
  * poisoned with NaN before the checked run, every CUDA call checked, and every
  * workload's output checked against the CPU back end before it is timed.
  *
- *   gpu_bench [--quick] [--big] [--all-modes] [--no-1d] [--focus] [--gauss | --gauss-one] [--no-abort]
+ *   gpu_bench [--quick] [--big] [--all-modes] [--no-1d] [--focus] [--gauss | --gauss-one | --wide] [--no-abort]
  *   (--quick: 4096^2 only, fewer workloads; --focus: the 2D solver alone, for
  *   comparing its routes and settings between runs; --gauss: only the Gaussian
  *   (sigma 2, 8, 30, 100; clamp, periodic, mirror; 1 and 4 channels) next to the
  *   plain order-4 filter at 8192^2; --gauss-one: sigma 8 clamp only, for timing
- *   variants, without the plain rows (a profiler's first launches are the Gaussian's); --no-abort: report a failed check and go on, for such variants) */
+ *   variants, without the plain rows (a profiler's first launches are the Gaussian's); --no-abort: report a failed check and go on, for such variants;
+ *   --wide: wide periodic Gaussians, the wrapped route against the padded one
+ *   (RECBLUR_CUDA_PERIODIC=padded) in the same run: sigma n/6 at 4096^2 next to
+ *   cuFFT, then sigma 100, 300, 683, 2000 at 4096^2 and 8192^2, 1 and 4 channels) */
 #include "recblur.h"
 #include "bench_cuda.h"
 #include "gpu_naive_lanes.h"
@@ -66,15 +69,39 @@ static float time_copy(float *dst, float *src, size_t floats)
 }
 
 /* The CPU back end's output for the same filter on the host copy of an
- * n x n input: the reference every GPU workload is checked against. */
+ * n x n input: the reference every GPU workload is checked against. With
+ * cpu_tag set (--wide: two routes of one workload, on the same seed-7 input)
+ * the output is kept under that tag and reused while it stays the same: the
+ * wide Gaussians' CPU references are most of that run's time. */
+static const char *cpu_tag;
+static struct {
+    char tag[64];
+    int n, ch;
+    float *out;
+} cpu_kept;
+
 static void cpu_reference(rb_context *cctx, const rb_filter *f, rb_boundary b, int n, int ch, float *hin, float *hout)
 {
+    const size_t bytes = (size_t)n * n * ch * 4;
+    if (cpu_tag && cpu_kept.out && !strcmp(cpu_kept.tag, cpu_tag) && cpu_kept.n == n && cpu_kept.ch == ch) {
+        memcpy(hout, cpu_kept.out, bytes);
+        return;
+    }
     rb_plan *cp;
     RK(cctx, rb_plan_create(cctx, f, b, n, n, ch, &cp));
     rb_image hi = bench_square_image(n, ch, RB_F32, RB_MEMORY_HOST, hin);
     rb_image ho = bench_square_image(n, ch, RB_F32, RB_MEMORY_HOST, hout);
     RK(cctx, rb_execute(cp, &hi, &ho));
     rb_plan_destroy(cp);
+    if (!cpu_tag) return;
+    free(cpu_kept.out);
+    cpu_kept.out = (float *)malloc(bytes);
+    if (cpu_kept.out) {
+        memcpy(cpu_kept.out, hout, bytes);
+        snprintf(cpu_kept.tag, sizeof cpu_kept.tag, "%s", cpu_tag);
+        cpu_kept.n = n;
+        cpu_kept.ch = ch;
+    }
 }
 
 static double rel_rms(const float *a, const float *b, size_t n)
@@ -294,7 +321,9 @@ __global__ void gauss_mul(cufftComplex *F, int n, int nc, float sigma)
     p->y *= g;
 }
 
-static void run_fft_gauss(rb_context *gctx, rb_context *cctx, int n, float copy_ms)
+/* wide: also the same plan made with RECBLUR_CUDA_PERIODIC=padded (the route
+ * before the wrapped one), checked and timed in the same run */
+static void run_fft_gauss(rb_context *gctx, rb_context *cctx, int n, float copy_ms, int wide = 0)
 {
     size_t count = (size_t)n * n;
     int nc = n / 2 + 1;
@@ -324,6 +353,14 @@ static void run_fft_gauss(rb_context *gctx, rb_context *cctx, int n, float copy_
         cufftDestroy(inv);
         CK(cudaFree(din)); CK(cudaFree(dout)); CK(cudaFree(dfft)); CK(cudaFree(F));
         return;
+    }
+    char solver[64];
+    snprintf(solver, sizeof solver, "%s", last_solver);
+    rb_plan *gpp = NULL; /* wide: the padded route */
+    if (wide) {
+        rb_switch_set(gctx, "RECBLUR_CUDA_PERIODIC", "padded");
+        RK(gctx, rb_plan_create(gctx, f, b, n, n, 1, &gpp));
+        rb_switch_set(gctx, "RECBLUR_CUDA_PERIODIC", NULL);
     }
     rb_image di = bench_square_image(n, 1, RB_F32, RB_MEMORY_DEVICE, din);
     rb_image dout_im = di;
@@ -355,32 +392,52 @@ static void run_fft_gauss(rb_context *gctx, rb_context *cctx, int n, float copy_
         sr += y * y;
     }
     double diff = sqrt(se / sr);
-    /* recblur's GPU output against the CPU back end */
+    /* recblur's GPU output against the CPU back end (wide: the padded route's too) */
+    double chk = 0, chk_pad = 0;
     {
         float *hin = (float *)malloc(count * 4);
         CK(cudaMemcpy(hin, din, count * 4, cudaMemcpyDeviceToHost));
         cpu_reference(cctx, f, b, n, 1, hin, bb);
-        double chk = rel_rms(a, bb, count);
+        chk = rel_rms(a, bb, count);
         fprintf(stderr, "  gaussian %d^2: GPU vs CPU back end rel RMS %.2e\n", n, chk);
         if (!(chk <= 1e-4)) { fprintf(stderr, "CHECK FAILED\n"); exit(3); }
+        if (gpp) {
+            CK(cudaMemset(dout, 0xFF, count * 4));
+            RK(gctx, rb_execute(gpp, &di, &dout_im));
+            CK(cudaMemcpy(a, dout, count * 4, cudaMemcpyDeviceToHost));
+            chk_pad = rel_rms(a, bb, count);
+            fprintf(stderr, "  gaussian %d^2, padded route: GPU vs CPU back end rel RMS %.2e\n", n, chk_pad);
+            if (!(chk_pad <= 1e-4)) { fprintf(stderr, "CHECK FAILED\n"); exit(3); }
+        }
         free(hin);
     }
     free(a);
     free(bb);
     const float rec_ms = time_fresh(din, count, 300, [&] { RK(gctx, rb_execute(gp, &di, &dout_im)); });
+    const float pad_ms = gpp ? time_fresh(din, count, 350, [&] { RK(gctx, rb_execute(gpp, &di, &dout_im)); }) : 0;
     const float fft_ms = time_fresh(din, count, 400, [&] { FFT_RUN(); });
     row_t *r = &rows[nrows++];
     r->what = "gauss-rec";
     r->n = n; r->ch = 1; r->order = -1; r->mode = RB_BOUNDARY_PERIODIC;
-    r->ms = rec_ms; r->copy_ms = copy_ms; r->check = diff;
-    snprintf(r->solver, sizeof r->solver, "%s", last_solver);
+    r->ms = rec_ms; r->copy_ms = copy_ms; r->check = wide ? chk : diff;
+    snprintf(r->solver, sizeof r->solver, "%s", solver);
     profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
+    if (gpp) {
+        r = &rows[nrows++];
+        r->what = "gauss-rec padded";
+        r->n = n; r->ch = 1; r->order = -1; r->mode = RB_BOUNDARY_PERIODIC;
+        r->ms = pad_ms; r->copy_ms = copy_ms; r->check = chk_pad;
+        snprintf(r->solver, sizeof r->solver, "RECBLUR_CUDA_PERIODIC=padded");
+        profile_steps(gctx, gpp, &di, &dout_im, r->steps, sizeof r->steps);
+        rb_plan_destroy(gpp);
+        fprintf(stderr, "  gaussian sigma %.0f periodic %d^2: padded route %.3f ms\n", sigma, n, pad_ms);
+    }
     r = &rows[nrows++];
     r->what = "gauss-cufft";
     r->n = n; r->ch = 1; r->order = -1; r->mode = RB_BOUNDARY_PERIODIC;
     r->ms = fft_ms; r->copy_ms = copy_ms; r->check = diff;
     fprintf(stderr, "  gaussian sigma %.0f periodic %d^2: recblur %.3f ms, cuFFT %.3f ms, "
-            "rel RMS difference (mean removed) %.2e\n", sigma, n, rows[nrows - 2].ms, rows[nrows - 1].ms, diff);
+            "rel RMS difference (mean removed) %.2e\n", sigma, n, rec_ms, fft_ms, diff);
     cufftDestroy(fwd);
     cufftDestroy(inv);
     rb_plan_destroy(gp);
@@ -509,13 +566,51 @@ static void run_gauss_table(rb_context *gctx, rb_context *cctx, int one)
     }
 }
 
+/* --wide (issue 19 item 3): wide periodic Gaussians. sigma n/6 at 4096^2
+ * against cuFFT (run_fft_gauss), then sigma 100, 300, 683 and 2000 at 4096^2
+ * and 8192^2, one channel and RGBA, each by the default route (wrapped where
+ * the plan pads the axis, rb_cuda_tiled_wraps) and by the padded route
+ * (RECBLUR_CUDA_PERIODIC=padded), both checked against the one CPU output. */
+static void run_wide(rb_context *gctx, rb_context *cctx)
+{
+    static const int ns[2] = {4096, 8192}, chs[2] = {1, 4};
+    static const double sigmas[4] = {100, 300, 683, 2000};
+    static const char *names[2][4] = {{"gauss s100", "gauss s300", "gauss s683", "gauss s2000"},
+                                      {"gauss s100 padded", "gauss s300 padded", "gauss s683 padded",
+                                       "gauss s2000 padded"}};
+    for (int ni = 0; ni < 2; ++ni) {
+        const int n = ns[ni];
+        float copy1, copy4;
+        measure_copies(n, &copy1, &copy4);
+        if (n == 4096) run_fft_gauss(gctx, cctx, n, copy1, 1);
+        for (int si = 0; si < 4; ++si) {
+            rb_filter *g;
+            RK(gctx, rb_filter_gaussian(gctx, sigmas[si], sigmas[si], RB_GAUSSIAN_DEFAULT, &g));
+            fprintf(stderr, "  gaussian sigma %g: %s\n", sigmas[si], rb_filter_describe(g));
+            for (int ci = 0; ci < 2; ++ci) {
+                char tag[64];
+                snprintf(tag, sizeof tag, "wide s%g n%d c%d", sigmas[si], n, chs[ci]);
+                cpu_tag = tag;
+                for (int route = 0; route < 2; ++route) {
+                    if (route) rb_switch_set(gctx, "RECBLUR_CUDA_PERIODIC", "padded");
+                    run_2d(gctx, cctx, names[route][si], g, RB_BOUNDARY_PERIODIC, n, chs[ci], 4,
+                           chs[ci] == 1 ? copy1 : copy4);
+                    if (route) rb_switch_set(gctx, "RECBLUR_CUDA_PERIODIC", NULL);
+                }
+                cpu_tag = NULL;
+            }
+            rb_filter_destroy(g);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     /* --quick: 4096^2, clamp and periodic only; --big: 8192^2 too with every mode
      * (Gaussian and SAT at 4096^2 only); --no-1d: skip the 1D recurrence row */
     int quick = 0, big = 0, no1d = 0, allmodes = 0; /* --all-modes: every boundary mode with --quick too */
     int focus = 0; /* --focus: the 2D tiled solver only (no baselines, SAT, Gaussian, 1D): route comparisons */
-    int gauss = 0; /* --gauss: the Gaussian table only (1); --gauss-one: its sigma-8 clamp rows (2) */
+    int gauss = 0; /* --gauss: the Gaussian table only (1); --gauss-one: its sigma-8 clamp rows (2); --wide (3) */
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--focus")) focus = no1d = 1;
@@ -524,6 +619,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--all-modes")) allmodes = 1;
         else if (!strcmp(argv[i], "--gauss")) gauss = 1;
         else if (!strcmp(argv[i], "--gauss-one")) gauss = 2;
+        else if (!strcmp(argv[i], "--wide")) gauss = 3;
         else if (!strcmp(argv[i], "--no-abort")) no_abort = 1;
     }
     setvbuf(stderr, NULL, _IONBF, 0);
@@ -543,7 +639,10 @@ int main(int argc, char **argv)
 
     int sizes[2] = {4096, 8192};
     int nsizes = gauss ? 0 : quick ? 1 : 2;
-    if (gauss) {
+    if (gauss == 3) {
+        run_wide(gctx, cctx);
+        no1d = 1;
+    } else if (gauss) {
         run_gauss_table(gctx, cctx, gauss == 2);
         no1d = 1;
     }
@@ -615,7 +714,8 @@ int main(int argc, char **argv)
          * same size (any kernel costs it the same; per channel), and over the naive
          * one-thread-per-line solver on the same workload */
         char xfft[24] = "-", xnaive[24] = "-";
-        if (!strcmp(r->what, "iir-2d") || !strncmp(r->what, "gauss-rec", 9) || !strncmp(r->what, "sat", 3))
+        if (!strcmp(r->what, "iir-2d") || !strncmp(r->what, "gauss-rec", 9) || !strncmp(r->what, "gauss s", 7) ||
+            !strncmp(r->what, "sat", 3))
             for (int j = 0; j < nrows; ++j) {
                 const row_t *q = &rows[j];
                 if (q->n != r->n) continue;

@@ -17,10 +17,14 @@
  * pinned -> pageable with the staging's default 8 threads and no GPU at all: the
  * floor of any route that stages a pageable image through the CPU.
  *
- *   gpu_host_bench [--quick|--rgb] [--no-cpu]
+ *   gpu_host_bench [--quick|--rgb|--copy-floor] [--no-cpu]
  *     --quick: 4096^2 only, 10 runs; --rgb: 8192^2 RGB 8-bit only, issue 17's
  *     round-trip image; --no-cpu: leave out the CPU back end's route (builds whose
- *     CPU sweep is compiled without optimisation, as the device calls do)
+ *     CPU sweep is compiled without optimisation, as the device calls do);
+ *     --copy-floor: the staging's CPU copies alone (pageable -> pinned -> pageable,
+ *     streaming stores as the staging, and plain memcpy) at 4/8/12/16 threads,
+ *     and what locking host memory costs, for 8192^2 RGB 8-bit and float (issue 17
+ *     item 3: which floor bounds the CLI's float execute)
  *   RECBLUR_CUDA_PROFILE=1 in the environment: the back end's per-step times
  *   of every GPU call go to stderr, after the route's name */
 
@@ -35,6 +39,7 @@
 #include <string.h>
 #include <time.h>
 #include <thread>
+#include <emmintrin.h>
 #include <vector>
 
 #include "bench_cuda.h"
@@ -102,6 +107,134 @@ static void copy_threaded(unsigned char *d, const unsigned char *s, size_t n, in
     }
     memcpy(d, s, part < n ? part : n);
     for (auto &x : th) x.join();
+}
+
+/* The staging's copy (rb_cuda_staging.cu, rb_copy_bytes): 16-byte loads,
+ * streaming stores, no read-for-ownership of the destination */
+static void copy_nt(unsigned char *d, const unsigned char *s, size_t n)
+{
+    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+    if (head > n) head = n;
+    memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(s + i)), b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32)), e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+        _mm_stream_si128((__m128i *)(d + i), a);
+        _mm_stream_si128((__m128i *)(d + i + 16), b);
+        _mm_stream_si128((__m128i *)(d + i + 32), c);
+        _mm_stream_si128((__m128i *)(d + i + 48), e);
+    }
+    memcpy(d + i, s + i, n - i);
+    _mm_sfence();
+}
+
+/* n bytes in `threads` parts at once; nt: the staging's streaming copy */
+static void copy_parts(unsigned char *d, const unsigned char *s, size_t n, int threads, int nt)
+{
+    std::vector<std::thread> th;
+    const size_t part = (n / threads + 63) & ~(size_t)63;
+    for (int t = 0; t < threads; ++t) {
+        const size_t b0 = part * t < n ? part * t : n, b1 = part * (t + 1) < n && t + 1 < threads ? part * (t + 1) : n;
+        th.emplace_back([=] { nt ? copy_nt(d + b0, s + b0, b1 - b0) : (void)memcpy(d + b0, s + b0, b1 - b0); });
+    }
+    for (auto &x : th) x.join();
+}
+
+/* --copy-floor: for 8192^2 RGB 8-bit and float, the staging's CPU copies up
+ * (pageable -> pinned) and down (pinned -> pageable) at 4, 8, 12 and 16 threads,
+ * the pinned DMA up and down, and the costs of page-locking: what a route that
+ * stages pageable images, or one that locks them, cannot go below */
+static void copy_floor(int runs)
+{
+    printf("| image | bytes each way | what | median ms | GB/s (bytes moved / time) |\n|---|---|---|---|---|\n");
+    for (int fi = 0; fi < 2; ++fi) {
+        const size_t bytes = (size_t)8192 * 8192 * 3 * (fi ? 4 : 1);
+        const char *what = fi ? "8192^2 RGB float" : "8192^2 RGB 8-bit";
+        unsigned char *src = (unsigned char *)malloc(bytes), *dst = (unsigned char *)malloc(bytes), *pin, *dev;
+        if (!src || !dst) { fprintf(stderr, "out of host memory\n"); exit(2); }
+        for (size_t i = 0; i < bytes; ++i) src[i] = (unsigned char)(i * 2654435761u >> 13);
+        memset(dst, 0, bytes);
+        CK(cudaMallocHost((void **)&pin, bytes));
+        CK(cudaMalloc((void **)&dev, bytes));
+        memset(pin, 0, bytes);
+        auto row = [&](const char *name, double ms, double moved) {
+            printf("| %s | %zu | %s | %.2f | %.1f |\n", what, bytes, name, ms, moved / ms / 1e6);
+            fflush(stdout);
+        };
+        const int tn[4] = {4, 8, 12, 16};
+        for (int nt = 1; nt >= 0; --nt)
+            for (int k = 0; k < 4; ++k) {
+                std::vector<double> up, down;
+                for (int r = -1; r < runs; ++r) {
+                    double t0 = now_ms();
+                    copy_parts(pin, src, bytes, tn[k], nt);
+                    double t1 = now_ms();
+                    copy_parts(dst, pin, bytes, tn[k], nt);
+                    double t2 = now_ms();
+                    if (r >= 0) up.push_back(t1 - t0), down.push_back(t2 - t1);
+                }
+                if (memcmp(dst, src, bytes)) { fprintf(stderr, "CHECK FAILED: copy\n"); exit(3); }
+                char name[96];
+                snprintf(name, sizeof name, "CPU copy up, %d threads, %s", tn[k], nt ? "streaming stores" : "memcpy");
+                row(name, bench_median(up), (double)bytes);
+                snprintf(name, sizeof name, "CPU copy down, %d threads, %s", tn[k], nt ? "streaming stores" : "memcpy");
+                row(name, bench_median(down), (double)bytes);
+            }
+        std::vector<double> h2d, d2h, reg, unreg, halloc, hfree, touch;
+        for (int r = -1; r < runs; ++r) {
+            double t0 = now_ms();
+            CK(cudaMemcpy(dev, pin, bytes, cudaMemcpyHostToDevice));
+            double t1 = now_ms();
+            CK(cudaMemcpy(pin, dev, bytes, cudaMemcpyDeviceToHost));
+            double t2 = now_ms();
+            if (r >= 0) h2d.push_back(t1 - t0), d2h.push_back(t2 - t1);
+        }
+        row("pinned DMA up (cudaMemcpy)", bench_median(h2d), (double)bytes);
+        row("pinned DMA down (cudaMemcpy)", bench_median(d2h), (double)bytes);
+        {
+            unsigned char *dev2;
+            std::vector<double> d2d;
+            CK(cudaMalloc((void **)&dev2, bytes));
+            for (int r = -1; r < runs; ++r) {
+                double t0 = now_ms();
+                CK(cudaMemcpy(dev2, dev, bytes, cudaMemcpyDeviceToDevice));
+                CK(cudaDeviceSynchronize());
+                if (r >= 0) d2d.push_back(now_ms() - t0);
+            }
+            row("device-to-device copy (GB/s: read + write)", bench_median(d2d), 2.0 * bytes);
+            CK(cudaFree(dev2));
+        }
+        for (int r = 0; r < 3; ++r) {
+            double t0 = now_ms();
+            unsigned char *b = (unsigned char *)malloc(bytes);
+            for (size_t i = 0; i < bytes; i += 4096) ((volatile unsigned char *)b)[i] = 0;
+            double t1 = now_ms();
+            CK(cudaHostRegister(b, bytes, cudaHostRegisterDefault));
+            double t2 = now_ms();
+            CK(cudaHostUnregister(b));
+            double t3 = now_ms();
+            free(b);
+            unsigned char *a;
+            double t4 = now_ms();
+            CK(cudaHostAlloc((void **)&a, bytes, cudaHostAllocDefault));
+            double t5 = now_ms();
+            CK(cudaFreeHost(a));
+            double t6 = now_ms();
+            touch.push_back(t1 - t0), reg.push_back(t2 - t1), unreg.push_back(t3 - t2);
+            halloc.push_back(t5 - t4), hfree.push_back(t6 - t5);
+        }
+        row("malloc + a write per page, 1 thread (3 runs)", bench_median(touch), (double)bytes);
+        row("cudaHostRegister of those pages (3 runs)", bench_median(reg), (double)bytes);
+        row("cudaHostUnregister (3 runs)", bench_median(unreg), (double)bytes);
+        row("cudaHostAlloc (3 runs)", bench_median(halloc), (double)bytes);
+        row("cudaFreeHost (3 runs)", bench_median(hfree), (double)bytes);
+        CK(cudaFreeHost(pin));
+        CK(cudaFree(dev));
+        free(src);
+        free(dst);
+    }
 }
 
 static rb_plan *make_plan(rb_context *ctx, const rb_filter *f, int n, int c, const route *r)
@@ -246,11 +379,12 @@ static void run(rb_context *g, rb_context *cpu, const rb_filter *f, int n, int c
 
 int main(int argc, char **argv)
 {
-    int quick = 0, rgb_only = 0, no_cpu = 0;
+    int quick = 0, rgb_only = 0, no_cpu = 0, copy = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--rgb")) rgb_only = 1;  /* issue 17's image alone, 8192^2 RGB 8-bit */
         else if (!strcmp(argv[i], "--no-cpu")) no_cpu = 1;
+        else if (!strcmp(argv[i], "--copy-floor")) copy = 1;
         else { fprintf(stderr, "gpu_host_bench: unknown option %s\n", argv[i]); return 2; }
     }
     int runs = quick ? 10 : 30;
@@ -258,6 +392,12 @@ int main(int argc, char **argv)
     int drv = 0;
     CK(cudaGetDeviceProperties(&prop, 0));
     CK(cudaDriverGetVersion(&drv));
+    if (copy) {
+        printf("GPU %s, CUDA driver %d; %u host threads; median of 10 runs unless said (ms, wall clock)\n\n",
+               prop.name, drv, std::thread::hardware_concurrency());
+        copy_floor(10);
+        return 0;
+    }
     rb_context *g, *cpu;
     if (rb_context_create(&g) != RB_OK || rb_context_create(&cpu) != RB_OK) return 2;
     RK(g, rb_context_set_backend(g, RB_BACKEND_CUDA));

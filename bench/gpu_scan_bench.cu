@@ -11,14 +11,16 @@
  * work such as the transfer matrices is outside the timing, as cuFFT's plan
  * is). 3 warm-up runs, median of 31. Every CUDA call is checked.
  *
- * The SAT rows time the one-pass kernel (rb_cuda_sat_run, cuda/sat/rb_cuda_scan_sat.cu).
+ * The SAT rows time the look-back kernel (rb_cuda_sat_run, cuda/sat/rb_cuda_sat_lookback.cu,
+ * RECBLUR_CUDA_SAT=lookback) and the tile kernel (rb_cuda_sat_tiles_run,
+ * cuda/sat/rb_cuda_scan_sat.cu, rb_sat's default) in the same run.
  * "kernel" columns: the back end's entry point on preallocated scratch
  * (rb_cuda_rec1d_run / rb_cuda_sat_run); "API" columns: the public call
  * (rb_recurrence_1d / rb_sat on device memory, CUDA context) with everything it
  * does per call (plan, scratch, synchronisation), timed the same way. A CUB
  * inclusive prefix sum of the same floats is the reference row ("cub scan").
  *
- * Usage: gpu_scan_bench [--quick] [--huge]   (--quick: 2^24 and 4096^2 only; --huge:
+ * Usage: gpu_scan_bench [--quick] [--sat] [--huge]   (--sat: the SAT table alone; --quick: 2^24 and 4096^2 only; --huge:
  * also 2^30 - 16384 samples; the full run needs about 2 minutes on an H100 host,
  * mostly the CPU back end's checks of the 2^28 signals) */
 #include <cuda_runtime.h>
@@ -33,6 +35,7 @@
 
 #include "rb_internal.h"
 #include "rb_cuda_scan.cuh"
+#include "rb_cuda_sat.cuh"
 #include "recblur.h"
 #include "bench_cuda.h"
 
@@ -186,17 +189,27 @@ static void bench_1d(rb_context *ctx, size_t n, int order, int both, rb_boundary
     rb_filter_destroy(f);
 }
 
-static void bench_sat(rb_context *ctx, int w, rb_format inf)
+/* One SAT workload, one kernel (tiles 0: the look-back kernel, RECBLUR_CUDA_SAT=lookback;
+ * 1: the tile kernel, rb_sat's default), checked against the CPU back
+ * end, then timed alone (kernel) and through rb_sat (API). Two fractions of copy:
+ * "px" against the copy of the same pixels as F32 (the tables' convention: 8 bytes
+ * moved a pixel), "bytes" against a copy moving the bytes this SAT must move
+ * (input size + 4 a pixel: 5 for U8 input, 8 for F32). */
+static void bench_sat(int w, rb_format inf, int tiles)
 {
     const int h = w;
     const size_t count = (size_t)w * h, isz = rb_format_size(inf);
     void *x, *y, *work;
+    auto kernel = [&](cudaStream_t s) {
+        return tiles ? rb_cuda_sat_tiles_run(x, w * isz, inf, y, w * sizeof(float), RB_F32, w, h, 1, work, s)
+                     : rb_cuda_sat_run(x, w * isz, inf, y, w * sizeof(float), RB_F32, w, h, 1, work, s);
+    };
     CK(cudaMalloc(&x, count * isz));
     CK(cudaMalloc(&y, count * sizeof(float)));
-    CK(cudaMalloc(&work, rb_cuda_sat_work_bytes(w, h, 1)));
-    fill(x, count, 99u, inf == RB_U8);
+    CK(cudaMalloc(&work, tiles ? rb_cuda_sat_tiles_work_bytes(w, h, 1) : rb_cuda_sat_work_bytes(w, h, 1)));
+    fill(x, count, 99u + tiles, inf == RB_U8);
     CK(cudaMemset(y, 0xFF, count * sizeof(float)));
-    CK(rb_cuda_sat_run(x, w * isz, inf, y, w * sizeof(float), RB_F32, w, h, 1, work, 0));
+    CK(kernel(0));
     CK(cudaDeviceSynchronize());
     std::vector<unsigned char> hx(count * isz);
     std::vector<float> hy(count), hc(count);
@@ -227,22 +240,25 @@ static void bench_sat(rb_context *ctx, int w, rb_format inf)
         bad += !ok;
     }
     if (bad) {
-        fprintf(stderr, "gpu_scan_bench: SAT %dx%d: %zu samples differ from the CPU back end\n", w, h, bad);
+        fprintf(stderr, "gpu_scan_bench: SAT %dx%d (%s): %zu samples differ from the CPU back end\n", w, h,
+                tiles ? "tiles" : "look-back", bad);
         exit(1);
     }
     std::vector<double> t;
     for (int r = 0; r < WARM + REPS; ++r) {
         fill(x, count, 31u * r + 7, inf == RB_U8);
         CK(cudaMemset(y, 0xFF, count * sizeof(float)));
-        const float ms = bench_event_ms([&] { CK(rb_cuda_sat_run(x, w * isz, inf, y, w * sizeof(float), RB_F32, w, h, 1, work, 0)); });
+        const float ms = bench_event_ms([&] { CK(kernel(0)); });
         if (r >= WARM) t.push_back(ms);
     }
     double ms = bench_median(t), cms = copy_ms(count * sizeof(float));
+    double cms_b = copy_ms(count * (isz + 4) / 2); /* moves count * (isz + 4) bytes */
     /* rb_sat on the same device images */
     rb_image din = in, dout = out;
     din.memory = dout.memory = RB_MEMORY_DEVICE;
     din.data = x;
     dout.data = y;
+    rb_switch_set(gctx, "RECBLUR_CUDA_SAT", tiles ? NULL : "lookback");
     t.clear();
     for (int r = 0; r < WARM + REPS; ++r) {
         fill(x, count, 17u * r + 3, inf == RB_U8);
@@ -256,15 +272,30 @@ static void bench_sat(rb_context *ctx, int w, rb_format inf)
         });
         if (r >= WARM) t.push_back(ams);
     }
+    rb_switch_set(gctx, "RECBLUR_CUDA_SAT", NULL);
     double api_ms = bench_median(t);
     double gbs = (double)count * (isz + 4) / (ms * 1e6);
-    printf("| SAT %s -> f32 | %d^2 | - | - | - | %.3f | %.1f | %.3f | %.3f | %.3f | %.1f | 1 | %.0f | %s |\n",
-           inf == RB_U8 ? "u8" : "f32", w, ms, count / (ms * 1e6), cms / ms, api_ms, cms / api_ms,
-           count / (cms * 1e6), gbs, inf == RB_U8 ? "exact" : "<=1 ulp");
+    printf("| SAT %s -> f32 | %s | %d^2 | %.3f | %.1f | %.3f | %.3f | %.3f | %.3f | %.1f | %.0f | %.0f | %s |\n",
+           inf == RB_U8 ? "u8" : "f32", tiles ? "tiles (default)" : "look-back", w, ms, count / (ms * 1e6),
+           cms / ms, cms_b / ms, api_ms, cms / api_ms, count / (cms * 1e6), gbs,
+           2.0 * count * (isz + 4) / 2 / (cms_b * 1e6), inf == RB_U8 ? "exact" : "<=1 ulp");
     fflush(stdout);
     CK(cudaFree(x));
     CK(cudaFree(y));
     CK(cudaFree(work));
+}
+
+static void bench_sats(int quick)
+{
+    printf("| workload | kernel | size | kernel ms | Gpx/s | kernel fraction of copy (px) | kernel fraction of copy (bytes) "
+           "| API ms | API fraction of copy (px) | copy Gpx/s (F32) | GB/s moved (kernel) | copy GB/s (same bytes) "
+           "| vs CPU |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int w : {4096, 8192})
+        for (rb_format f : {RB_U8, RB_F32})
+            if (!quick || w == 4096)
+                for (int tiles = 0; tiles < 2; ++tiles) bench_sat(w, f, tiles);
+    printf("\n");
 }
 
 /* CUB's inclusive prefix sum of n floats: the reference for a 1D scan's speed */
@@ -296,9 +327,10 @@ static void bench_cub(size_t n)
 int main(int argc, char **argv)
 {
     bench_seed(0x853C49E6748FEA9Bull); /* the inputs of the earlier tables */
-    int quick = 0, huge = 0;
+    int quick = 0, huge = 0, sat_only = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--sat")) sat_only = 1;
         else if (!strcmp(argv[i], "--huge")) huge = 1;
     }
     cudaDeviceProp prop;
@@ -308,8 +340,6 @@ int main(int argc, char **argv)
     CK(cudaDriverGetVersion(&drv));
     printf("GPU: %s, driver API %d.%d, %d SMs\n\n", prop.name, drv / 1000, drv % 1000 / 10,
            prop.multiProcessorCount);
-    printf("| workload | size | order | passes | boundary | kernel ms | Gsamples/s | kernel fraction of copy | API ms | API fraction of copy | copy Gsamples/s | sweeps | GB/s moved (kernel) | vs CPU |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     rb_context *ctx;
     rb_context_create(&ctx);
     rb_context_create(&gctx);
@@ -317,12 +347,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "gpu_scan_bench: no CUDA back end: %s\n", rb_context_error(gctx));
         return 2;
     }
-    /* 2^24 and the SATs first (quick), then the long signals, whose CPU-back-end checks
-     * take seconds each */
+    /* the SATs first (quick), then the 1D recurrences */
+    bench_sats(quick);
+    if (sat_only) {
+        rb_context_destroy(gctx);
+        rb_context_destroy(ctx);
+        return 0;
+    }
+    printf("| workload | size | order | passes | boundary | kernel ms | Gsamples/s | kernel fraction of copy | API ms | API fraction of copy | copy Gsamples/s | sweeps | GB/s moved (kernel) | vs CPU |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    /* 2^24 first (quick), then the long signals, whose CPU-back-end checks take seconds each */
     bench_cub((size_t)1 << 24);
-    for (int w : {4096, 8192})
-        for (rb_format f : {RB_U8, RB_F32})
-            if (!quick || w == 4096) bench_sat(ctx, w, f);
     for (int order : {1, 2, 3, 4, 8})
         for (int both = 0; both < 2; ++both)
             bench_1d(ctx, (size_t)1 << 24, order, both, RB_BOUNDARY_ZERO, both == 0 && order != 4 ? 5 : 0);

@@ -17,7 +17,8 @@
 # usage: bench/magick_call.sh [BUILD_DIR] [SIGMA]
 #   BUILD_DIR holds plugin-magick/recblur.so (default build), SIGMA default 10.
 #   Env: RUNS (default 7), SIZE (default 4096), CONVERT (default /usr/bin/convert-im6.q16,
-#   the real ImageMagick 6; for ImageMagick 7 give CONVERT=magick).
+#   the real ImageMagick 6; for ImageMagick 7 give CONVERT=magick, or run
+#   bench/magick7_call.sh, which runs this script in the Debian 13 root).
 set -eu
 BUILD=${1:-build}
 SIGMA=${2:-10}
@@ -33,7 +34,8 @@ trap 'rm -rf "$TMP"' EXIT
 # random 8-bit RGB samples (not a flat image: the filter must do real work),
 # uncompressed TIFF, so that the codec is cheap and the same for every command
 "$CONVERT" -size "${SIZE}x${SIZE}" xc:white +noise Random -type TrueColor -depth 8 -compress none "$TMP/in.tif"
-"$CONVERT" "$TMP/in.tif" -format '%[channels] %[type]' info: | grep -q '^srgb TrueColor' ||
+# (IM6 prints "srgb TrueColor", IM7 "srgb  3.0 TrueColor")
+"$CONVERT" "$TMP/in.tif" -format '%[channels] %[type]' info: | grep -q '^srgb .*TrueColor' ||
     { echo "the input is not RGB: $("$CONVERT" "$TMP/in.tif" -format '%[channels] %[type]' info:)" >&2; exit 1; }
 
 now() { date +%s.%N; }
@@ -43,7 +45,7 @@ run() { # run NAME CMD...: one timed run, wall seconds appended to $TMP/NAME
     t0=$(now)
     "$@" >/dev/null 2>"$TMP/err" || { cat "$TMP/err" >&2; exit 1; }
     t1=$(now)
-    echo "$t1 - $t0" | bc -l >>"$TMP/$name"
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$TMP/$name"
 }
 i=0
 while [ $i -le "$RUNS" ]; do   # round 0 is the warm-up (page cache, module load)
@@ -69,7 +71,8 @@ f3() { printf '%.3f' "$1"; }
 echo "| convert IN OUT (read + write) | $(f3 "$none") |"
 echo "| convert IN -process 'recblur sigma=$SIGMA' OUT | $(f3 "$process") |"
 echo "| convert IN -evaluate multiply 1 OUT | $(f3 "$pass") |"
-echo "| module call = process - none | $(echo "$process - $none" | bc -l | xargs printf '%.3f') |"
+calc() { awk "BEGIN { printf \"%.${1}f\", $2 }"; }   # calc DIGITS EXPR (no bc in the Debian 13 root)
+echo "| module call = process - none | $(calc 3 "$process - $none") |"
 echo "| engine inside the call (CPU sweep wall) | $(f3 "$engine") |"
-echo "| ImageMagick's pixel access = pass - none | $(echo "$pass - $none" | bc -l | xargs printf '%.3f') |"
-echo "| ratio module call / (engine + pixel access) | $(echo "($process - $none) / ($engine + $pass - $none)" | bc -l | xargs printf '%.2f') |"
+echo "| ImageMagick's pixel access = pass - none | $(calc 3 "$pass - $none") |"
+echo "| ratio module call / (engine + pixel access) | $(calc 2 "($process - $none) / ($engine + $pass - $none)") |"

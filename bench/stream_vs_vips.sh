@@ -9,6 +9,15 @@
 # --compress none; vips: gaussblur IN OUT SIGMA (its default: no
 # compression). Both write uncompressed TIFF strips. The outputs are
 # deleted after each run (they are as large as IN).
+#
+# env SETTLE=S: sleep S seconds after each delete, before the next command.
+# On a VM whose kernel reports free pages to the host (virtio-balloon free
+# page reporting: /sys/module/page_reporting), page-cache pages freed a few
+# seconds ago come back from the host one fault at a time: writing 800 MB
+# into them took 1.5 s of system time instead of 0.14. Without SETTLE the
+# command that writes soonest after the previous delete (libvips, from its
+# first rows) reuses warm pages, and one that writes later (recblur's strip
+# route: after its first pass) gets cold ones; SETTLE=20 gives both cold.
 set -eu
 rb=$1 in=$2 sigma=$3 runs=$4 mem=$5 dir=${6:-$(dirname "$2")}
 log=$(mktemp)
@@ -30,8 +39,10 @@ while [ "$i" -lt "$runs" ]; do
     one recblur "$rb" blur --sigma "$sigma" --boundary clamp --memory "$mem" --compress none \
         "$in" "$dir/sv_rb.tif" | tee -a "$res"
     rm -f "$dir/sv_rb.tif"
+    sleep "${SETTLE:-0}"
     one vips vips gaussblur "$in" "$dir/sv_vips.tif" "$sigma" | tee -a "$res"
     rm -f "$dir/sv_vips.tif"
+    sleep "${SETTLE:-0}"
     i=$((i + 1))
 done
 median() { # who column

@@ -18,6 +18,9 @@
 #        ImageMagick is the slow one), SLOW_LIMIT seconds a peer run may take
 #        before it is stopped and reported as "> limit" (default 120),
 #        IMAGES=dir keeps the generated in-N.tif / in-N.png there for reuse
+#        HOST_BENCH=path/to/gpu_host_bench (default build/bench/gpu_host_bench):
+#        where it exists and a GPU answers, the GPU round trip of issue 17's
+#        8192^2 RGB 8-bit image against its pinned-copy floor is printed last
 # Peers: libvips `vips gaussblur` (its defaults: integer precision for 8-bit,
 # min_ampl 0.2), GEGL's `gegl` with gegl:gaussian-blur (clamp), G'MIC `blur S`
 # (Neumann boundary, Gaussian), ImageMagick 6 `convert -blur 0xS` (its separable
@@ -136,3 +139,14 @@ for fmt in $FORMATS; do
   done
 done
 echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# The GPU round trip against its floor (rb_execute on host images vs pinned
+# cudaMemcpy up + down of the same bytes), where this machine has a GPU.
+HOST_BENCH="${HOST_BENCH:-$root/build/bench/gpu_host_bench}"
+if [ -x "$HOST_BENCH" ] && command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  echo
+  echo "GPU round trip ($HOST_BENCH --rgb --no-cpu):"
+  "$HOST_BENCH" --rgb --no-cpu
+else
+  echo "# GPU round trip: skipped (no GPU here, or no $HOST_BENCH: build with -DRECBLUR_CUDA=ON)"
+fi

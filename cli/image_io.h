@@ -96,14 +96,20 @@ int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img,
 int cli_tiff_needs_bigtiff(const rb_image *geom);
 
 /* A TIFF read or written a band of rows at a time (the strip route of
- * cli/op_filter_stream.c): strips only (not tiles), samples interleaved.
- * Bands start on the file's strips (a multiple of *rps rows) and hold whole
- * strips (or run to the last row). */
+ * cli/op_filter_stream.c). Read: strips or tiles, samples interleaved or in
+ * separate planes; written: interleaved strips. Bands start on the file's
+ * strips or rows of tiles (a multiple of *rps rows) and hold whole ones (or
+ * run to the last row). */
 typedef struct cli_tiff_rows cli_tiff_rows;
 /* Open IN: hdr gets the checked header (hdr->img without data), *rps the
- * file's rows per strip; NULL with a message when it is not such a TIFF. */
+ * file's rows per strip or its tiles' height; NULL with a message when it is
+ * not such a TIFF. */
 cli_tiff_rows *cli_tiff_rows_open(const char *path, cli_image *hdr, uint32_t *rps, char *err,
                                   size_t errlen);
+/* The reader's own buffer in bytes (one tile, or one plane's strip; 0 for
+ * interleaved strips, decoded straight into the band) and, into buf, a
+ * phrase for --verbose saying how IN is read ("" for interleaved strips). */
+size_t cli_tiff_rows_layout(const cli_tiff_rows *s, char *buf, size_t len);
 int cli_tiff_rows_read(cli_tiff_rows *s, uint32_t y0, uint32_t rows, void *dst, char *err,
                        size_t errlen);
 /* Create tmp_path (named for `path` in messages) for geom's geometry in strips of rps rows. */
@@ -148,9 +154,9 @@ int cli_rows_sink_write(cli_rows_sink *s, uint32_t y0, uint32_t rows, const void
 /* Close (flush: finish the file first); 0 or -1 with a message. */
 int cli_rows_sink_close(cli_rows_sink *s, int flush, char *err, size_t errlen);
 
-/* The strip route's input (cli/rows_source.c): a TIFF in strips or a PNG in
- * rows. *align: the rows a band must start on and hold whole (the TIFF's
- * rows per strip; 1 for PNG). */
+/* The strip route's input (cli/rows_source.c): a TIFF in strips or tiles, or
+ * a PNG in rows. *align: the rows a band must start on and hold whole (the
+ * TIFF's rows per strip or tile height; 1 for PNG). */
 typedef struct cli_rows_source cli_rows_source;
 cli_rows_source *cli_rows_source_open(const char *path, cli_image *hdr, uint32_t *align, char *err,
                                       size_t errlen);
@@ -159,6 +165,9 @@ int cli_rows_source_read(cli_rows_source *s, uint32_t y0, uint32_t rows, void *d
                          size_t errlen);
 /* How many times a PNG was decoded from its start (0 for TIFF). */
 int cli_rows_source_decodes(const cli_rows_source *s);
+/* The reader's own buffer in bytes beside the bands, and into buf a phrase
+ * for --verbose on how IN is read ("" when there is nothing to say). */
+size_t cli_rows_source_layout(const cli_rows_source *s, char *buf, size_t len);
 void cli_rows_source_close(cli_rows_source *s);
 
 /* A new empty file beside `path` (same directory, so rename() stays on one

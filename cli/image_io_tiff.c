@@ -60,6 +60,14 @@ cli_tiff_rows *cli_tiff_rows_open(const char *path, cli_image *hdr, uint32_t *rp
     return NULL;
 }
 
+size_t cli_tiff_rows_layout(const cli_tiff_rows *s, char *buf, size_t len)
+{
+    (void)s;
+    if (len)
+        buf[0] = 0;
+    return 0;
+}
+
 int cli_tiff_rows_read(cli_tiff_rows *s, uint32_t y0, uint32_t rows, void *dst, char *err,
                        size_t errlen)
 {
@@ -500,12 +508,56 @@ int cli_tiff_write(const char *tmp_path, const char *path, const rb_image *img,
 
 /* ------------------------------------------------------ rows in, rows out */
 
+/* Read in rows: interleaved strips are decoded straight into the band;
+ * tiles and separate planes go through `block` (one tile, or one plane's
+ * strip), copied into place and clipped at the right and bottom edges. A
+ * band is then whole rows of tiles: the band buffer is the row of tiles the
+ * reader keeps, and pass 2 decodes each row of tiles again. */
 struct cli_tiff_rows {
     TIFF *t;
     const char *path;
-    uint32_t rps, height;
+    uint32_t rps, height; /* rps: rows per strip, or the tiles' height */
     size_t row_bytes;
+    int tiled, separate;
+    uint32_t tw;            /* the tiles' width */
+    rb_image geom;          /* the image's geometry, for put_block */
+    unsigned char *block;   /* one decoded tile or plane strip */
+    tmsize_t block_bytes;
 };
+
+/* The tiles' layout checked (a header that lies about them is refused
+ * before the tile buffer is made, as cli_tiff_read does): 0, or -1 with the
+ * reason in tiff_last_error. */
+static int check_tiles(TIFF *t, const rb_image *g, int separate, uint32_t *tw, uint32_t *th,
+                       tmsize_t *tsize)
+{
+    const uint64_t ss = cli_sample_size(g->format), w = (uint32_t)g->width, h = (uint32_t)g->height;
+    const uint64_t image_bytes = w * h * (uint64_t)g->channels * ss;
+    *tw = *th = 0;
+    TIFFGetField(t, TIFFTAG_TILEWIDTH, tw);
+    TIFFGetField(t, TIFFTAG_TILELENGTH, th);
+    *tsize = TIFFTileSize(t);
+    const uint64_t across = *tw ? (w + *tw - 1) / *tw : 0, down = *th ? (h + *th - 1) / *th : 0;
+    if (!*tw || !*th || *tsize <= 0 ||
+        (uint64_t)*tw * (separate ? 1 : g->channels) * ss * *th > (uint64_t)*tsize) {
+        snprintf(tiff_last_error, sizeof tiff_last_error, "bad tile layout");
+        return -1;
+    }
+    if ((uint64_t)*tsize > CLI_TIFF_MAX_TILE_BYTES && (uint64_t)*tsize > image_bytes) {
+        snprintf(tiff_last_error, sizeof tiff_last_error,
+                 "tiles of %ux%u (%llu bytes each) for a %ux%u image", (unsigned)*tw, (unsigned)*th,
+                 (unsigned long long)*tsize, (unsigned)w, (unsigned)h);
+        return -1;
+    }
+    if ((uint64_t)TIFFNumberOfTiles(t) < across * down * (separate ? g->channels : 1)) {
+        snprintf(tiff_last_error, sizeof tiff_last_error, "%lu tiles where a %ux%u image in %ux%u "
+                 "tiles has %llu", (unsigned long)TIFFNumberOfTiles(t), (unsigned)w, (unsigned)h,
+                 (unsigned)*tw, (unsigned)*th,
+                 (unsigned long long)(across * down * (separate ? g->channels : 1)));
+        return -1;
+    }
+    return 0;
+}
 
 cli_tiff_rows *cli_tiff_rows_open(const char *path, cli_image *hdr, uint32_t *rps, char *err,
                                   size_t errlen)
@@ -518,37 +570,106 @@ cli_tiff_rows *cli_tiff_rows_open(const char *path, cli_image *hdr, uint32_t *rp
         return NULL;
     }
     int separate = 0;
-    uint32_t r = 0;
+    uint32_t r = 0, tw = 0;
     if (read_header(t, path, hdr, &separate, err, errlen)) {
         TIFFClose(t);
         return NULL;
     }
-    if (TIFFIsTiled(t) || separate) {
-        snprintf(err, errlen, "%s is %s, not read in rows", path,
-                 separate ? "in separate planes" : "in tiles");
-        TIFFClose(t);
-        return NULL;
-    }
+    const int tiled = TIFFIsTiled(t);
     const uint32_t h = (uint32_t)hdr->img.height;
-    if (!TIFFGetField(t, TIFFTAG_ROWSPERSTRIP, &r) || r == 0 || r > h)
-        r = h;
     const size_t row_bytes = hdr->img.stride;
-    const tmsize_t ssize = TIFFStripSize(t);
-    if (ssize <= 0 || (uint64_t)ssize < (uint64_t)row_bytes * r ||
-        TIFFNumberOfStrips(t) < (h + r - 1) / r) {
-        snprintf(err, errlen, "%s: bad TIFF: bad strip layout", path);
-        TIFFClose(t);
-        return NULL;
+    /* one plane's row of samples when the planes are separate */
+    const size_t plane_row = separate ? row_bytes / (size_t)hdr->img.channels : row_bytes;
+    tmsize_t block = 0;
+    if (tiled) {
+        if (check_tiles(t, &hdr->img, separate, &tw, &r, &block)) {
+            snprintf(err, errlen, "%s: bad TIFF: %s", path, tiff_why());
+            TIFFClose(t);
+            return NULL;
+        }
+    } else {
+        if (!TIFFGetField(t, TIFFTAG_ROWSPERSTRIP, &r) || r == 0 || r > h)
+            r = h;
+        const tmsize_t ssize = TIFFStripSize(t);
+        const uint32_t planes = separate ? (uint32_t)hdr->img.channels : 1;
+        if (ssize <= 0 || (uint64_t)ssize < (uint64_t)plane_row * r ||
+            TIFFNumberOfStrips(t) < (h + r - 1) / r * planes) {
+            snprintf(err, errlen, "%s: bad TIFF: bad strip layout", path);
+            TIFFClose(t);
+            return NULL;
+        }
+        if (separate)
+            block = (tmsize_t)(plane_row * r);
     }
     cli_tiff_rows *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, errlen, "out of memory");
+    unsigned char *buf = block && s ? _TIFFmalloc(block) : NULL;
+    if (!s || (block && !buf)) {
+        snprintf(err, errlen, "out of memory for a %s of %lld bytes", tiled ? "tile" : "strip",
+                 (long long)block);
+        free(s);
         TIFFClose(t);
         return NULL;
     }
-    *s = (cli_tiff_rows){t, path, r, h, row_bytes};
+    *s = (cli_tiff_rows){.t = t, .path = path, .rps = r, .height = h, .row_bytes = row_bytes,
+                         .tiled = tiled, .separate = separate, .tw = tw, .geom = hdr->img,
+                         .block = buf, .block_bytes = block};
     *rps = r;
     return s;
+}
+
+size_t cli_tiff_rows_layout(const cli_tiff_rows *s, char *buf, size_t len)
+{
+    if (s->tiled)
+        snprintf(buf, len, "IN in %ux%u tiles%s, read a row of tiles at a time into the band "
+                 "(a %.0f KiB tile buffer)", (unsigned)s->tw, (unsigned)s->rps,
+                 s->separate ? " of separate planes" : "", s->block_bytes / 1024.0);
+    else if (s->separate)
+        snprintf(buf, len, "IN in strips of separate planes, interleaved into the band (a %.0f KiB "
+                 "strip buffer)", s->block_bytes / 1024.0);
+    else if (len)
+        buf[0] = 0;
+    return (size_t)s->block_bytes;
+}
+
+/* Rows [y, y + n) of IN (one row of tiles, or one strip, clipped at the
+ * bottom) into `band`'s rows 0..n, from tiles or separate planes. */
+static int read_blocks(cli_tiff_rows *s, uint32_t y, uint32_t n, rb_image *band, char *err,
+                       size_t errlen)
+{
+    const int planes = s->separate ? s->geom.channels : 1;
+    const size_t ss = cli_sample_size(s->geom.format);
+    const uint32_t w = (uint32_t)s->geom.width;
+    band->height = (int)n;
+    for (int p = 0; p < planes; p++) {
+        if (!s->tiled) {
+            const size_t plane_row = (size_t)w * ss;
+            const tmsize_t want = (tmsize_t)(plane_row * n);
+            const uint32_t strip = TIFFComputeStrip(s->t, y, (uint16_t)p);
+            if (TIFFReadEncodedStrip(s->t, strip, s->block, want) != want) {
+                snprintf(err, errlen, "%s: bad TIFF: strip %u (rows %u-%u, plane %d): %s", s->path,
+                         (unsigned)strip, (unsigned)y, (unsigned)(y + n - 1), p, tiff_why());
+                return -1;
+            }
+            put_block(band, s->block, 0, 0, w, n, plane_row, p, 1);
+            continue;
+        }
+        const size_t tile_row = (size_t)s->tw * (s->separate ? 1 : (size_t)s->geom.channels) * ss;
+        for (uint32_t x = 0; x < w; x += s->tw) {
+            const uint32_t tile = TIFFComputeTile(s->t, x, y, 0, (uint16_t)p);
+            /* size -1, as TIFFReadTile asks: given a size, libtiff reads an
+             * uncompressed tile straight from its offset without checking its
+             * byte count (a tile missing from the tables read the header) */
+            if (TIFFReadEncodedTile(s->t, tile, s->block, (tmsize_t)-1) != s->block_bytes) {
+                snprintf(err, errlen, "%s: bad TIFF: tile %u (x %u, y %u%s): %s", s->path,
+                         (unsigned)tile, (unsigned)x, (unsigned)y, s->separate ? ", a plane" : "",
+                         tiff_why());
+                return -1;
+            }
+            /* the tile's rows below the image and columns past it are dropped */
+            put_block(band, s->block, x, 0, s->tw, s->rps, tile_row, p, s->separate);
+        }
+    }
+    return 0;
 }
 
 int cli_tiff_rows_read(cli_tiff_rows *s, uint32_t y0, uint32_t rows, void *dst, char *err,
@@ -556,10 +677,22 @@ int cli_tiff_rows_read(cli_tiff_rows *s, uint32_t y0, uint32_t rows, void *dst, 
 {
     for (uint32_t y = y0; y < y0 + rows; y += s->rps) {
         const uint32_t n = s->height - y < s->rps ? s->height - y : s->rps;
+        unsigned char *at = (unsigned char *)dst + (size_t)(y - y0) * s->row_bytes;
+        if (y % s->rps) {
+            snprintf(err, errlen, "%s: a band at row %u is not on the file's %u-row %s", s->path,
+                     (unsigned)y, (unsigned)s->rps, s->tiled ? "tiles" : "strips");
+            return -1;
+        }
+        if (s->tiled || s->separate) {
+            rb_image band = s->geom;
+            band.data = at;
+            band.stride = s->row_bytes;
+            if (read_blocks(s, y, n, &band, err, errlen))
+                return -1;
+            continue;
+        }
         const tmsize_t want = (tmsize_t)(s->row_bytes * n);
-        if (y % s->rps ||
-            TIFFReadEncodedStrip(s->t, y / s->rps, (unsigned char *)dst + (size_t)(y - y0) * s->row_bytes,
-                                 want) != want) {
+        if (TIFFReadEncodedStrip(s->t, y / s->rps, at, want) != want) {
             snprintf(err, errlen, "%s: bad TIFF: %s", s->path, tiff_why());
             return -1;
         }
@@ -579,8 +712,9 @@ cli_tiff_rows *cli_tiff_rows_create(const char *tmp_path, const char *path, cons
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    *s = (cli_tiff_rows){t, path, rps, (uint32_t)geom->height,
-                         (size_t)geom->width * geom->channels * cli_sample_size(geom->format)};
+    *s = (cli_tiff_rows){.t = t, .path = path, .rps = rps, .height = (uint32_t)geom->height,
+                         .row_bytes = (size_t)geom->width * geom->channels *
+                                      cli_sample_size(geom->format)};
     return s;
 }
 
@@ -613,6 +747,8 @@ int cli_tiff_rows_close(cli_tiff_rows *s, int flush, char *err, size_t errlen)
         rc = -1;
     }
     TIFFClose(s->t);
+    if (s->block)
+        _TIFFfree(s->block);
     free(s);
     return rc;
 }

@@ -1,7 +1,7 @@
 /* blur, filter and bspline on a TIFF or PNG larger than the memory they may
  * use: the engine's strip route (rb_stream_*, issue 18). IN is read twice, a
- * band of rows at a time (whole strips of a TIFF; a PNG is decoded twice
- * from its start, cli/rows_source.c) (pass 1 gathers the column carries,
+ * band of rows at a time (whole strips or rows of tiles of a TIFF; a PNG is
+ * decoded twice from its start, cli/rows_source.c) (pass 1 gathers the column carries,
  * pass 2 produces the final rows), and OUT (TIFF in strips, or PNG row
  * after row: cli/rows_sink.c) is written once, band by band, into a
  * temporary file renamed into place at the end. Working memory: a few bands
@@ -23,15 +23,16 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* Rows per band: whole strips of IN (rps 1 for a PNG), the count that takes least memory in
- * all (the stream's working set, its carries included, and the band
- * buffers: two of `buf_row` bytes a row, one when a band is the image), with
- * the carries in memory (*carry_mem SIZE_MAX). Where that is more than
- * `limit` (the carries grow with width x height: 1 GB at 100000^2), they go
- * to a temporary file, an eighth of the limit left to them (the close
- * reads them back in ranges of columns that large), and the band is the
- * tallest that keeps the limit (fewer strips, fewer carries), or the one
- * that takes least when none does. The total into *bytes. */
+/* Rows per band: whole strips or rows of tiles of IN (rps 1 for a PNG), the
+ * count that takes least memory in all (the stream's working set, its
+ * carries included, and the band buffers: two of `buf_row` bytes a row, one
+ * when a band is the image), with the carries in memory (*carry_mem
+ * SIZE_MAX). Where that is more than `limit` (the carries grow with width x
+ * height: 1 GB at 100000^2), they go to a temporary file, an eighth of the
+ * limit left to them (the close reads them back in ranges of columns that
+ * large), and the band is the tallest that keeps the limit (fewer strips,
+ * fewer carries), or the one that takes least when none does. The total
+ * into *bytes. */
 static uint32_t band_rows(const rb_plan *plan, uint32_t H, size_t buf_row, uint32_t rps,
                           uint64_t limit, size_t *bytes, size_t *carry_mem)
 {
@@ -180,8 +181,13 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
             rc = 1; /* the caller runs it in memory */
         goto done;
     }
+    /* the reader's own buffer (a tile, a plane's strip) whatever the band */
+    char layout[160];
+    const size_t reader = cli_rows_source_layout(rd, layout, sizeof layout);
     size_t carry_mem;
-    band = band_rows(plan, H, buf_row, rps, limit, &band_bytes, &carry_mem);
+    band = band_rows(plan, H, buf_row, rps, limit > reader ? limit - reader : 0, &band_bytes,
+                     &carry_mem);
+    band_bytes += reader;
     if (rb_stream_set_carry_memory(st, carry_mem) != RB_OK) {
         engine = 1;
         goto done;
@@ -290,13 +296,14 @@ int cli_op_filter_stream(rb_context *ctx, const cli_settings *s, const char *in_
                  ci.written / 1048576.0, ci.read / 1048576.0);
     else if (ci.bytes)
         snprintf(carries, sizeof carries, "; the carries in memory: %.1f MiB", ci.bytes / 1048576.0);
-    static char backend[480];
+    static char backend[640];
     snprintf(backend, sizeof backend, "%s, in bands of %u rows (about %zu MiB in all%s); pass 1 "
-             "%.0f ms, pass 2 %.0f ms, file work %.0f ms, of which the filter waited %.0f ms%s%s",
+             "%.0f ms, pass 2 %.0f ms, file work %.0f ms, of which the filter waited %.0f ms%s%s%s%s",
              rb_plan_backend_name(plan), (unsigned)band, band_bytes >> 20,
              nb > 1 ? ", file work overlapped" : "", tm.pass1_ms, tm.pass2_ms, tm.file_ms,
              tm.waited_ms,
-             cli_rows_source_decodes(rd) > 1 ? "; IN decoded twice (PNG)" : "", carries);
+             cli_rows_source_decodes(rd) > 1 ? "; IN decoded twice (PNG)" : "",
+             layout[0] ? "; " : "", layout, carries);
     rep->backend = backend;
 done:
     if (engine)

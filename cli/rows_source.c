@@ -1,6 +1,6 @@
 /* The file the strip route reads, a band of rows at a time: a TIFF in strips
- * (bands on its strips) or a non-interlaced PNG (bands of any height), so
- * cli/op_filter_stream.c does not care which. */
+ * or tiles (bands on its strips or rows of tiles) or a non-interlaced PNG
+ * (bands of any height), so cli/op_filter_stream.c does not care which. */
 #include "image_io.h"
 
 #include <stdlib.h>
@@ -58,6 +58,15 @@ int cli_rows_source_read(cli_rows_source *s, uint32_t y0, uint32_t rows, void *d
 int cli_rows_source_decodes(const cli_rows_source *s)
 {
     return s->png ? cli_png_rows_decodes(s->png) : 0;
+}
+
+size_t cli_rows_source_layout(const cli_rows_source *s, char *buf, size_t len)
+{
+    if (s->tiff)
+        return cli_tiff_rows_layout(s->tiff, buf, len);
+    if (len)
+        buf[0] = 0;
+    return 0;
 }
 
 void cli_rows_source_close(cli_rows_source *s)

@@ -129,7 +129,7 @@ static uint64_t in_memory_bytes(cli_command cmd, uint64_t px, uint64_t row_sampl
     return images + px * sizeof(float);
 }
 
-/* blur/filter/bspline from a TIFF in strips or a non-interlaced PNG to a
+/* blur/filter/bspline from a TIFF (strips or tiles) or a non-interlaced PNG to a
  * TIFF or PNG, when the image would take more memory than it may
  * (in_memory_bytes): the strip route. Returns the exit status when it ran
  * (or failed), -1 when the in-memory route is to run instead. */
@@ -146,7 +146,7 @@ static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings 
     if (!rd) {
         if (!strstr(err, "not read in rows"))
             return -1; /* the in-memory route reads it, or says what is wrong */
-        /* tiles, planes, Adam7: the header is read; said below if over the limit */
+        /* Adam7: the header is read; said below if over the limit */
         snprintf(not_rows, sizeof not_rows, "%s", err);
     }
     const cli_file_type in_type = rd ? cli_rows_source_type(rd) : hdr.type;
@@ -219,26 +219,27 @@ static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings 
  * read, when the back end may be cuda: the first touch of a fresh buffer
  * costs page faults (the kernel zeroing it: 22 ms for an 8192^2 RGB 8-bit
  * output, 71 ms float, on the H100 machine), which the GPU's execute would
- * otherwise pay on its critical path as its copies write the output. Only
- * for input the strip route reads in rows (TIFF strips, non-interlaced
- * PNG): cli_rows_source_open gives its header without the pixels. */
+ * otherwise pay on its critical path as its copies write the output. The
+ * engine's host memory (rb_context_host_alloc) also locks the pages once the
+ * warm-up has made the device's context, so that the result comes down by
+ * DMA instead of through the staging's CPU copies. Only for input the strip
+ * route reads in rows (TIFF in strips or tiles, non-interlaced PNG):
+ * cli_rows_source_open gives its header without the pixels. */
 typedef struct {
-    rb_image img;      /* the output, allocated; data NULL when not started */
+    rb_image img;      /* the output's geometry; data NULL until the thread made it */
+    rb_context *ctx;
     pthread_t thread;
     int running;
 } prefault;
 
 static void *prefault_main(void *arg)
 {
-    rb_image *img = arg;
-    volatile unsigned char *p = img->data;
-    const size_t bytes = img->stride * (size_t)img->height;
-    for (size_t i = 0; i < bytes; i += 4096) /* a write per page faults it in */
-        p[i] = 0;
+    prefault *pf = arg;
+    pf->img.data = rb_context_host_alloc(pf->ctx, pf->img.stride * (size_t)pf->img.height);
     return NULL;
 }
 
-static void prefault_start(prefault *pf, const cli_options *o, const cli_settings *s,
+static void prefault_start(prefault *pf, rb_context *ctx, const cli_options *o, const cli_settings *s,
                            cli_file_type out_type)
 {
     char err[CLI_ERR_LEN];
@@ -252,13 +253,23 @@ static void prefault_start(prefault *pf, const cli_options *o, const cli_setting
     if (!rd)
         return; /* not a file read in rows: the output is made after the read */
     cli_rows_source_close(rd);
-    if (choose_format(o, s, out_type, &hdr.img, &fmt, err, sizeof err) ||
-        cli_image_alloc(&pf->img, hdr.img.width, hdr.img.height, hdr.img.channels, fmt, err, sizeof err))
-        return; /* the in-memory route says it */
-    pf->running = pthread_create(&pf->thread, NULL, prefault_main, &pf->img) == 0;
+    const int w = hdr.img.width, h = hdr.img.height, c = hdr.img.channels;
+    /* cli_image_alloc's limits; outside them the in-memory route says why */
+    if (choose_format(o, s, out_type, &hdr.img, &fmt, err, sizeof err) || w <= 0 || h <= 0 ||
+        w > RB_MAX_SIDE || h > RB_MAX_SIDE || (uint64_t)w * (uint64_t)h > RB_MAX_PIXELS || c < 1 || c > 4)
+        return;
+    pf->img.width = w;
+    pf->img.height = h;
+    pf->img.channels = c;
+    pf->img.format = fmt;
+    pf->img.stride = (size_t)w * (size_t)c * cli_sample_size(fmt);
+    pf->img.memory = RB_MEMORY_HOST;
+    pf->ctx = ctx;
+    pf->running = pthread_create(&pf->thread, NULL, prefault_main, pf) == 0;
 }
 
-/* Join the thread; 0 with the output in *out when it fits IN's geometry. */
+/* Join the thread; 0 with the output in *out (engine host memory: free it
+ * with rb_context_host_free) when it fits IN's geometry. */
 static int prefault_take(prefault *pf, const rb_image *in, rb_format fmt, rb_image *out)
 {
     if (pf->running)
@@ -268,7 +279,7 @@ static int prefault_take(prefault *pf, const rb_image *in, rb_format fmt, rb_ima
         return -1;
     if (pf->img.width != in->width || pf->img.height != in->height ||
         pf->img.channels != in->channels || pf->img.format != fmt) {
-        free(pf->img.data);
+        rb_context_host_free(pf->ctx, pf->img.data);
         pf->img.data = NULL;
         return -1;
     }
@@ -297,6 +308,7 @@ int cli_run(const cli_options *o)
     rb_image out = {0};
     cli_settings s;
     prefault pf = {0};
+    int out_engine = 0; /* out.data is rb_context_host_alloc's */
 
     if (o->verbose)
         rb_context_set_log(ctx, on_log, NULL);
@@ -340,7 +352,7 @@ int cli_run(const cli_options *o)
      * and the output's page faults overlap the read */
     if (may_use_cuda(o, &s)) {
         rb_context_warm_up(ctx);
-        prefault_start(&pf, o, &s, out_type);
+        prefault_start(&pf, ctx, o, &s, out_type);
     }
     if (cli_image_read(o->in, &in, err, sizeof err)) {
         cli_fail(CLI_EXIT_FAIL, "%s", err);
@@ -367,7 +379,13 @@ int cli_run(const cli_options *o)
         cli_fail(CLI_EXIT_FAIL, "%s", err);
         goto done;
     }
-    if (prefault_take(&pf, &in.img, fmt, &out) &&
+    const int pf_started = pf.running;
+    double t_pf = cli_now_ms();
+    out_engine = prefault_take(&pf, &in.img, fmt, &out) == 0;
+    if (pf_started)
+        cli_info(o, "output made while IN was read (pages %s): waited %.3f ms for it after the read",
+                 out_engine && rb_context_host_locked(out.data) ? "locked" : "plain", cli_now_ms() - t_pf);
+    if (!out_engine &&
         cli_image_alloc(&out, in.img.width, in.img.height, in.img.channels, fmt, err, sizeof err)) {
         cli_fail(CLI_EXIT_FAIL, "%s", err);
         goto done;
@@ -417,8 +435,11 @@ int cli_run(const cli_options *o)
 done:
     if (pf.running)
         pthread_join(pf.thread, NULL);
-    free(pf.img.data);
-    free(out.data);
+    rb_context_host_free(ctx, pf.img.data);
+    if (out_engine)
+        rb_context_host_free(ctx, out.data);
+    else
+        free(out.data);
     cli_image_free(&in);
     cli_image_free(&mask);
     rb_context_destroy(ctx);

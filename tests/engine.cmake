@@ -38,3 +38,6 @@ rb_add_test(test_sweep_convert ${CMAKE_CURRENT_LIST_DIR}/test_sweep_convert.c)
 # test_warm_up is the cuda part (skipped without a GPU)
 rb_add_test(test_warm_up ${CMAKE_CURRENT_LIST_DIR}/test_warm_up.c ${CMAKE_CURRENT_LIST_DIR}/reference.c)
 rb_gpu_suite(test_warm_up HOST)
+# rb_context_host_alloc: the host part everywhere, the locked memory with a GPU
+rb_add_test(test_host_alloc ${CMAKE_CURRENT_LIST_DIR}/test_host_alloc.c ${CMAKE_CURRENT_LIST_DIR}/reference.c)
+rb_gpu_suite(test_host_alloc HOST)

@@ -6,7 +6,7 @@
 #   boundary; strips of odd heights in IN; --depth changing the output format;
 # - the route is the strip route (verbose says so, with bands shorter than
 #   the image), and the in-memory one without --memory;
-# - a tiled TIFF is not read in rows: it says so and runs in memory;
+# - a tiled TIFF streams too (the rest in test_cli_stream_tiled.sh);
 # - --memory garbage exits 2 with one line; a broken IN exits 1 and leaves OUT as it was.
 source "$(dirname "$0")/test_cli_lib.sh"
 : "${CLI_REF:?}"
@@ -126,12 +126,12 @@ if grep -q "a band of rows" "$T/err"; then fail "no --memory: strips ran"; else 
 same_pixels "$T/mem.tif" "$T/str.tif" "8-bit in, 16-bit out: streamed == in memory"
 [ "$("$IDENTIFY" -format %z "$T/str.tif")" = 16 ] && pass "--depth 16 reached the strips" || fail "--depth 16 lost"
 
-# tiles are not read in rows: said, and the in-memory route runs
+# a tiled TIFF (ImageMagick's tiles) streams too: tests/test_cli_stream_tiled.sh has the rest
 "$CONVERT" "$T/g8.tif" -define tiff:tile-geometry=128x128 "$T/tiled.tif"
 "$R" blur -v --sigma 5 --memory 1 "$T/tiled.tif" "$T/str.tif" 2>"$T/err"
 "$R" blur --sigma 5 "$T/tiled.tif" "$T/mem.tif"
-grep -q "in tiles, not read in rows; the in-memory route runs" "$T/err" && pass "tiled: said" || fail "tiled: $(cat "$T/err")"
-same_pixels "$T/mem.tif" "$T/str.tif" "tiled: in memory all the same"
+grep -q "IN in 128x128 tiles" "$T/err" && pass "tiled: streamed" || fail "tiled: $(cat "$T/err")"
+same_pixels "$T/mem.tif" "$T/str.tif" "tiled: streamed == in memory"
 
 # a filter the engine cannot run in strips (mirror with a causal-only column
 # pass: its exact route runs the mirrored 2h line): said, and run in memory

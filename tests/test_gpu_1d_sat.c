@@ -7,7 +7,8 @@
  * without FIR, sizes around the 4096-sample tile, random stable poles
  * |p| <= 0.9: relative RMS <= 1e-5 against reference.c (long double), and
  * against the CPU back end. Signals of 2^24 samples chain 4096 tiles.
- * SAT: U8/U16 exact (F64) or the exact sum rounded once (F32); F32 input
+ * SAT (multi-pass, the default tile kernel and the look-back kernel, also
+ * with delayed look-backs): U8/U16 exact (F64) or the exact sum rounded once (F32); F32 input
  * within one float ulp of the double-accumulated sum (F32 out) and 1e-12
  * relative (F64 out); channels 1..4, odd sizes, strides, in place, host and
  * device memory. Error paths: out of memory at every allocation and a failing
@@ -538,28 +539,32 @@ static void fill(void *data, rb_format f, size_t count)
     }
 }
 
-/* The GPU SAT paths: the default one-pass look-back kernel
- * (cuda/sat/rb_cuda_scan_sat.cu) and the multi-pass one (RECBLUR_CUDA_SAT=multipass),
- * set on the context g. */
-static const char *sat_path(rb_context *g, int onepass)
+/* The GPU SAT paths, set on the context g: 0 the multi-pass one
+ * (RECBLUR_CUDA_SAT=multipass), 1 the default one-pass tile kernel
+ * (cuda/sat/rb_cuda_scan_sat.cu), 2 the one-pass look-back kernel
+ * (cuda/sat/rb_cuda_sat_lookback.cu, RECBLUR_CUDA_SAT=lookback). */
+#define SAT_PATHS 3
+static const char *sat_path(rb_context *g, int path)
 {
-    if (onepass) rb_switch_set(g, "RECBLUR_CUDA_SAT", NULL);
-    else rb_switch_set(g, "RECBLUR_CUDA_SAT", "multipass");
-    return onepass ? "one-pass" : "multi-pass";
+    static const char *word[SAT_PATHS] = {"multipass", NULL, "lookback"};
+    static const char *name[SAT_PATHS] = {"multi-pass", "tiles", "look-back"};
+    rb_switch_set(g, "RECBLUR_CUDA_SAT", word[path]);
+    return name[path];
 }
 
-/* formats x channels x sizes x host/device memory x strides, both paths */
-static void test_sat_exact(void **state)
+/* formats x channels x sizes x host/device memory x strides, every path; sizes
+ * off the tiles (32 x 128 samples, 32 x 96 for 3 channels), one row or column,
+ * bands of over 32 tiles (4099 x 4 channels: 129) and tile columns of over 32
+ * (2051 rows: 65), so look-back windows continue */
+static void sat_exact_cases(rb_context *g, const char *path)
 {
-    (void)state;
-    rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
-    for (int onepass = 0; onepass < 2; ++onepass) {
-    const char *path = sat_path(g, onepass);
-    static const int sizes[][2] = {{1, 1}, {7, 5}, {33, 129}, {129, 33}, {1000, 777}, {4099, 300}, {300, 2051}};
+    static const int sizes[][2] = {{1, 1},    {7, 5},      {33, 129},    {129, 33},  {1000, 777}, {4099, 300},
+                                   {300, 2051}, {1, 3001}, {3001, 1}, {1021, 777}, {4097, 3}};
+    const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
     static const rb_format fin[] = {RB_U8, RB_U16, RB_F32};
     int cases = 0;
     double worst = 0.0;
-    for (int si = 0; si < 7; ++si)
+    for (int si = 0; si < nsizes; ++si)
         for (int fi = 0; fi < 3; ++fi)
             for (int ch = 1; ch <= 4; ++ch)
                 for (int of = 0; of < 2; ++of) {
@@ -607,7 +612,27 @@ static void test_sat_exact(void **state)
                 }
     fprintf(stderr, "test_gpu_1d_sat: SAT (%s): %d cases exact / within one ulp (worst relative %.3g)\n", path,
             cases, worst);
-    }
+}
+
+static void test_sat_exact(void **state)
+{
+    (void)state;
+    rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
+    for (int path = 0; path < SAT_PATHS; ++path) sat_exact_cases(g, sat_path(g, path));
+    rb_switch_set(g, "RECBLUR_CUDA_SAT", NULL);
+    rb_context_destroy(g);
+}
+
+/* The look-back kernel with tiles publishing their inclusive records late
+ * (pseudo-random delays up to 20 us): successors sum aggregates over deep and
+ * continued windows, which the normal schedule rarely makes them do. */
+static void test_sat_delayed_lookback(void **state)
+{
+    (void)state;
+    rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
+    rb_switch_set(g, "test:scan_delay_ns", "20000");
+    sat_exact_cases(g, sat_path(g, 2));
+    rb_switch_set(g, "test:scan_delay_ns", NULL);
     rb_switch_set(g, "RECBLUR_CUDA_SAT", NULL);
     rb_context_destroy(g);
 }
@@ -619,11 +644,10 @@ static void test_sat_inplace_precision(void **state)
     (void)state;
     rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
     const int w = 4096, h = 4096;
-    for (int onepass = 0; onepass < 2; ++onepass) {
-    const char *path = sat_path(g, onepass);
+    for (int p = 0; p < SAT_PATHS; ++p) {
+    const char *path = sat_path(g, p);
     size_t count = (size_t)w * h;
     float *hx = malloc(count * sizeof(float)), *hy = malloc(count * sizeof(float));
-    (void)path;
     assert_true(hx && hy);
     fill(hx, RB_F32, count);
     rb_image in = tu_image(w, h, 1, RB_F32, 0, hx, RB_MEMORY_HOST);
@@ -663,8 +687,8 @@ static void test_sat_errors(void **state)
     assert_true(hin && hout);
     rb_image in = tu_image(w, h, 1, RB_U8, 0, hin, RB_MEMORY_HOST);
     rb_image out = tu_image(w, h, 1, RB_F32, 0, hout, RB_MEMORY_HOST);
-    for (int onepass = 0; onepass < 2; ++onepass) {
-    const char *path = sat_path(g, onepass);
+    for (int p = 0; p < SAT_PATHS; ++p) {
+    const char *path = sat_path(g, p);
     size_t base = rb_cuda_device_bytes_in_use();
     int fails = 0;
     for (size_t lim = 0;; lim += 65536) {
@@ -706,6 +730,7 @@ int main(void)
         cmocka_unit_test(test_1d_plan_reuse),
         cmocka_unit_test(test_1d_errors),
         cmocka_unit_test(test_sat_exact),
+        cmocka_unit_test(test_sat_delayed_lookback),
         cmocka_unit_test(test_sat_inplace_precision),
         cmocka_unit_test(test_sat_errors),
     };

@@ -3,6 +3,7 @@
 extern "C" {
 #include "rb_internal.h"
 }
+#include "host_memory.h"
 #include <mutex>
 #include <stdlib.h>
 #include <unordered_map>
@@ -148,4 +149,35 @@ extern "C" size_t rb_cuda_host_bytes_in_use(void)
 {
     std::lock_guard<std::mutex> hold(g_lock);
     return g_host_bytes;
+}
+
+/* host_memory.h: a caller's pages locked in place for rb_context_host_alloc,
+ * counted and limited as the staging's pinned memory; the limit's room is
+ * taken first so that the slow locking runs without the lock */
+extern "C" int rb_cuda_host_register(void *p, size_t bytes, const rb_switches *sw)
+{
+    {
+        std::lock_guard<std::mutex> hold(g_lock);
+        if (!within(g_host_bytes, bytes, sw->cuda_pinned_limit)) return -1;
+        g_host_bytes += bytes;
+    }
+    const cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
+    std::lock_guard<std::mutex> hold(g_lock);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        g_host_bytes -= bytes;
+        return -1;
+    }
+    g_host[p] = bytes;
+    return 0;
+}
+
+extern "C" void rb_cuda_host_unregister(void *p)
+{
+    if (!p) return;
+    {
+        std::lock_guard<std::mutex> hold(g_lock);
+        forget(p, g_host, g_host_bytes);
+    }
+    if (cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
 }

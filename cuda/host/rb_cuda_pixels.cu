@@ -1,6 +1,7 @@
 /* Pixel plumbing on the device: stored samples <-> packed float32 working
  * images. */
 #include "rb_cuda.h"
+#include "rb_cuda_staging.h" /* rb_cuda_pixels_warm */
 
 /* Same functions as the CPU's pixel_convert.c (odd-symmetric for negatives). */
 static __device__ __forceinline__ float rb_srgb_decode(float v)
@@ -107,4 +108,13 @@ extern "C" cudaError_t rb_cuda_store(const rb_cuda_pixels *p, const float *src, 
     size_t n = (size_t)p->width * p->height;
     rb_store_kernel<<<rb_blocks(n, 256), 256, 0, s>>>(*p, src, (unsigned char *)raw);
     return cudaGetLastError();
+}
+
+/* rb_cuda_staging.h: load this module's kernels now (cudaFuncGetAttributes
+ * loads a lazily loaded kernel); on the warm-up's thread, errors are ignored */
+extern "C" void rb_cuda_pixels_warm(void)
+{
+    cudaFuncAttributes a;
+    if (cudaFuncGetAttributes(&a, rb_load_kernel) != cudaSuccess || cudaFuncGetAttributes(&a, rb_store_kernel) != cudaSuccess)
+        cudaGetLastError();
 }

@@ -12,7 +12,7 @@
  *   RECBLUR_CUDA_STAGING=off          plain cudaMemcpy2DAsync from pageable memory
  *                                     (the route before staging; the benchmark's "before")
  *   RECBLUR_CUDA_STAGING_THREADS=<n>  CPU threads copying into / out of the slots (default: the
- *                                     context's threads, at most 8; at most 16)
+ *                                     context's threads, at most 16)
  *   RECBLUR_CUDA_STAGING_COPY=memcpy  plain memcpy instead of streaming stores (benchmark)
  *   RECBLUR_CUDA_STAGING_STRIPS=<n>   strips of the row pass (1..8), whatever the image size
  *   RECBLUR_CUDA_STAGING_BANDS=<n>    column bands of a host upload (8-, 16-bit or float32), whatever
@@ -73,6 +73,10 @@ cudaError_t rb_cuda_staging_alloc(rb_cuda_staging *st);
 void rb_cuda_staging_fini(rb_cuda_staging *st);
 /* Wait for every DMA of the staging (before an error return). */
 void rb_cuda_staging_drain(rb_cuda_staging *st);
+
+/* Load the kernels that bring host samples in and out (rb_cuda_pixels.cu)
+ * now, not at their first launch: the back end's warm-up calls it. */
+void rb_cuda_pixels_warm(void);
 
 /* Whether [p, p + bytes) is page-locked host memory (DMA without staging). */
 int rb_cuda_host_is_pinned(const void *p, size_t bytes);

@@ -46,7 +46,8 @@ static rb_status rb_cuda_probe(char *why, size_t why_len)
 /* Longest explicit extension (rb_axis_plan.padded) the solvers keep exact:
  * they filter it in float storage, which loses accuracy over very long
  * extensions (sigma 2000 on 37x29: 3e-3 rel RMS on the H100; sigma <= 683,
- * pad <= 12198, stays at 1e-6). */
+ * pad <= 12198, stays at 1e-6). A periodic axis the tiled solver closes by
+ * wrapping its chain (rb_cuda_tiled_wraps) runs no extension: it does not count. */
 #define RB_CUDA_MAX_PAD 12288
 
 /* The back end's route predicate (rb_backend_ops.can_run): no usable GPU, or
@@ -73,7 +74,7 @@ static rb_route_verdict rb_cuda_can_run(const rb_route_request *req, char *why, 
             const rb_axis_plan *ap = a ? &req->plan->rows : &req->plan->cols;
             if (!ap->ax.active) continue;
             if (rb_cuda_tiled_covers(ap, why, why_len) != 0) return RB_ROUTE_NO;
-            if (ap->padded && ap->pad > pad) pad = ap->pad;
+            if (ap->padded && ap->pad > pad && !rb_cuda_tiled_wraps(ap, &req->plan->ctx->sw)) pad = ap->pad;
         }
         if (pad > RB_CUDA_MAX_PAD) {
             snprintf(why, why_len, "filter too wide for the GPU's float extension (%d samples padded)", pad);
@@ -118,6 +119,31 @@ static void rb_cuda_state_free(rb_cuda_state *s)
     if (s->band_down) cudaStreamDestroy(s->band_down);
     if (s->stream) cudaStreamDestroy(s->stream);
     free(s);
+}
+
+/* Pinned staging for host images: its slots, streams, events and copy
+ * threads, made once per plan. Slots of the usual size (at most
+ * RB_STAGE_SLOT_BYTES) are made by the plan, so that the first execute pays
+ * none of it (FFTW style: 6-18 ms on the H100 machine); slots of a very long
+ * row (a 1D signal of 2^28 samples: three 1 GiB slots took a second to pin)
+ * wait for the first execute with a host image, which a plan used only with
+ * device pointers never runs. Without staging (RECBLUR_CUDA_STAGING=off at
+ * plan time, or no pinned memory to be had) host images are copied from
+ * pageable memory, slower but the same result. */
+static void rb_cuda_staging_ready(rb_plan *plan, rb_cuda_state *s)
+{
+    if (!s->stage || s->stage_tried)
+        return;
+    s->stage_tried = 1;
+    cudaError_t e = cudaSetDevice(s->device); /* the staging's events belong to the plan's device */
+    if (e == cudaSuccess)
+        e = rb_cuda_staging_alloc(s->stage);
+    if (e != cudaSuccess) {
+        rb_log(plan->ctx, "recblur: cuda: no pinned staging buffers (%s): host images are copied "
+                          "from pageable memory", cudaGetErrorString(e));
+        free(s->stage);
+        s->stage = NULL;
+    }
 }
 
 static rb_status rb_cuda_plan_init(rb_plan *plan)
@@ -191,8 +217,8 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
             RB_CU(e, what);
         }
     }
-    /* pinned staging for host images: its settings now, its memory at the first
-     * execute with a host image (rb_cuda_staging_ready) */
+    /* pinned staging for host images: its settings now, and its memory too
+     * unless its slots are outsized (rb_cuda_staging_ready) */
     if (rb_cuda_staging_wanted(&ctx->sw)) {
         s->stage = (rb_cuda_staging *)calloc(1, sizeof *s->stage);
         if (s->stage)
@@ -201,6 +227,8 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
     }
     snprintf(plan->backend_name, sizeof plan->backend_name, "cuda (%.140s)", prop.name);
     plan->backend_state = s;
+    if (s->stage && s->stage->slot_bytes <= RB_STAGE_SLOT_BYTES)
+        rb_cuda_staging_ready(plan, s);
     return RB_OK;
 fail:
     rb_cuda_state_free(s);
@@ -211,27 +239,6 @@ static void rb_cuda_plan_fini(rb_plan *plan)
 {
     rb_cuda_state_free((rb_cuda_state *)plan->backend_state);
     plan->backend_state = NULL;
-}
-
-/* Pinned staging for host images, allocated at the first execute that has one
- * (a plan used only with device pointers, or for a 1D signal, pins nothing: at
- * 2^28 samples the three slots took a second to pin). Without it
- * (RECBLUR_CUDA_STAGING=off at plan time, or no pinned memory to be had) host
- * images are copied from pageable memory, slower but the same result. */
-static void rb_cuda_staging_ready(rb_plan *plan, rb_cuda_state *s)
-{
-    if (!s->stage || s->stage_tried)
-        return;
-    s->stage_tried = 1;
-    cudaError_t e = cudaSetDevice(s->device); /* the staging's events belong to the plan's device */
-    if (e == cudaSuccess)
-        e = rb_cuda_staging_alloc(s->stage);
-    if (e != cudaSuccess) {
-        rb_log(plan->ctx, "recblur: cuda: no pinned staging buffers (%s): host images are copied "
-                          "from pageable memory", cudaGetErrorString(e));
-        free(s->stage);
-        s->stage = NULL;
-    }
 }
 
 /* nan: count a host float32 input's NaNs in the staging copy (rb_backend_ops.execute_counting) */
@@ -251,12 +258,17 @@ static rb_status rb_cuda_execute(rb_plan *plan, const rb_image *in, rb_image *ou
 
 /* rb_backend_ops.warm_up, on rb_context_warm_up's thread: the runtime's start
  * and the primary context of device 0 (this thread's device), which the first
- * plan's calls would otherwise make; it is the process's, so every thread's
+ * plan's calls would otherwise make, and the pixel kernels' module; it is the process's, so every thread's
  * later calls use it. An error here comes back to the plan, which reports it. */
 static void rb_cuda_warm_up(void)
 {
-    if (cudaFree(0) != cudaSuccess)
+    if (cudaFree(0) != cudaSuccess) {
         cudaGetLastError();
+        return;
+    }
+    /* the host-image kernels every plan with a host image launches, loaded now
+     * rather than at their first launch (CUDA loads modules lazily) */
+    rb_cuda_pixels_warm();
 }
 
 static const rb_backend_ops rb_cuda_ops = {

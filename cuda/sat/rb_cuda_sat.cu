@@ -1,7 +1,8 @@
 /* Summed-area tables on the GPU (rb_sat through ops->sat). Default: the one-pass
- * look-back kernel (rb_cuda_scan_sat.cu; test_gpu_1d_sat passed with it on the
- * H100, 2026-11-22, and it is about 10x faster). RECBLUR_CUDA_SAT=multipass
- * selects the multi-pass path below, which the test also checks. Multi-pass path: samples to double
+ * tile kernel (rb_cuda_scan_sat.cu); RECBLUR_CUDA_SAT=lookback selects the one-pass
+ * kernel of rb_cuda_sat_lookback.cu (exact, the same speed on the H100 in
+ * 2026-11-27's runs, so not the default) and RECBLUR_CUDA_SAT=multipass the
+ * multi-pass path below; test_gpu_1d_sat checks all three. Multi-pass path: samples to double
  * (U8/U16 in integer units, so sums of up to 2^53 are exact), a column scan
  * (one thread per column lane, coalesced), a row scan (one warp per row and
  * channel, shuffle scans in 32-pixel chunks), and one rounding to the output
@@ -10,6 +11,7 @@
 #include "rb_cuda.h"
 #include "rb_cuda_alloc.h"
 #include "rb_cuda_scan.cuh"
+#include "rb_cuda_sat.cuh"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +85,9 @@ static rb_status rb_cuda_sat_multipass(rb_context *ctx, const rb_image *in, rb_i
 extern "C" rb_status rb_cuda_sat(rb_context *ctx, const rb_image *in, rb_image *out)
 {
     rb_cuda_alloc_use(&ctx->sw);
-    if (ctx->sw.cuda_sat_multipass) return rb_cuda_sat_multipass(ctx, in, out);
-    return rb_cuda_sat_onepass(ctx, in, out);
+    /* RECBLUR_CUDA_SAT: 0 onepass (default: the tile kernel), 1 multipass, 2 lookback (switches.c) */
+    if (ctx->sw.cuda_sat_multipass == 1) return rb_cuda_sat_multipass(ctx, in, out);
+    return rb_cuda_sat_onepass_with(ctx, in, out, ctx->sw.cuda_sat_multipass != 2);
 }
 
 static rb_status rb_cuda_sat_multipass(rb_context *ctx, const rb_image *in, rb_image *out)

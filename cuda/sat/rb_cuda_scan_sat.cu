@@ -1,6 +1,7 @@
 /* Summed-area tables on the GPU in one pass over the image: the input is read
- * once and the table written once (rb_sat's default on the GPU; the multi-pass
- * path of rb_cuda_sat.cu stays behind RECBLUR_CUDA_SAT=multipass).
+ * once and the table written once (rb_sat's default on the GPU; the look-back
+ * kernel of rb_cuda_sat_lookback.cu, RECBLUR_CUDA_SAT=lookback, is as fast and
+ * exact; the multi-pass path of rb_cuda_sat.cu: RECBLUR_CUDA_SAT=multipass).
  *
  * The image (w * ch samples per row) is cut into tiles of 32 rows by TW
  * samples (TW = 128, or 96 for 3 channels, so a tile holds whole pixels). With
@@ -26,6 +27,7 @@
 #include "rb_cuda.h"
 #include "rb_cuda_alloc.h"
 #include "rb_cuda_scan.cuh"
+#include "rb_cuda_sat.cuh"
 #include <stdio.h>
 
 #define RB_SAT_TH 32
@@ -286,7 +288,7 @@ static size_t rb_sat_layout(int w, int h, int ch, char *base, rb_sat_args *a)
     return off;
 }
 
-extern "C" size_t rb_cuda_sat_work_bytes(int w, int h, int ch)
+extern "C" size_t rb_cuda_sat_tiles_work_bytes(int w, int h, int ch)
 {
     return rb_sat_layout(w, h, ch, NULL, NULL);
 }
@@ -309,7 +311,7 @@ static void rb_sat_launch(const rb_sat_args &a, rb_format inf, rb_format of, uns
     }
 }
 
-extern "C" cudaError_t rb_cuda_sat_run(const void *in, size_t in_pitch, rb_format in_fmt, void *out,
+extern "C" cudaError_t rb_cuda_sat_tiles_run(const void *in, size_t in_pitch, rb_format in_fmt, void *out,
                                        size_t out_pitch, rb_format out_fmt, int w, int h, int ch,
                                        void *work, cudaStream_t s)
 {
@@ -333,54 +335,4 @@ extern "C" cudaError_t rb_cuda_sat_run(const void *in, size_t in_pitch, rb_forma
     default: return cudaErrorInvalidValue;
     }
     return rb_cuda_launch_check();
-}
-
-#define RB_SAT_CU(call, what) RB_CU_CHECK(done, "cuda sat", call, what)
-
-extern "C" rb_status rb_cuda_sat_onepass(rb_context *ctx, const rb_image *in, rb_image *out)
-{
-    rb_status st = RB_OK;
-    const int w = in->width, h = in->height, ch = in->channels;
-    const size_t n = (size_t)w * ch;
-    const size_t in_row = n * rb_format_size(in->format), out_row = n * rb_format_size(out->format);
-    void *work = NULL, *sin = NULL, *sout = NULL;
-    /* the calling thread's default stream and stream-ordered scratch: a fresh stream
-     * and cudaMalloc/cudaFree per call cost about as much as the kernel at 4096^2 */
-    cudaStream_t q = cudaStreamPerThread;
-    const void *src = in->data;
-    void *dst = out->data;
-    size_t src_pitch = rb_image_stride(in), dst_pitch = rb_image_stride(out);
-    RB_SAT_CU(rb_cuda_malloc_async(&work, rb_cuda_sat_work_bytes(w, h, ch), q), "cudaMalloc (carries)");
-    if (in->memory == RB_MEMORY_HOST) {
-        RB_SAT_CU(rb_cuda_malloc_async(&sin, in_row * h, q), "cudaMalloc (input staging)");
-        RB_SAT_CU(cudaMemcpy2DAsync(sin, in_row, in->data, src_pitch, in_row, h,
-                                    cudaMemcpyHostToDevice, q), "copying the input to the device");
-        src = sin;
-        src_pitch = in_row;
-    }
-    if (out->memory == RB_MEMORY_HOST) {
-        RB_SAT_CU(rb_cuda_malloc_async(&sout, out_row * h, q), "cudaMalloc (output staging)");
-        dst = sout;
-        dst_pitch = out_row;
-    }
-    if (src == dst && (src_pitch != dst_pitch || rb_format_size(in->format) != rb_format_size(out->format))) {
-        /* one device buffer, two layouts: a tile's table would overwrite other tiles' input */
-        RB_SAT_CU(rb_cuda_malloc_async(&sin, in_row * h, q), "cudaMalloc (input copy)");
-        RB_SAT_CU(cudaMemcpy2DAsync(sin, in_row, src, src_pitch, in_row, h, cudaMemcpyDeviceToDevice, q),
-                  "copying the input");
-        src = sin;
-        src_pitch = in_row;
-    }
-    RB_SAT_CU(rb_cuda_sat_run(src, src_pitch, in->format, dst, dst_pitch, out->format, w, h, ch, work, q),
-              "summed-area table kernel");
-    if (out->memory == RB_MEMORY_HOST)
-        RB_SAT_CU(cudaMemcpy2DAsync(out->data, rb_image_stride(out), sout, out_row, out_row, h,
-                                    cudaMemcpyDeviceToHost, q), "copying the table to the host");
-    RB_SAT_CU(cudaStreamSynchronize(q), "computing the table");
-done:
-    rb_cuda_free_async(work, q);
-    rb_cuda_free_async(sin, q);
-    rb_cuda_free_async(sout, q);
-    cudaStreamSynchronize(q);
-    return st;
 }

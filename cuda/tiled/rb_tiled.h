@@ -60,6 +60,8 @@ typedef struct {
     rb_cuda_axis ax;
     int nb, last_len;         /* blocks per line, samples in the last block */
     int periodic_like;        /* periodic (mirror always goes by padding here) */
+    int wrap;                 /* periodic_like: 0, the chains closed by Qc/Qa ((49)/(51)); K > 0,
+                                 by going K times around the line (rb_cuda_tiled_wraps) */
     double Mc[RB_MAX_ORDER * RB_MAX_ORDER], Mc_last[RB_MAX_ORDER * RB_MAX_ORDER];
     double Ma[RB_MAX_ORDER * RB_MAX_ORDER], Ma_last[RB_MAX_ORDER * RB_MAX_ORDER];
     double Qc[RB_MAX_ORDER * RB_MAX_ORDER], Qa[RB_MAX_ORDER * RB_MAX_ORDER];
@@ -103,6 +105,12 @@ int rb_cuda_tiled_covers(const rb_axis_plan *ap, char *why, size_t why_len);
  * switches (carry precision, in-block recursion, stage 1, chain). */
 int rb_cuda_tiled_init(const rb_axis_plan *ap, int channels, int rows, const rb_switches *sw,
                        rb_cuda_tiled *out);
+/* The wrapped periodic route: K, the laps of the carry chains around a periodic
+ * line whose plan is padded (closed forms (49)/(51) ill-conditioned) that make
+ * it as exact as that padding; 0 where the line is not such, RECBLUR_CUDA_PERIODIC
+ * =padded, or K > RB_TILED_MAX_WRAPS (the padded route then runs). */
+#define RB_TILED_MAX_WRAPS 64
+int rb_cuda_tiled_wraps(const rb_axis_plan *ap, const rb_switches *sw);
 /* Carry floats per lane. */
 size_t rb_cuda_tiled_carry(const rb_axis_plan *ap, const rb_switches *sw);
 /* One axis: in -> out (distinct), lanes = w*c (columns) or h*c (rows);

@@ -172,6 +172,39 @@ RB_UNROLL
     }
 }
 
+/* One lap of the causal chain round a periodic line (rb_cuda_tiled_wraps),
+ * writing nothing: St <- T St + z block by block, P_{b+1} = A_F^len P_b +
+ * Tbar_b - mu T1 with the chain's own block steps (on the differences for
+ * double carries), the carries of D blocks loaded together as in
+ * rb_tiled_chain_c. */
+template <int R, typename CT>
+RB_HD void rb_tiled_lap_c(const rb_cuda_tiled &f, double *St, double mu, const CT *car1, size_t lanes, size_t lane)
+{
+    const rb_cuda_blocks &b = f.b;
+    double t[R];
+    constexpr int D = R <= 2 ? 8 : 4;
+    for (int c0 = 0; c0 < b.nb; c0 += D) {
+        CT tl[D][R];
+RB_UNROLL
+        for (int d = 0; d < D; ++d)
+            if (c0 + d < b.nb) {
+RB_UNROLL
+                for (int k = 0; k < R; ++k) tl[d][k] = RB_TILED_CAR(car1, c0 + d, k);
+            }
+RB_UNROLL
+        for (int d = 0; d < D; ++d) {
+            const int blk = c0 + d;
+            if (blk >= b.nb) break;
+            const int last = blk == b.nb - 1;
+            const double *T1 = last ? f.T1_last : f.T1;
+            if (RB_TILED_DIFF(CT, f)) rb_tiled_diff_c<R>(f, last, St, t, (double *)0);
+            else rb_tiled_mv<R>(last ? b.Mc_last : b.Mc, St, t);
+RB_UNROLL
+            for (int k = 0; k < R; ++k) St[k] = t[k] + ((double)tl[d][k] - mu * T1[k]);
+        }
+    }
+}
+
 /* The final stage of block blk of lane `lane` (second read of the input):
  * its true states from the chain's carries, u minus the mean's FIR -> z in
  * place. Returns what each output sample gets back: gain * mean. */
@@ -214,7 +247,11 @@ RB_HD void rb_tiled_chain(const rb_cuda_tiled &f, const float *in, CT *car1, CT 
     mean[lane] = mf;
     double c1, St[R], t[R];
     const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, St, &c1);
-    if (b.periodic_like) {
+    if (b.periodic_like && b.wrap) {
+        /* p(Y) of (49) as the fixed point of a lap, X = T X + z: b.wrap laps from the
+         * zero state (St, as rb_tiled_chain_start left it), error ~ rho^(wrap n) */
+        for (int w = 0; w < b.wrap; ++w) rb_tiled_lap_c<R, CT>(f, St, mu, car1, lanes, lane);
+    } else if (b.periodic_like) {
         /* zero-initialised chain: e_{-1}(Yhat); (49) gives the true p(Y) */
         for (int blk = 0; blk < nb; ++blk) {
             const int last = blk == nb - 1;
@@ -231,7 +268,11 @@ RB_UNROLL
     rb_tiled_chain_c<R, CT>(f, 0, nb, St, mu, car1, car2, lanes, lane);
     double E[R];
     rb_tiled_epilogue<R>(a, const_like, St, c1, E);
-    if (b.periodic_like) {
+    if (b.periodic_like && b.wrap) {
+        /* e(Z) of (51) likewise, over the heads H_b of the exact causal states just
+         * written: b.wrap anticausal laps from zero (the epilogue left E zero) */
+        for (int w = 0; w < b.wrap; ++w) rb_tiled_chain_a<R, CT, false>(f, 0, nb, E, car2, lanes, lane);
+    } else if (b.periodic_like) {
 RB_UNROLL
         for (int k = 0; k < R; ++k) E[k] = 0.0;
         for (int blk = nb - 1; blk >= 0; --blk) {
@@ -433,17 +474,20 @@ RB_UNROLL
 
 /* periodic lines: X through every group, adding each group's zero-state
  * result, then closed by Q ((49) causal, (51) anticausal): the true state
- * entering the line */
+ * entering the line; laps > 0 (rb_cuda_blocks.wrap): no Q, X goes round the
+ * line `laps` times instead (the fixed point of X = T X + z) */
 template <int R, int DIR>
 RB_HD void rb_tiled_pc_wrap(const rb_tiled_grp &gp, const double *M, const double *M_last, const double *Q,
-                            const double *sh, int ls, double *X)
+                            int laps, const double *sh, int ls, double *X)
 {
     double t[R];
+    for (int w = 0; w < (laps ? laps : 1); ++w)
     for (int g = DIR > 0 ? 0 : gp.glast; DIR > 0 ? g <= gp.glast : g >= 0; g += DIR) {
         rb_tiled_mv<R>(g == gp.glast ? M_last : M, X, t);
 RB_UNROLL
         for (int k = 0; k < R; ++k) X[k] = t[k] + RB_TILED_SH(sh, g, k);
     }
+    if (laps) return;
     rb_tiled_mv<R>(Q, X, t);
 RB_UNROLL
     for (int k = 0; k < R; ++k) X[k] = t[k];
@@ -479,7 +523,7 @@ RB_HD void rb_tiled_pc_combine_c(const rb_cuda_tiled &f, const rb_tiled_grp &gp,
     double c1, St[R];
     const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, St, &c1);
     /* periodic: the zero-initialised pass over the whole line; (49) gives the true p(Y) */
-    if (b.periodic_like) rb_tiled_pc_wrap<R, 1>(gp, gp.Mc, gp.Mc_last, b.Qc, sh, ls, St);
+    if (b.periodic_like) rb_tiled_pc_wrap<R, 1>(gp, gp.Mc, gp.Mc_last, b.Qc, b.wrap, sh, ls, St);
     rb_tiled_pc_exchange<R, 1>(gp, gp.Mc, gp.Mc_last, sh, ls, St);
     double E[R];
     rb_tiled_epilogue<R>(a, const_like, St, c1, E);
@@ -515,7 +559,7 @@ RB_HD void rb_tiled_pc_combine_a(const rb_cuda_tiled &f, const rb_tiled_grp &gp,
     double E[R];
 RB_UNROLL
     for (int k = 0; k < R; ++k) E[k] = b.periodic_like ? 0.0 : Eend[(size_t)k * els];
-    if (b.periodic_like) rb_tiled_pc_wrap<R, -1>(gp, gp.Ma, gp.Ma_last, b.Qa, sh, ls, E); /* (51) */
+    if (b.periodic_like) rb_tiled_pc_wrap<R, -1>(gp, gp.Ma, gp.Ma_last, b.Qa, b.wrap, sh, ls, E); /* (51) */
     rb_tiled_pc_exchange<R, -1>(gp, gp.Ma, gp.Ma_last, sh, ls, E);
 }
 

@@ -121,16 +121,47 @@ static long rb_mirror_pad(const rb_axis_plan *ap)
     return (pc > pa ? pc : pa) + r + ap->fir_ext + 8;
 }
 
+/* The wrapped periodic route (issue 19 item 3). On a periodic line the causal
+ * carry chain is the affine map X -> T X + z (T the line's transfer A_F^n, z its
+ * zero-state result), whose fixed point is the true entering state p(Y) of
+ * (49): X = (I - T)^-1 z. Where (I - A_F^n)^-1 in direct form is
+ * ill-conditioned (poles near 1: the plan pads), the chain instead goes round
+ * the line K times from the zero state with its own per-block steps (the
+ * difference-form blocks of double carries), never forming T: the error left
+ * is T^K X, ~ rho^(K n). K laps from zero are the causal pass over K n samples
+ * of the periodic extension before the line, i.e. the padded route with a
+ * padding of K n: K = ceil(decay / n), decay where both impulse responses fall
+ * below 1e-13 of their peak (the plan's own criterion for `pad`, axis_plan.c),
+ * is as exact as the padding it replaces. The same K closes the anticausal
+ * chain ((51)) once the causal states are exact. Only the carries go round:
+ * stage 1 and the final stage read n samples a line, not n + 2 pad. */
+extern "C" int rb_cuda_tiled_wraps(const rb_axis_plan *ap, const rb_switches *sw)
+{
+    if (ap->mode != RB_BOUNDARY_PERIODIC || !ap->padded || ap->ax.r < 1 || ap->n < 1) return 0;
+    if (sw && sw->cuda_periodic_padded) return 0;
+    const int r = ap->ax.r;
+    const long dc = rb_decay_steps(ap->ax.dc, r, 1e-13L), da = rb_decay_steps(ap->ax.da, r, 1e-13L);
+    const long decay = dc > da ? dc : da;
+    const long K = (decay + ap->n - 1) / ap->n;
+    return K >= 1 && K <= RB_TILED_MAX_WRAPS ? (int)K : 0;
+}
+
 /* The axis and its blocks. Padding (mirror, the plan's padded route) is
  * rounded up to whole blocks: the row blocks inside the line then start at
  * pixel 0, as the fused route needs, and the row tiles read whole 128-byte
  * segments; more padding only lets the transients from the zero states decay
  * further. */
-static void rb_tiled_blocks_init(const rb_axis_plan *ap, int channels, rb_cuda_blocks *o)
+static void rb_tiled_blocks_init(const rb_axis_plan *ap, int channels, const rb_switches *sw, rb_cuda_blocks *o)
 {
     memset(o, 0, sizeof *o);
     rb_cuda_axis_from_plan(ap, channels, NULL, &o->ax);
-    long pad = ap->padded ? ap->pad : 0;
+    o->wrap = rb_cuda_tiled_wraps(ap, sw);
+    if (o->wrap) { /* the bare line, closed by going round it (rb_cuda_tiled_wraps) */
+        o->ax.padded = 0;
+        o->ax.s0 = 0;
+        o->ax.m = ap->n;
+    }
+    long pad = ap->padded && !o->wrap ? ap->pad : 0;
     if (ap->mode == RB_BOUNDARY_MIRROR && !ap->padded) pad = rb_mirror_pad(ap);
     if (pad > 0) {
         if (pad % B && pad <= (1L << 28)) pad = (pad + B - 1) / B * B;
@@ -288,7 +319,7 @@ extern "C" size_t rb_cuda_tiled_carry(const rb_axis_plan *ap0, const rb_switches
     rb_axis_plan tmp;
     const rb_axis_plan *ap = rb_tiled_order_at_least_1(ap0, &tmp);
     rb_cuda_blocks b;
-    rb_tiled_blocks_init(ap, 1, &b);
+    rb_tiled_blocks_init(ap, 1, sw, &b);
     return (size_t)(rb_tiled_want_double(ap, sw) ? 4 : 2) * ap->ax.r * (size_t)b.nb + (size_t)b.nb + 1;
 }
 
@@ -301,7 +332,7 @@ extern "C" int rb_cuda_tiled_init(const rb_axis_plan *ap0, int channels, int row
     const rb_axis_plan *ap = rb_tiled_order_at_least_1(ap0, &tmp);
     const int r = ap->ax.r;
     const int ntaps = ap->ax.fir ? ap->ax.fir_hi - ap->ax.fir_lo + 1 : 0;
-    rb_tiled_blocks_init(ap, channels, &o->b); /* the periodic closure from the plan's Pf/Pr */
+    rb_tiled_blocks_init(ap, channels, sw, &o->b); /* the periodic closure from the plan's Pf/Pr */
     double s = 0.0;
     for (int t = 0; t < ntaps; ++t) {
         o->fird[t] = ap->ax.fir[t];

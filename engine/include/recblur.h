@@ -128,6 +128,24 @@ rb_status rb_context_set_nan_mode(rb_context *ctx, rb_nan_mode mode);
  * Calling it again while a warm-up runs does nothing. Returns RB_OK, or
  * RB_ERR_NULL without a context. */
 rb_status rb_context_warm_up(rb_context *ctx);
+/* Host memory for the caller's images, page-locked when the context's back
+ * end may be cuda (CUDA, or AUTO with CUDA compiled in) and a device takes
+ * it: the GPU then moves the image by DMA, with no CPU copy through the
+ * staging (as fftw_malloc / cudaHostAlloc). Otherwise, or when the pages
+ * cannot be locked, plain memory: every back end reads and writes both, with
+ * the same results. Page-aligned, `bytes` long, every page resident (faulted
+ * in here, not by the first filter that writes it), contents undefined (as
+ * malloc); NULL for bytes 0, no context, or no memory. Locking costs about
+ * what one copy of the bytes does, paid here: it pays where the buffer is
+ * made while other work runs (the CLI makes its output while it reads IN).
+ * Free it with rb_context_host_free (not free), before rb_context_destroy or
+ * after: the memory is not the context's. Thread-safe for distinct contexts
+ * and with a warm-up running on this one. */
+void *rb_context_host_alloc(rb_context *ctx, size_t bytes);
+/* Free what rb_context_host_alloc gave (NULL: nothing); ctx may be NULL. */
+void rb_context_host_free(rb_context *ctx, void *p);
+/* Whether a block of rb_context_host_alloc is page-locked (0 for NULL). */
+int rb_context_host_locked(const void *p);
 /* The last error message of this context ("" when none). */
 const char *rb_context_error(const rb_context *ctx);
 /* Parse "auto" | "cpu" | "cuda". */

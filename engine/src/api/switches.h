@@ -39,6 +39,8 @@ typedef struct rb_switches {
     int cuda_s1_recursion;       /* RECBLUR_CUDA_S1=rec */
     int cuda_chain_seq;          /* RECBLUR_CUDA_CHAIN=seq */
     int cuda_fir_direct;         /* RECBLUR_CUDA_FIR=direct: no FIR from tiles (comparisons) */
+    int cuda_periodic_padded;    /* RECBLUR_CUDA_PERIODIC=padded: wide periodic axes padded, not
+                                    closed by wrapping the carry chain (comparisons) */
     int cuda_profile;            /* RECBLUR_CUDA_PROFILE=1 */
     /* CUDA staging of host images (cuda/host/rb_cuda_staging.h), for tuning */
     int cuda_staging_off;        /* RECBLUR_CUDA_STAGING=off (or 0) */
@@ -47,6 +49,8 @@ typedef struct rb_switches {
     int cuda_staging_threads;    /* RECBLUR_CUDA_STAGING_THREADS; 0: automatic */
     int cuda_staging_strips;     /* RECBLUR_CUDA_STAGING_STRIPS; 0: automatic */
     int cuda_staging_bands;      /* RECBLUR_CUDA_STAGING_BANDS; 0: automatic */
+    int cuda_host_pageable;      /* RECBLUR_CUDA_HOST_ALLOC=pageable: rb_context_host_alloc locks no
+                                    pages (benchmarks: the whole command without it) */
     /* a GPU with less memory than this one (cuda/host/rb_cuda_alloc.h) */
     size_t cuda_alloc_limit;     /* RECBLUR_CUDA_ALLOC_LIMIT bytes; SIZE_MAX: none */
     size_t cuda_pinned_limit;    /* RECBLUR_CUDA_PINNED_LIMIT bytes; SIZE_MAX: none */
