@@ -25,7 +25,7 @@ rb_status rb_carry_file_open(rb_context *ctx, rb_carry_file **out)
     rb_carry_file *f = calloc(1, sizeof *f);
     if (!f)
         return rb_error(ctx, RB_ERR_NOMEM, "out of memory for the strips' carry file");
-    const char *dir = getenv("TMPDIR");
+    const char *dir = rb_switch_tmpdir();
     if (!dir || !*dir)
         dir = "/tmp";
     snprintf(f->dir, sizeof f->dir, "%s", dir);

@@ -120,3 +120,5 @@ rb_status rb_switch_set(rb_context *ctx, const char *name, const char *value)
 }
 
 const char *rb_switch_preset_path(void) { return getenv("RECBLUR_PRESET_PATH"); }
+
+const char *rb_switch_tmpdir(void) { return getenv("TMPDIR"); }

@@ -66,6 +66,9 @@ void rb_switches_read(rb_switches *sw);
 /* RECBLUR_PRESET_PATH (NULL when unset). Presets are looked up outside any
  * context (rb_preset_find), so this one is read at each look-up. */
 const char *rb_switch_preset_path(void);
+/* TMPDIR (NULL when unset): where a stream's carries go when they pass the
+ * memory allowed (api/stream_carry_store.c), read when the file is made. */
+const char *rb_switch_tmpdir(void);
 
 #ifdef __cplusplus
 }
