@@ -84,7 +84,7 @@ __global__ void rb_store_kernel(const rb_cuda_pixels p, const float *src, unsign
     for (int k = 0; k < c; ++k) v[k] = q[k];
     if (p.alpha == RB_ALPHA_STRAIGHT) {
         float a = v[c - 1];
-        float inv = a > 0.0f ? 1.0f / a : 0.0f;
+        float inv = a > RB_ALPHA_FLOOR ? 1.0f / a : 0.0f;
         for (int k = 0; k < ncol; ++k) v[k] *= inv;
     }
     if (p.linear)

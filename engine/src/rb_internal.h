@@ -69,6 +69,15 @@ int rb_context_thread_count(const rb_context *ctx);
  * for the tests. */
 #define RB_CUDA_TILED_TAPS 64
 
+/* Straight alpha out: colour is divided by the filtered alpha only where that
+ * alpha is above this floor (babl's BABL_ALPHA_FLOOR, 1/65536: below half a
+ * 16-bit step, so no stored alpha code tells it from 0); elsewhere the colour
+ * is 0. A filtered alpha of 0 comes out as rounding noise of either sign
+ * (-5.6e-17 from one route, a denormal 3e-43 from the strips), and dividing
+ * by a tiny positive one made inf colour. CPU (pixel_convert.c) and CUDA
+ * (rb_cuda_pixels.cu) stores use it alike. */
+#define RB_ALPHA_FLOOR (1.0f / 65536.0f)
+
 /* ---------------------------------------------------------- filter (1 axis) */
 /* The engine's form of one axis, FORMULAS.md conventions:
  *   u = FIR(x_ext) on offsets fir_lo..fir_hi,

@@ -235,7 +235,7 @@ void rb_pixels_store_rows(const float *work, rb_image *img, int y0, int rows, in
             if (img->alpha == RB_ALPHA_STRAIGHT)
                 for (int x = 0; x < nx; x++) {
                     float a = tmp[x * ch + ch - 1];
-                    float inv = a > 0.0f ? 1.0f / a : 0.0f;
+                    float inv = a > RB_ALPHA_FLOOR ? 1.0f / a : 0.0f;
                     for (int c = 0; c < ch - 1; c++)
                         tmp[x * ch + c] *= inv;
                 }

@@ -12,7 +12,8 @@ int rb_is_alpha_channel(int c, int channels, rb_alpha alpha);
  * decoded when linear_light && img->srgb (colour channels only), straight
  * alpha premultiplied. */
 void rb_pixels_load(const rb_image *img, float *work, int linear_light);
-/* work -> img: un-premultiply straight alpha (colour 0 where alpha <= 0), sRGB
+/* work -> img: un-premultiply straight alpha (colour 0 where alpha <=
+ * RB_ALPHA_FLOOR), sRGB
  * encode when linear_light && img->srgb, round and clamp for U8/U16. */
 void rb_pixels_store(const float *work, rb_image *img, int linear_light);
 /* The same on `threads` threads (bands of rows), for whole-image copies. */
