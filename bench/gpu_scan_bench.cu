@@ -11,16 +11,21 @@
  * work such as the transfer matrices is outside the timing, as cuFFT's plan
  * is). 3 warm-up runs, median of 31. Every CUDA call is checked.
  *
- * The SAT rows time the look-back kernel (rb_cuda_sat_run, cuda/sat/rb_cuda_sat_lookback.cu,
- * RECBLUR_CUDA_SAT=lookback) and the tile kernel (rb_cuda_sat_tiles_run,
- * cuda/sat/rb_cuda_scan_sat.cu, rb_sat's default) in the same run.
+ * The SAT rows time, in the same run, the tile kernel (rb_cuda_sat_tiles_run,
+ * cuda/sat/rb_cuda_scan_sat.cu, RECBLUR_CUDA_SAT=tiles), the look-back kernel
+ * (cuda/sat/rb_cuda_sat_lookback.cu) in its 2026-11-27 shape
+ * (RECBLUR_CUDA_SAT=lookback), the shapes measured against it and rb_sat's
+ * default, and the look-back kernel without its carries (the floor: not a table).
  * "kernel" columns: the back end's entry point on preallocated scratch
- * (rb_cuda_rec1d_run / rb_cuda_sat_run); "API" columns: the public call
+ * (rb_cuda_rec1d_run / rb_cuda_sat_shape_run); "API" columns: the public call
  * (rb_recurrence_1d / rb_sat on device memory, CUDA context) with everything it
  * does per call (plan, scratch, synchronisation), timed the same way. A CUB
  * inclusive prefix sum of the same floats is the reference row ("cub scan").
  *
- * Usage: gpu_scan_bench [--quick] [--sat] [--huge]   (--sat: the SAT table alone; --quick: 2^24 and 4096^2 only; --huge:
+ * Usage: gpu_scan_bench [--quick] [--sat] [--huge] [--sat-size N] [--sat-in u8|f32] [--sat-kernels a,b]
+ * [--sat-reps N]   (--sat: the SAT table alone; --sat-size/--sat-in/--sat-kernels: one size, input
+ * format, the SAT kernels named (the table's second column); --sat-reps: fewer repetitions, for a
+ * profiler; --quick: 2^24 and 4096^2 only; --huge:
  * also 2^30 - 16384 samples; the full run needs about 2 minutes on an H100 host,
  * mostly the CPU back end's checks of the 2^28 signals) */
 #include <cuda_runtime.h>
@@ -39,7 +44,7 @@
 #include "recblur.h"
 #include "bench_cuda.h"
 
-static const int REPS = 31, WARM = 3;
+static int REPS = 31, WARM = 3; /* --sat-reps: fewer, for a profiler */
 static rb_context *gctx; /* CUDA back end, for the API columns */
 
 __global__ void fill_kernel(float *x, size_t n, uint32_t seed, int u8)
@@ -189,24 +194,50 @@ static void bench_1d(rb_context *ctx, size_t n, int order, int both, rb_boundary
     rb_filter_destroy(f);
 }
 
-/* One SAT workload, one kernel (tiles 0: the look-back kernel, RECBLUR_CUDA_SAT=lookback;
- * 1: the tile kernel, rb_sat's default), checked against the CPU back
- * end, then timed alone (kernel) and through rb_sat (API). Two fractions of copy:
- * "px" against the copy of the same pixels as F32 (the tables' convention: 8 bytes
- * moved a pixel), "bytes" against a copy moving the bytes this SAT must move
- * (input size + 4 a pixel: 5 for U8 input, 8 for F32). */
-static void bench_sat(int w, rb_format inf, int tiles)
+/* The SAT kernels measured: the tile kernel (RECBLUR_CUDA_SAT=tiles), the look-back
+ * kernel's shapes (rb_cuda_sat.cuh; "lookback" is RECBLUR_CUDA_SAT=lookback, the
+ * 2026-11-27 kernel), and the look-back kernel without its carries (not a table: the
+ * floor of the tiles' own loads, scans and stores). api: the RECBLUR_CUDA_SAT word
+ * whose rb_sat runs this kernel ("" the default route), NULL: no API column. */
+typedef struct {
+    const char *name;
+    int tiles;
+    rb_sat_shape shape;
+    const char *api;
+} sat_variant;
+static const sat_variant sat_variants[] = {
+    {"tiles", 1, {0, 0, 0, 0, 0}, "tiles"},
+    {"lookback", 0, {0, 1, 0, 0, 0}, "lookback"},
+    {"release", 0, {0, 0, 0, 0, 0}, NULL},
+    {"wide release", 0, {1, 0, 0, 0, 0}, NULL},
+    {"wide release nap 256", 0, {1, 0, 0, 0, 256}, NULL},
+    {"wide release dense", 0, {1, 0, 0, 1, 0}, NULL},
+    {"default", 0, rb_sat_shape_default, ""},
+    {"floor wide", 0, {1, 0, 1, 0, 0}, NULL},
+    {"floor wide dense", 0, {1, 0, 1, 1, 0}, NULL},
+};
+static const int n_sat_variants = (int)(sizeof sat_variants / sizeof sat_variants[0]);
+
+/* One SAT workload, one kernel, checked against the CPU back end (floors: not a
+ * table, not checked), then timed alone (kernel) and through rb_sat (API). Two
+ * fractions of copy: "px" against the copy of the same pixels as F32 (the tables'
+ * convention: 8 bytes moved a pixel), "bytes" against a copy moving the bytes this
+ * SAT must move (input size + 4 a pixel: 5 for U8 input, 8 for F32). */
+static void bench_sat(int w, rb_format inf, const sat_variant *var)
 {
     const int h = w;
     const size_t count = (size_t)w * h, isz = rb_format_size(inf);
+    const int tiles = var->tiles, floor_ = var->shape.nocarry;
     void *x, *y, *work;
     auto kernel = [&](cudaStream_t s) {
         return tiles ? rb_cuda_sat_tiles_run(x, w * isz, inf, y, w * sizeof(float), RB_F32, w, h, 1, work, s)
-                     : rb_cuda_sat_run(x, w * isz, inf, y, w * sizeof(float), RB_F32, w, h, 1, work, s);
+                     : rb_cuda_sat_shape_run(var->shape, x, w * isz, inf, y, w * sizeof(float), RB_F32, w, h, 1,
+                                             work, s, 0);
     };
     CK(cudaMalloc(&x, count * isz));
     CK(cudaMalloc(&y, count * sizeof(float)));
-    CK(cudaMalloc(&work, tiles ? rb_cuda_sat_tiles_work_bytes(w, h, 1) : rb_cuda_sat_work_bytes(w, h, 1)));
+    CK(cudaMalloc(&work, tiles ? rb_cuda_sat_tiles_work_bytes(w, h, 1)
+                               : rb_cuda_sat_shape_work_bytes(var->shape, w, h, 1)));
     fill(x, count, 99u + tiles, inf == RB_U8);
     CK(cudaMemset(y, 0xFF, count * sizeof(float)));
     CK(kernel(0));
@@ -225,24 +256,26 @@ static void bench_sat(int w, rb_format inf, int tiles)
     out = in;
     out.format = RB_F32;
     out.data = hc.data();
-    rb_context *cpu;
-    rb_context_create(&cpu);
-    rb_context_set_backend(cpu, RB_BACKEND_CPU);
-    if (rb_sat(cpu, &in, &out) != RB_OK) {
-        fprintf(stderr, "gpu_scan_bench: CPU sat: %s\n", rb_context_error(cpu));
-        exit(2);
-    }
-    rb_context_destroy(cpu);
-    size_t bad = 0;
-    for (size_t i = 0; i < count; ++i) {
-        float a = hy[i], c = hc[i];
-        int ok = inf == RB_U8 ? a == c : fabsf(a - c) <= fabsf(nextafterf(c, INFINITY) - c);
-        bad += !ok;
-    }
-    if (bad) {
-        fprintf(stderr, "gpu_scan_bench: SAT %dx%d (%s): %zu samples differ from the CPU back end\n", w, h,
-                tiles ? "tiles" : "look-back", bad);
-        exit(1);
+    if (!floor_) {
+        rb_context *cpu;
+        rb_context_create(&cpu);
+        rb_context_set_backend(cpu, RB_BACKEND_CPU);
+        if (rb_sat(cpu, &in, &out) != RB_OK) {
+            fprintf(stderr, "gpu_scan_bench: CPU sat: %s\n", rb_context_error(cpu));
+            exit(2);
+        }
+        rb_context_destroy(cpu);
+        size_t bad = 0;
+        for (size_t i = 0; i < count; ++i) {
+            float a = hy[i], c = hc[i];
+            int ok = inf == RB_U8 ? a == c : fabsf(a - c) <= fabsf(nextafterf(c, INFINITY) - c);
+            bad += !ok;
+        }
+        if (bad) {
+            fprintf(stderr, "gpu_scan_bench: SAT %dx%d (%s): %zu samples differ from the CPU back end\n", w, h,
+                    var->name, bad);
+            exit(1);
+        }
     }
     std::vector<double> t;
     for (int r = 0; r < WARM + REPS; ++r) {
@@ -254,38 +287,44 @@ static void bench_sat(int w, rb_format inf, int tiles)
     double ms = bench_median(t), cms = copy_ms(count * sizeof(float));
     double cms_b = copy_ms(count * (isz + 4) / 2); /* moves count * (isz + 4) bytes */
     /* rb_sat on the same device images */
-    rb_image din = in, dout = out;
-    din.memory = dout.memory = RB_MEMORY_DEVICE;
-    din.data = x;
-    dout.data = y;
-    rb_switch_set(gctx, "RECBLUR_CUDA_SAT", tiles ? NULL : "lookback");
-    t.clear();
-    for (int r = 0; r < WARM + REPS; ++r) {
-        fill(x, count, 17u * r + 3, inf == RB_U8);
-        CK(cudaMemset(y, 0xFF, count * sizeof(float)));
-        CK(cudaDeviceSynchronize());
-        const float ams = bench_event_ms([&] {
-            if (rb_sat(gctx, &din, &dout) != RB_OK) {
-                fprintf(stderr, "gpu_scan_bench: rb_sat: %s\n", rb_context_error(gctx));
-                exit(2);
-            }
-        });
-        if (r >= WARM) t.push_back(ams);
+    char api[64] = "- | -";
+    if (var->api) {
+        rb_image din = in, dout = out;
+        din.memory = dout.memory = RB_MEMORY_DEVICE;
+        din.data = x;
+        dout.data = y;
+        rb_switch_set(gctx, "RECBLUR_CUDA_SAT", var->api[0] ? var->api : NULL);
+        t.clear();
+        for (int r = 0; r < WARM + REPS; ++r) {
+            fill(x, count, 17u * r + 3, inf == RB_U8);
+            CK(cudaMemset(y, 0xFF, count * sizeof(float)));
+            CK(cudaDeviceSynchronize());
+            const float ams = bench_event_ms([&] {
+                if (rb_sat(gctx, &din, &dout) != RB_OK) {
+                    fprintf(stderr, "gpu_scan_bench: rb_sat: %s\n", rb_context_error(gctx));
+                    exit(2);
+                }
+            });
+            if (r >= WARM) t.push_back(ams);
+        }
+        rb_switch_set(gctx, "RECBLUR_CUDA_SAT", NULL);
+        const double api_ms = bench_median(t);
+        snprintf(api, sizeof api, "%.3f | %.3f", api_ms, cms / api_ms);
     }
-    rb_switch_set(gctx, "RECBLUR_CUDA_SAT", NULL);
-    double api_ms = bench_median(t);
     double gbs = (double)count * (isz + 4) / (ms * 1e6);
-    printf("| SAT %s -> f32 | %s | %d^2 | %.3f | %.1f | %.3f | %.3f | %.3f | %.3f | %.1f | %.0f | %.0f | %s |\n",
-           inf == RB_U8 ? "u8" : "f32", tiles ? "tiles (default)" : "look-back", w, ms, count / (ms * 1e6),
-           cms / ms, cms_b / ms, api_ms, cms / api_ms, count / (cms * 1e6), gbs,
-           2.0 * count * (isz + 4) / 2 / (cms_b * 1e6), inf == RB_U8 ? "exact" : "<=1 ulp");
+    printf("| SAT %s -> f32 | %s%s | %d^2 | %.3f | %.1f | %.3f | %.3f | %s | %.1f | %.0f | %.0f | %s |\n",
+           inf == RB_U8 ? "u8" : "f32", var->name, var->api && !var->api[0] ? " (default)" : "", w, ms,
+           count / (ms * 1e6), cms / ms, cms_b / ms, api, count / (cms * 1e6), gbs,
+           2.0 * count * (isz + 4) / 2 / (cms_b * 1e6), floor_ ? "not a table" : inf == RB_U8 ? "exact" : "<=1 ulp");
     fflush(stdout);
     CK(cudaFree(x));
     CK(cudaFree(y));
     CK(cudaFree(work));
 }
 
-static void bench_sats(int quick)
+/* sizes: 0 both (4096^2 and 8192^2, or 4096^2 alone if quick), else that side;
+ * only: a comma-separated list of variant names (NULL: every one) */
+static void bench_sats(int quick, int size, const char *only, int fmt_only)
 {
     printf("| workload | kernel | size | kernel ms | Gpx/s | kernel fraction of copy (px) | kernel fraction of copy (bytes) "
            "| API ms | API fraction of copy (px) | copy Gpx/s (F32) | GB/s moved (kernel) | copy GB/s (same bytes) "
@@ -293,8 +332,18 @@ static void bench_sats(int quick)
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int w : {4096, 8192})
         for (rb_format f : {RB_U8, RB_F32})
-            if (!quick || w == 4096)
-                for (int tiles = 0; tiles < 2; ++tiles) bench_sat(w, f, tiles);
+            if ((size ? w == size : !quick || w == 4096) && (fmt_only < 0 || (int)f == fmt_only))
+                for (int v = 0; v < n_sat_variants; ++v) {
+                    const sat_variant *var = &sat_variants[v];
+                    if (only) {
+                        char key[64];
+                        snprintf(key, sizeof key, ",%s,", var->name);
+                        char list[512];
+                        snprintf(list, sizeof list, ",%s,", only);
+                        if (!strstr(list, key)) continue;
+                    }
+                    bench_sat(w, f, var);
+                }
     printf("\n");
 }
 
@@ -327,10 +376,15 @@ static void bench_cub(size_t n)
 int main(int argc, char **argv)
 {
     bench_seed(0x853C49E6748FEA9Bull); /* the inputs of the earlier tables */
-    int quick = 0, huge = 0, sat_only = 0;
+    int quick = 0, huge = 0, sat_only = 0, sat_size = 0, sat_in = -1;
+    const char *sat_list = NULL;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--sat")) sat_only = 1;
+        else if (!strcmp(argv[i], "--sat-size") && i + 1 < argc) sat_size = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--sat-kernels") && i + 1 < argc) sat_list = argv[++i];
+        else if (!strcmp(argv[i], "--sat-in") && i + 1 < argc) sat_in = strcmp(argv[++i], "u8") ? RB_F32 : RB_U8;
+        else if (!strcmp(argv[i], "--sat-reps") && i + 1 < argc) REPS = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--huge")) huge = 1;
     }
     cudaDeviceProp prop;
@@ -348,7 +402,7 @@ int main(int argc, char **argv)
         return 2;
     }
     /* the SATs first (quick), then the 1D recurrences */
-    bench_sats(quick);
+    bench_sats(quick, sat_size, sat_list, sat_in);
     if (sat_only) {
         rb_context_destroy(gctx);
         rb_context_destroy(ctx);

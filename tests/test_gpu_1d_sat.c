@@ -540,14 +540,15 @@ static void fill(void *data, rb_format f, size_t count)
 }
 
 /* The GPU SAT paths, set on the context g: 0 the multi-pass one
- * (RECBLUR_CUDA_SAT=multipass), 1 the default one-pass tile kernel
- * (cuda/sat/rb_cuda_scan_sat.cu), 2 the one-pass look-back kernel
- * (cuda/sat/rb_cuda_sat_lookback.cu, RECBLUR_CUDA_SAT=lookback). */
-#define SAT_PATHS 3
+ * (RECBLUR_CUDA_SAT=multipass), 1 the default one-pass look-back kernel
+ * (cuda/sat/rb_cuda_sat_lookback.cu, rb_sat_shape_default), 2 its 2026-11-27
+ * shape (RECBLUR_CUDA_SAT=lookback), 3 the one-pass tile kernel
+ * (cuda/sat/rb_cuda_scan_sat.cu, RECBLUR_CUDA_SAT=tiles). */
+#define SAT_PATHS 4
 static const char *sat_path(rb_context *g, int path)
 {
-    static const char *word[SAT_PATHS] = {"multipass", NULL, "lookback"};
-    static const char *name[SAT_PATHS] = {"multi-pass", "tiles", "look-back"};
+    static const char *word[SAT_PATHS] = {"multipass", NULL, "lookback", "tiles"};
+    static const char *name[SAT_PATHS] = {"multi-pass", "default", "look-back", "tiles"};
     rb_switch_set(g, "RECBLUR_CUDA_SAT", word[path]);
     return name[path];
 }
@@ -623,14 +624,16 @@ static void test_sat_exact(void **state)
     rb_context_destroy(g);
 }
 
-/* The look-back kernel with tiles publishing their inclusive records late
- * (pseudo-random delays up to 20 us): successors sum aggregates over deep and
- * continued windows, which the normal schedule rarely makes them do. */
+/* The look-back kernel (the default shape and the 2026-11-27 one) with tiles
+ * publishing their inclusive records late (pseudo-random delays up to 20 us):
+ * successors sum aggregates over deep and continued windows, which the normal
+ * schedule rarely makes them do. */
 static void test_sat_delayed_lookback(void **state)
 {
     (void)state;
     rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
     rb_switch_set(g, "test:scan_delay_ns", "20000");
+    sat_exact_cases(g, sat_path(g, 1));
     sat_exact_cases(g, sat_path(g, 2));
     rb_switch_set(g, "test:scan_delay_ns", NULL);
     rb_switch_set(g, "RECBLUR_CUDA_SAT", NULL);

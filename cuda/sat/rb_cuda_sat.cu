@@ -1,8 +1,9 @@
-/* Summed-area tables on the GPU (rb_sat through ops->sat). Default: the one-pass
- * tile kernel (rb_cuda_scan_sat.cu); RECBLUR_CUDA_SAT=lookback selects the one-pass
- * kernel of rb_cuda_sat_lookback.cu (exact, the same speed on the H100 in
- * 2026-11-27's runs, so not the default) and RECBLUR_CUDA_SAT=multipass the
- * multi-pass path below; test_gpu_1d_sat checks all three. Multi-pass path: samples to double
+/* Summed-area tables on the GPU (rb_sat through ops->sat): the route
+ * (RECBLUR_CUDA_SAT, rb_cuda_sat.cuh's rb_sat_route), the staging every
+ * one-pass kernel shares, and the multi-pass path. Default: the look-back
+ * kernel of rb_cuda_sat_lookback.cu in its default shape; =lookback its
+ * 2026-11-27 shape, =tiles the tile kernel of rb_cuda_scan_sat.cu,
+ * =multipass the path below; test_gpu_1d_sat checks all four. Multi-pass: samples to double
  * (U8/U16 in integer units, so sums of up to 2^53 are exact), a column scan
  * (one thread per column lane, coalesced), a row scan (one warp per row and
  * channel, shuffle scans in 32-pixel chunks), and one rounding to the output
@@ -85,9 +86,86 @@ static rb_status rb_cuda_sat_multipass(rb_context *ctx, const rb_image *in, rb_i
 extern "C" rb_status rb_cuda_sat(rb_context *ctx, const rb_image *in, rb_image *out)
 {
     rb_cuda_alloc_use(&ctx->sw);
-    /* RECBLUR_CUDA_SAT: 0 onepass (default: the tile kernel), 1 multipass, 2 lookback (switches.c) */
-    if (ctx->sw.cuda_sat_multipass == 1) return rb_cuda_sat_multipass(ctx, in, out);
-    return rb_cuda_sat_onepass_with(ctx, in, out, ctx->sw.cuda_sat_multipass != 2);
+    const rb_sat_route route = (rb_sat_route)ctx->sw.cuda_sat_route; /* switches.c's word index */
+    if (route == RB_SAT_ROUTE_MULTIPASS) return rb_cuda_sat_multipass(ctx, in, out);
+    return rb_cuda_sat_onepass_with(ctx, in, out, route);
+}
+
+/* rb_cuda_scan.cuh's entry points: the 2026-11-27 look-back kernel, and rb_sat's default route */
+extern "C" size_t rb_cuda_sat_work_bytes(int w, int h, int ch)
+{
+    return rb_cuda_sat_shape_work_bytes(rb_sat_shape_lookback, w, h, ch);
+}
+
+extern "C" cudaError_t rb_cuda_sat_run(const void *in, size_t in_pitch, rb_format in_fmt, void *out,
+                                       size_t out_pitch, rb_format out_fmt, int w, int h, int ch, void *work,
+                                       cudaStream_t s)
+{
+    return rb_cuda_sat_shape_run(rb_sat_shape_lookback, in, in_pitch, in_fmt, out, out_pitch, out_fmt, w, h, ch,
+                                 work, s, 0);
+}
+
+extern "C" rb_status rb_cuda_sat_onepass(rb_context *ctx, const rb_image *in, rb_image *out)
+{
+    return rb_cuda_sat_onepass_with(ctx, in, out, RB_SAT_ROUTE_DEFAULT);
+}
+
+/* rb_sat through a one-pass kernel, the route's */
+extern "C" rb_status rb_cuda_sat_onepass_with(rb_context *ctx, const rb_image *in, rb_image *out,
+                                              rb_sat_route route)
+{
+    rb_status st = RB_OK;
+    const int w = in->width, h = in->height, ch = in->channels;
+    const size_t n = (size_t)w * ch;
+    const size_t in_row = n * rb_format_size(in->format), out_row = n * rb_format_size(out->format);
+    const int tiles = route == RB_SAT_ROUTE_TILES;
+    const rb_sat_shape shape = route == RB_SAT_ROUTE_LOOKBACK ? rb_sat_shape_lookback : rb_sat_shape_default;
+    void *work = NULL, *sin = NULL, *sout = NULL;
+    /* the calling thread's default stream and stream-ordered scratch: a fresh stream
+     * and cudaMalloc/cudaFree per call cost about as much as the kernel at 4096^2 */
+    cudaStream_t q = cudaStreamPerThread;
+    const void *src = in->data;
+    void *dst = out->data;
+    size_t src_pitch = rb_image_stride(in), dst_pitch = rb_image_stride(out);
+    const size_t wb = tiles ? rb_cuda_sat_tiles_work_bytes(w, h, ch) : rb_cuda_sat_shape_work_bytes(shape, w, h, ch);
+    RB_SAT_CU(rb_cuda_malloc_async(&work, wb, q), "cudaMalloc (carries)");
+    if (in->memory == RB_MEMORY_HOST) {
+        RB_SAT_CU(rb_cuda_malloc_async(&sin, in_row * h, q), "cudaMalloc (input staging)");
+        RB_SAT_CU(cudaMemcpy2DAsync(sin, in_row, in->data, src_pitch, in_row, h,
+                                    cudaMemcpyHostToDevice, q), "copying the input to the device");
+        src = sin;
+        src_pitch = in_row;
+    }
+    if (out->memory == RB_MEMORY_HOST) {
+        RB_SAT_CU(rb_cuda_malloc_async(&sout, out_row * h, q), "cudaMalloc (output staging)");
+        dst = sout;
+        dst_pitch = out_row;
+    }
+    if (src == dst && (src_pitch != dst_pitch || rb_format_size(in->format) != rb_format_size(out->format))) {
+        /* one device buffer, two layouts: a tile's table would overwrite other tiles' input */
+        RB_SAT_CU(rb_cuda_malloc_async(&sin, in_row * h, q), "cudaMalloc (input copy)");
+        RB_SAT_CU(cudaMemcpy2DAsync(sin, in_row, src, src_pitch, in_row, h, cudaMemcpyDeviceToDevice, q),
+                  "copying the input");
+        src = sin;
+        src_pitch = in_row;
+    }
+    if (tiles)
+        RB_SAT_CU(rb_cuda_sat_tiles_run(src, src_pitch, in->format, dst, dst_pitch, out->format, w, h, ch, work, q),
+                  "summed-area table kernel");
+    else
+        RB_SAT_CU(rb_cuda_sat_shape_run(shape, src, src_pitch, in->format, dst, dst_pitch, out->format, w, h, ch,
+                                        work, q, ctx->sw.hook_scan_delay_ns),
+                  "summed-area table kernel");
+    if (out->memory == RB_MEMORY_HOST)
+        RB_SAT_CU(cudaMemcpy2DAsync(out->data, rb_image_stride(out), sout, out_row, out_row, h,
+                                    cudaMemcpyDeviceToHost, q), "copying the table to the host");
+    RB_SAT_CU(cudaStreamSynchronize(q), "computing the table");
+done:
+    rb_cuda_free_async(work, q);
+    rb_cuda_free_async(sin, q);
+    rb_cuda_free_async(sout, q);
+    cudaStreamSynchronize(q);
+    return st;
 }
 
 static rb_status rb_cuda_sat_multipass(rb_context *ctx, const rb_image *in, rb_image *out)

@@ -1,8 +1,10 @@
-/* The two one-pass summed-area kernels side by side: rb_cuda_scan.cuh's
- * rb_cuda_sat_run / rb_cuda_sat_work_bytes are the look-back kernel
- * (rb_cuda_sat_lookback.cu, RECBLUR_CUDA_SAT=lookback), these the tile kernel
- * (rb_cuda_scan_sat.cu, rb_sat's default), both kept for before/after
- * comparisons in one binary; and the entry points that choose. */
+/* The one-pass summed-area kernels side by side, kept for before/after
+ * comparisons in one binary, and the one dispatcher from an image's channels
+ * and formats to a kernel instance. rb_sat's route (RECBLUR_CUDA_SAT, the
+ * word's index in switches.c): the default look-back shape, the multi-pass
+ * path, the 2026-11-27 look-back kernel, the tile kernel. rb_cuda_scan.cuh's
+ * rb_cuda_sat_run / rb_cuda_sat_work_bytes are the 2026-11-27 look-back
+ * kernel (rb_sat_shape_lookback). */
 #ifndef RB_CUDA_SAT_CUH
 #define RB_CUDA_SAT_CUH
 
@@ -14,20 +16,78 @@
 extern "C" {
 #endif
 
+typedef enum {
+    RB_SAT_ROUTE_DEFAULT = 0,   /* RECBLUR_CUDA_SAT unset: rb_sat_shape_default */
+    RB_SAT_ROUTE_MULTIPASS = 1, /* =multipass: column and row scans in double, four passes */
+    RB_SAT_ROUTE_LOOKBACK = 2,  /* =lookback: rb_sat_shape_lookback */
+    RB_SAT_ROUTE_TILES = 3      /* =tiles: the tile kernel, warp 0 computes every carry */
+} rb_sat_route;
+
+/* The look-back kernel's shapes (rb_cuda_sat_lookback.cu): wide: tiles of 32 x 256
+ * samples (32 x 192 for 3 channels) instead of 32 x 128 (96); scfence: the
+ * 2026-11-27 kernel's sequentially consistent fences instead of release/acquire
+ * flags; nocarry: the carries skipped (not a table: the benchmark's floor of the
+ * tiles' own loads, scans and stores); dense: wide tiles of 8/16-bit input 3 blocks
+ * a multiprocessor instead of 2; nap_ns: a poll's pause (0: 32 ns). */
+typedef struct {
+    int wide, scfence, nocarry, dense, nap_ns;
+} rb_sat_shape;
+static const rb_sat_shape rb_sat_shape_lookback = {0, 1, 0, 0, 0};
+/* 1.1-1.3x the 2026-11-27 shape on the H100 (bench/RESULTS.md, 2026-11-27 08:40) */
+static const rb_sat_shape rb_sat_shape_default = {1, 0, 0, 1, 0};
+
+size_t rb_cuda_sat_shape_work_bytes(rb_sat_shape shape, int w, int h, int ch);
+/* in/out device pointers with row pitches in bytes (in == out with one layout
+ * allowed); delay_ns: the test hook "test:scan_delay_ns" (tiles publish their
+ * inclusive records after pseudo-random delays below it; 0: none) */
+cudaError_t rb_cuda_sat_shape_run(rb_sat_shape shape, const void *in, size_t in_pitch, rb_format in_fmt,
+                                  void *out, size_t out_pitch, rb_format out_fmt, int w, int h, int ch,
+                                  void *work, cudaStream_t s, unsigned delay_ns);
+
 /* the tile kernel: tiles of 32 x 128, warp 0 computes every carry */
 size_t rb_cuda_sat_tiles_work_bytes(int w, int h, int ch);
 cudaError_t rb_cuda_sat_tiles_run(const void *in, size_t in_pitch, rb_format in_fmt, void *out,
                                   size_t out_pitch, rb_format out_fmt, int w, int h, int ch, void *work,
                                   cudaStream_t s);
-/* rb_cuda_sat_run with the test hook "test:scan_delay_ns": tiles publish their
- * inclusive records after pseudo-random delays below delay_ns (0: none) */
-cudaError_t rb_cuda_sat_run_delay(const void *in, size_t in_pitch, rb_format in_fmt, void *out,
-                                  size_t out_pitch, rb_format out_fmt, int w, int h, int ch, void *work,
-                                  cudaStream_t s, unsigned delay_ns);
-/* rb_sat through a one-pass kernel: the look-back one (tiles 0) or the tile kernel (1) */
-rb_status rb_cuda_sat_onepass_with(rb_context *ctx, const rb_image *in, rb_image *out, int tiles);
+
+/* rb_sat through a one-pass route (host or device images, staged as needed) */
+rb_status rb_cuda_sat_onepass_with(rb_context *ctx, const rb_image *in, rb_image *out, rb_sat_route route);
 
 #ifdef __cplusplus
+}
+
+/* records and flags start on 256-byte boundaries */
+static inline size_t rb_sat_align(size_t b) { return (b + 255) & ~(size_t)255; }
+
+/* The one dispatcher: L::go<CH, TIn, TOut>() for the image's channels (1-4),
+ * input format (U8, U16, F32, F64) and output format (F32, F64). */
+template <int CH, typename TIn, typename L>
+static cudaError_t rb_sat_dispatch_out(const L &l, rb_format of)
+{
+    return of == RB_F64 ? l.template go<CH, TIn, double>() : l.template go<CH, TIn, float>();
+}
+
+template <int CH, typename L>
+static cudaError_t rb_sat_dispatch_in(const L &l, rb_format inf, rb_format of)
+{
+    switch (inf) {
+    case RB_U8: return rb_sat_dispatch_out<CH, unsigned char>(l, of);
+    case RB_U16: return rb_sat_dispatch_out<CH, unsigned short>(l, of);
+    case RB_F64: return rb_sat_dispatch_out<CH, double>(l, of);
+    default: return rb_sat_dispatch_out<CH, float>(l, of);
+    }
+}
+
+template <typename L>
+static cudaError_t rb_sat_dispatch(const L &l, int ch, rb_format inf, rb_format of)
+{
+    switch (ch) {
+    case 1: return rb_sat_dispatch_in<1>(l, inf, of);
+    case 2: return rb_sat_dispatch_in<2>(l, inf, of);
+    case 3: return rb_sat_dispatch_in<3>(l, inf, of);
+    case 4: return rb_sat_dispatch_in<4>(l, inf, of);
+    default: return cudaErrorInvalidValue;
+    }
 }
 #endif
 #endif

@@ -1,16 +1,19 @@
 /* Summed-area tables on the GPU in one pass, carries by decoupled look-back that
- * no warp waits on another for (RECBLUR_CUDA_SAT=lookback). Exact, and on the
- * H100 (2026-11-27) exactly as fast as the tile kernel of rb_cuda_scan_sat.cu,
- * which stays rb_sat's default: both take ~32 ns a 32 x 128 tile device-wide,
- * U8 or F32 input alike, which suggests that neither the carries' organisation
- * nor the bytes set the pace (bench/RESULTS.md).
+ * no warp waits on another for. One kernel, its shapes in rb_cuda_sat.cuh:
+ * rb_sat's default, tiles of 32 x 256 samples whose flags are published by
+ * release stores and read by acquire loads (3 blocks a multiprocessor for
+ * 8/16-bit input, 2 for floats); and the 2026-11-27 kernel
+ * (RECBLUR_CUDA_SAT=lookback), tiles of 32 x 128 and a sequentially consistent
+ * fence in every lane at every publication and window. On the H100 the
+ * carries, not the bytes, set the pace: without them the same tiles run at
+ * 0.7-0.95 of the copy, with them 0.39-0.51 (bench/RESULTS.md, 2026-11-27).
  *
- * The image (n = w * ch samples a row) is cut into tiles of 32 rows by TW
- * samples (TW = 128, or 96 for 3 channels: whole pixels). Each block takes a
- * tile by ticket (tiles in row-major order, so every tile it waits on has
- * started), reads it once into registers and builds the tile's own table L
- * (rows by warp shuffles, columns in registers and across warps in shared
- * memory). With, per channel,
+ * The image (n = w * ch samples a row) is cut into tiles of 32 rows by TW =
+ * 32 P samples (P samples a lane: 4 or 8, or 3 or 6 for 3 channels: whole
+ * pixels). Each tile is taken by ticket (tiles in row-major order, so every
+ * tile it waits on has started), read once into registers and given its own
+ * table L (rows by warp shuffles, columns in registers and across warps in
+ * shared memory). With, per channel,
  *   Hc(y) = sum of the band's rows y0..y left of the tile,
  *   Vc(x) = sum of the rows above the tile over the tile's columns x0..x,
  *   C     = sum of everything above and left of the tile,
@@ -21,13 +24,13 @@
  *   V: up the tile column, aggregate L(bottom, x); inclusive Vc(x) + that;
  *   B: up the tile column, aggregate Hc(bottom) (the band's sum left of the
  *      tile, known once H is resolved); C = sum of B over the tiles above.
- * Warp 0 resolves H, warp 1 the corner, the last warp V; each polls the
- * flags of 32 predecessors at once (lane q: the one q + 1 back), finds the
- * nearest inclusive record and sums the records up to it with all its lanes
+ * Warp 0 polls H's window, the last warp V's, warp 1 the corner's; each polls
+ * the flags of 32 predecessors at once (lane q: the one q + 1 back), finds the
+ * nearest inclusive record, and the records found are summed by every thread
  * (Merrill & Garland's single-pass scan, a window of 32 per step). The table
  * is written once, from registers.
  *
- * Precision: U8/U16 tiles sum in 32-bit integers (32 x 128 x 65535 < 2^32),
+ * Precision: U8/U16 tiles sum in 32-bit integers (32 x 256 x 65535 < 2^32),
  * carries in double (integers below 2^53: exact), so the output is the exact
  * table rounded once to F32 (or exact in F64); F32/F64 input sums in double
  * throughout and rounds once. */
@@ -46,13 +49,31 @@
 #define RB_LB_FULL 0xffffffffu
 static_assert(RB_LB_TH == 32, "the H look-back takes a lane per row");
 
+/* planted faults, built only to show that test_gpu_1d_sat's delayed look-back
+ * test fails (bench/RESULTS.md): RB_SAT_PLANT=1 reads V's records from the tile
+ * column to the right, =2 drops the corner C */
+#if RB_SAT_PLANT == 1
+#define RB_SAT_PLANT_V 1
+#else
+#define RB_SAT_PLANT_V 0
+#endif
+#if RB_SAT_PLANT == 2
+#define RB_SAT_PLANT_C 0.0
+#else
+#define RB_SAT_PLANT_C 1.0
+#endif
+
 typedef struct {
     const unsigned char *in;
     unsigned char *out;
     size_t in_pitch, out_pitch;
     long long n;               /* samples per row */
+    long long tiles;
     int h, tiles_x;
     int vec_in, vec_out;       /* rows aligned for one vector access per lane */
+    int nocarry;               /* measurement only: no carries (not a SAT), the tiles' own floor */
+    int scfence;               /* the 2026-11-27 kernel's fences (rb_lb_publish) */
+    unsigned nap_ns;           /* a poll's pause before it reads a flag again */
     unsigned delay_ns;         /* test hook: inclusive records published late */
     int *hflag, *vflag, *bflag;
     unsigned *ticket;
@@ -72,28 +93,39 @@ static __device__ __forceinline__ int rb_lb_acquire(const int *p)
 }
 
 /* After the warp's lanes stored a record: make it visible, then flag it
- * (1: aggregate, 2: inclusive). */
-static __device__ __forceinline__ void rb_lb_publish(int *flag, int state, int lane)
+ * (1: aggregate, 2: inclusive). sc (the 2026-11-27 kernel): every lane's
+ * sequentially consistent fence (fence.sc.gpu, the costly one), then a plain
+ * store; else the warp's barrier (which orders its lanes' stores before lane
+ * 0's) and one release store of the flag, cumulative over them (PTX memory
+ * model: release patterns). */
+static __device__ __forceinline__ void rb_lb_publish(int *flag, int state, int lane, bool sc)
 {
-    __threadfence();
+    if (sc) {
+        __threadfence();
+        __syncwarp();
+        if (lane == 0) *(volatile int *)flag = state;
+        return;
+    }
     __syncwarp();
-    if (lane == 0) *(volatile int *)flag = state;
+    if (lane == 0) asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(flag), "r"(state) : "memory");
 }
 
 /* One look-back window: lane q polls predecessor q (flag index base - q * stride)
  * for q < left. Returns how many records to sum, base's first: up to and with
- * the nearest inclusive one (*incl), else all of the window. */
+ * the nearest inclusive one (*incl), else all of the window. Lane q's acquire
+ * orders its own reads of record q; other threads read the records after a
+ * block barrier that follows it (sc: a fence in every lane as well). */
 static __device__ __forceinline__ int rb_lb_window(const int *flags, long long base, long long stride, int left,
-                                                   int lane, bool *incl)
+                                                   int lane, bool *incl, bool sc, unsigned nap)
 {
     const bool within = lane < left;
     int f = 0;
     if (within) {
         const int *p = flags + (base - (long long)lane * stride);
-        while ((f = rb_lb_acquire(p)) == 0) __nanosleep(32);
+        while ((f = rb_lb_acquire(p)) == 0) __nanosleep(nap);
     }
     const unsigned m = __ballot_sync(RB_LB_FULL, within && f == 2);
-    __threadfence(); /* the records other lanes' flags announced, for every lane */
+    if (sc) __threadfence(); /* the records other lanes' flags announced, for every lane */
     *incl = m != 0;
     return m ? __ffs(m) : (left < 32 ? left : 32);
 }
@@ -110,40 +142,57 @@ static __device__ __forceinline__ void rb_lb_delay(unsigned delay_ns, long long 
     __nanosleep(x % delay_ns);
 }
 
-/* P samples of a row at gx (P = 4: one vector access where aligned) */
-template <typename T, int P, typename A>
+/* 4 samples at r by one vector access */
+template <typename T>
+static __device__ __forceinline__ void rb_lb_load4(const T *r, T *v)
+{
+    if (sizeof(T) == 1) {
+        const unsigned u = __ldcs((const unsigned *)r);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) v[j] = (T)((u >> (8 * j)) & 0xffu);
+    } else if (sizeof(T) == 2) {
+        const uint2 u = __ldcs((const uint2 *)r);
+        v[0] = (T)(u.x & 0xffffu);
+        v[1] = (T)(u.x >> 16);
+        v[2] = (T)(u.y & 0xffffu);
+        v[3] = (T)(u.y >> 16);
+    } else if (sizeof(T) == 4) {
+        const float4 u = __ldcs((const float4 *)r);
+        v[0] = (T)u.x;
+        v[1] = (T)u.y;
+        v[2] = (T)u.z;
+        v[3] = (T)u.w;
+    } else {
+        const double2 a = __ldcs((const double2 *)r), b = __ldcs((const double2 *)r + 1);
+        v[0] = (T)a.x;
+        v[1] = (T)a.y;
+        v[2] = (T)b.x;
+        v[3] = (T)b.y;
+    }
+}
+
+/* P samples of a row at gx, as stored (vector accesses where the rows are aligned) */
+template <typename T, int P>
 static __device__ __forceinline__ void rb_lb_load(const unsigned char *row, long long gx, long long n, bool vec,
-                                                  A *v)
+                                                  T *v)
 {
     const T *r = (const T *)row + gx;
-    if (P == 4 && vec && gx + 4 <= n) {
-        if (sizeof(T) == 1) {
-            const unsigned u = __ldcs((const unsigned *)r);
-#pragma unroll
-            for (int j = 0; j < 4; ++j) v[j] = (A)((u >> (8 * j)) & 0xffu);
-        } else if (sizeof(T) == 2) {
+    if (P % 4 == 0 && vec && gx + P <= n) {
+        if (sizeof(T) == 1 && P == 8) { /* 8 bytes at once */
             const uint2 u = __ldcs((const uint2 *)r);
-            v[0] = (A)(u.x & 0xffffu);
-            v[1] = (A)(u.x >> 16);
-            v[2] = (A)(u.y & 0xffffu);
-            v[3] = (A)(u.y >> 16);
-        } else if (sizeof(T) == 4) {
-            const float4 u = __ldcs((const float4 *)r);
-            v[0] = (A)u.x;
-            v[1] = (A)u.y;
-            v[2] = (A)u.z;
-            v[3] = (A)u.w;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                v[j] = (T)((u.x >> (8 * j)) & 0xffu);
+                v[4 + j] = (T)((u.y >> (8 * j)) & 0xffu);
+            }
         } else {
-            const double2 a = __ldcs((const double2 *)r), b = __ldcs((const double2 *)r + 1);
-            v[0] = (A)a.x;
-            v[1] = (A)a.y;
-            v[2] = (A)b.x;
-            v[3] = (A)b.y;
+#pragma unroll
+            for (int g = 0; g < P / 4; ++g) rb_lb_load4<T>(r + 4 * g, v + 4 * g);
         }
         return;
     }
 #pragma unroll
-    for (int j = 0; j < P; ++j) v[j] = gx + j < n ? (A)__ldcs(r + j) : (A)0;
+    for (int j = 0; j < P; ++j) v[j] = gx + j < n ? __ldcs(r + j) : (T)0;
 }
 
 template <typename T, int P>
@@ -151,12 +200,16 @@ static __device__ __forceinline__ void rb_lb_store(unsigned char *row, long long
                                                    const double *s)
 {
     T *r = (T *)row + gx;
-    if (P == 4 && vec && gx + 4 <= n) {
-        if (sizeof(T) == 4) {
-            __stcs((float4 *)r, make_float4((float)s[0], (float)s[1], (float)s[2], (float)s[3]));
-        } else {
-            __stcs((double2 *)r, make_double2(s[0], s[1]));
-            __stcs((double2 *)r + 1, make_double2(s[2], s[3]));
+    if (P % 4 == 0 && vec && gx + P <= n) {
+#pragma unroll
+        for (int g = 0; g < P / 4; ++g) {
+            const double *q = s + 4 * g;
+            if (sizeof(T) == 4) {
+                __stcs((float4 *)r + g, make_float4((float)q[0], (float)q[1], (float)q[2], (float)q[3]));
+            } else {
+                __stcs((double2 *)r + 2 * g, make_double2(q[0], q[1]));
+                __stcs((double2 *)r + 2 * g + 1, make_double2(q[2], q[3]));
+            }
         }
         return;
     }
@@ -177,39 +230,62 @@ static __device__ __forceinline__ A rb_lb_wscan(A x, int lane)
     return x;
 }
 
-template <int CH, typename TIn, typename TOut>
-__global__ void __launch_bounds__(RB_LB_THREADS, 4) rb_lb_kernel(const rb_lb_args a)
+/* the warp's RPW rows of tile k, as stored (zeros off the image) */
+template <typename TIn, int P>
+static __device__ __forceinline__ void rb_lb_fetch(const rb_lb_args &a, long long k, int lane, int warp,
+                                                   TIn (*raw)[P])
+{
+    constexpr int TW = 32 * P;
+    const int ti = (int)(k / a.tiles_x), si = (int)(k % a.tiles_x);
+    const long long gx = (long long)si * TW + lane * P;
+    const int yw = ti * RB_LB_TH + warp * RB_LB_RPW;
+#pragma unroll
+    for (int r = 0; r < RB_LB_RPW; ++r) {
+        if (yw + r < a.h) rb_lb_load<TIn, P>(a.in + (size_t)(yw + r) * a.in_pitch, gx, a.n, a.vec_in, raw[r]);
+        else
+#pragma unroll
+            for (int j = 0; j < P; ++j) raw[r][j] = (TIn)0;
+    }
+}
+
+/* blocks a multiprocessor: 4 of 32 x 128 tiles; 2 wide ones of doubles (128 registers
+ * a thread), DENSE: 3 wide ones of integers (their sums in 32 bits) */
+template <int CH, typename TIn, typename TOut, int P, bool DENSE>
+__global__ void __launch_bounds__(RB_LB_THREADS, P <= 4 ? 4 : DENSE && sizeof(TIn) <= 2 ? 3 : 2)
+    rb_lb_kernel(const rb_lb_args a)
 {
     typedef typename rb_lb_acc<TIn>::type A;
-    constexpr int P = CH == 3 ? 3 : 4; /* samples per lane in a row: whole pixels */
     constexpr int TW = 32 * P;
     constexpr int HS = RB_LB_TH * CH;  /* H record: per row, per channel */
+    constexpr int NPH = RB_LB_THREADS / HS, NPV = RB_LB_THREADS / TW; /* shares per element */
+    static_assert(NPV >= 1, "a thread per V element");
     __shared__ A s_tot[RB_LB_WARPS][TW];
     __shared__ double s_hA[RB_LB_TH][CH], s_Hc[RB_LB_TH][CH], s_Vc[TW], s_B[CH], s_C[CH];
-    __shared__ A s_park[RB_LB_RPW * P][RB_LB_THREADS]; /* the tile, while the records are read */
-    __shared__ double s_pH[RB_LB_THREADS / HS][HS], s_pV[RB_LB_THREADS / TW][TW];
+    /* the tile, while the records are read (frees registers for the loads in flight); a
+     * wide tile stays in registers (2 blocks a multiprocessor: 128 of them a thread) */
+    constexpr bool PARK = P <= 4;
+    __shared__ A s_park[PARK ? RB_LB_RPW * P : 1][PARK ? RB_LB_THREADS : 1];
+    __shared__ double s_pH[NPH][HS], s_pV[NPV][TW];
     __shared__ int s_win[4];                            /* H's and V's windows: depth, inclusive */
     __shared__ long long s_k;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const bool nc = a.nocarry, sc = a.scfence;
+    const unsigned nap = a.nap_ns;
     if (tid == 0) s_k = (long long)atomicAdd(a.ticket, 1u);
     __syncthreads();
     const long long k = s_k, tx = a.tiles_x;
+    TIn raw[RB_LB_RPW][P];
+    rb_lb_fetch<TIn, P>(a, k, lane, warp, raw);
     const int ti = (int)(k / tx), si = (int)(k % tx);
     const long long gx = (long long)si * TW + lane * P;
     const int yw = ti * RB_LB_TH + warp * RB_LB_RPW; /* the warp's first row */
 
-    /* 1. read the warp's rows, every load in flight before the first use */
+    /* 1. rows: in-lane running sums per channel, then the warp's scan of the lane totals */
     A v[RB_LB_RPW][P];
 #pragma unroll
     for (int r = 0; r < RB_LB_RPW; ++r) {
-        if (yw + r < a.h) rb_lb_load<TIn, P>(a.in + (size_t)(yw + r) * a.in_pitch, gx, a.n, a.vec_in, v[r]);
-        else
 #pragma unroll
-            for (int j = 0; j < P; ++j) v[r][j] = (A)0;
-    }
-    /* 2. rows: in-lane running sums per channel, then the warp's scan of the lane totals */
-#pragma unroll
-    for (int r = 0; r < RB_LB_RPW; ++r) {
+        for (int j = 0; j < P; ++j) v[r][j] = (A)raw[r][j];
 #pragma unroll
         for (int j = CH; j < P; ++j) v[r][j] += v[r][j - CH];
 #pragma unroll
@@ -222,7 +298,7 @@ __global__ void __launch_bounds__(RB_LB_THREADS, 4) rb_lb_kernel(const rb_lb_arg
             for (int j = c; j < P; j += CH) v[r][j] += excl;
         }
     }
-    /* 3. columns: down the warp's rows in registers, then across warps */
+    /* 2. columns: down the warp's rows in registers, then across warps */
 #pragma unroll
     for (int r = 1; r < RB_LB_RPW; ++r)
 #pragma unroll
@@ -249,40 +325,40 @@ __global__ void __launch_bounds__(RB_LB_THREADS, 4) rb_lb_kernel(const rb_lb_arg
             for (int c = 0; c < CH; ++c) s_hA[warp * RB_LB_RPW + r][c] = (double)v[r][P - CH + c];
     __syncthreads();
 
-    /* 4. the carries. Warp 0 publishes H's aggregate and polls H's window, the
+    /* 3. the carries. Warp 0 publishes H's aggregate and polls H's window, the
      * last warp V's; then every thread reads a share of the records the windows
      * found (loads in flight at once, the tile parked in shared memory meanwhile);
      * then warp 0 and the last warp sum the shares in a fixed order and publish
      * the inclusive records while warp 1 resolves the corner. */
-    constexpr int NPH = RB_LB_THREADS / HS, NPV = RB_LB_THREADS / TW; /* shares per element */
     const int eh = tid % HS, ph = tid / HS, ev = tid % TW, pv = tid / TW;
-    if (warp == 0 && si > 0) {
+    if (!nc && warp == 0 && si > 0) {
 #pragma unroll
         for (int c = 0; c < CH; ++c) __stcg(a.hagg + k * HS + lane * CH + c, s_hA[lane][c]);
-        rb_lb_publish(a.hflag + k, 1, lane);
-    } else if (warp == RB_LB_WARPS - 1 && ti > 0) {
+        rb_lb_publish(a.hflag + k, 1, lane, sc);
+    } else if (!nc && warp == RB_LB_WARPS - 1 && ti > 0) {
 #pragma unroll
         for (int j = 0; j < P; ++j) __stcg(a.vagg + k * TW + lane * P + j, (double)v[RB_LB_RPW - 1][j]);
-        rb_lb_publish(a.vflag + k, 1, lane);
+        rb_lb_publish(a.vflag + k, 1, lane, sc);
     }
+    if (PARK)
 #pragma unroll
-    for (int r = 0; r < RB_LB_RPW; ++r)
+        for (int r = 0; r < RB_LB_RPW; ++r)
 #pragma unroll
-        for (int j = 0; j < P; ++j) s_park[r * P + j][tid] = v[r][j];
+            for (int j = 0; j < P; ++j) s_park[r * P + j][tid] = v[r][j];
     double hsum = 0.0, vsum = 0.0; /* this thread's shares */
     long long baseH = k - 1, baseV = k - tx;
-    int leftH = si, leftV = ti;
+    int leftH = nc ? 0 : si, leftV = nc ? 0 : ti;
     for (;;) {
         if (warp == 0) {
             bool incl = true;
-            const int d = leftH > 0 ? rb_lb_window(a.hflag, baseH, 1, leftH, lane, &incl) : 0;
+            const int d = leftH > 0 ? rb_lb_window(a.hflag, baseH, 1, leftH, lane, &incl, sc, nap) : 0;
             if (lane == 0) {
                 s_win[0] = d;
                 s_win[1] = incl;
             }
         } else if (warp == RB_LB_WARPS - 1) {
             bool incl = true;
-            const int d = leftV > 0 ? rb_lb_window(a.vflag, baseV, tx, leftV, lane, &incl) : 0;
+            const int d = leftV > 0 ? rb_lb_window(a.vflag, baseV, tx, leftV, lane, &incl, sc, nap) : 0;
             if (lane == 0) {
                 s_win[2] = d;
                 s_win[3] = incl;
@@ -299,7 +375,8 @@ __global__ void __launch_bounds__(RB_LB_THREADS, 4) rb_lb_kernel(const rb_lb_arg
             for (int u = 0; u < U; ++u) {
                 const int qh = ph + NPH * (q0 + u), qv = pv + NPV * (q0 + u);
                 const double *sh = (iH && qh == dH - 1 ? a.hinc : a.hagg) + (baseH - qh) * HS + eh;
-                const double *sv = (iV && qv == dV - 1 ? a.vinc : a.vagg) + (baseV - (long long)qv * tx) * TW + ev;
+                const double *sv =
+                    (iV && qv == dV - 1 ? a.vinc : a.vagg) + (baseV - (long long)qv * tx + RB_SAT_PLANT_V) * TW + ev;
                 th[u] = qh < dH && ph < NPH ? __ldcg(sh) : 0.0;
                 tv[u] = qv < dV && pv < NPV ? __ldcg(sv) : 0.0;
             }
@@ -331,24 +408,25 @@ __global__ void __launch_bounds__(RB_LB_THREADS, 4) rb_lb_kernel(const rb_lb_arg
 #pragma unroll
             for (int q = 0; q < NPH; ++q) hc[c] += s_pH[q][lane * CH + c];
         }
-        rb_lb_delay(a.delay_ns, k);
+        if (!nc) {
+            rb_lb_delay(a.delay_ns, k);
 #pragma unroll
-        for (int c = 0; c < CH; ++c) {
-            __stcg(a.hinc + k * HS + lane * CH + c, hc[c] + agg[c]);
-            s_Hc[lane][c] = hc[c];
+            for (int c = 0; c < CH; ++c) __stcg(a.hinc + k * HS + lane * CH + c, hc[c] + agg[c]);
+            rb_lb_publish(a.hflag + k, 2, lane, sc);
         }
-        rb_lb_publish(a.hflag + k, 2, lane);
+#pragma unroll
+        for (int c = 0; c < CH; ++c) s_Hc[lane][c] = hc[c];
         /* B = Hc at the bottom row: the band's sum left of the tile. Where no tile
          * lies above (or none to the left) it is already inclusive. */
         if (lane == 31) {
 #pragma unroll
             for (int c = 0; c < CH; ++c) {
                 s_B[c] = hc[c];
-                __stcg((ti > 0 && si > 0 ? a.bagg : a.binc) + k * CH + c, hc[c]);
+                if (!nc) __stcg((ti > 0 && si > 0 ? a.bagg : a.binc) + k * CH + c, hc[c]);
             }
         }
         __syncwarp();
-        rb_lb_publish(a.bflag + k, ti > 0 && si > 0 ? 1 : 2, lane);
+        if (!nc) rb_lb_publish(a.bflag + k, ti > 0 && si > 0 ? 1 : 2, lane, sc);
     } else if (warp == 1) {
         /* the corner: B of the tiles above, 32 at a time. Here, not before the block's
          * barrier above: a tile publishes B's aggregate after that barrier, so a corner
@@ -356,12 +434,12 @@ __global__ void __launch_bounds__(RB_LB_THREADS, 4) rb_lb_kernel(const rb_lb_arg
         double cc[CH];
 #pragma unroll
         for (int c = 0; c < CH; ++c) cc[c] = 0.0;
-        if (ti > 0 && si > 0) {
+        if (!nc && ti > 0 && si > 0) {
             long long base = k - tx;
             int left = ti;
             for (;;) {
                 bool incl;
-                const int d = rb_lb_window(a.bflag, base, tx, left, lane, &incl);
+                const int d = rb_lb_window(a.bflag, base, tx, left, lane, &incl, sc, nap);
                 if (lane < d) {
                     const double *src =
                         (incl && lane == d - 1 ? a.binc : a.bagg) + (base - (long long)lane * tx) * CH;
@@ -383,37 +461,39 @@ __global__ void __launch_bounds__(RB_LB_THREADS, 4) rb_lb_kernel(const rb_lb_arg
                 if (c == lane) s_C[c] = cc[c];
     } else if (warp == RB_LB_WARPS - 1) {
         /* V up the tile column: lane = P columns */
-        rb_lb_delay(a.delay_ns, k + 1);
+        if (!nc) rb_lb_delay(a.delay_ns, k + 1);
 #pragma unroll
         for (int j = 0; j < P; ++j) {
             const int x = lane * P + j;
             double vc = 0.0;
 #pragma unroll
             for (int q = 0; q < NPV; ++q) vc += s_pV[q][x];
-            __stcg(a.vinc + k * TW + x, vc + (double)s_park[(RB_LB_RPW - 1) * P + j][tid]);
+            const A bottom = PARK ? s_park[(RB_LB_RPW - 1) * P + j][tid] : v[RB_LB_RPW - 1][j];
+            if (!nc) __stcg(a.vinc + k * TW + x, vc + (double)bottom);
             s_Vc[x] = vc;
         }
-        rb_lb_publish(a.vflag + k, 2, lane);
+        if (!nc) rb_lb_publish(a.vflag + k, 2, lane, sc);
     }
     __syncthreads();
     /* B's inclusive record: the sum left of the tile over every row down to its bottom */
-    if (warp == 0 && ti > 0 && si > 0) {
+    if (!nc && warp == 0 && ti > 0 && si > 0) {
         rb_lb_delay(a.delay_ns, k + 2);
         if (lane < CH)
 #pragma unroll
             for (int c = 0; c < CH; ++c)
                 if (c == lane) __stcg(a.binc + k * CH + c, s_C[c] + s_B[c]);
-        rb_lb_publish(a.bflag + k, 2, lane);
+        rb_lb_publish(a.bflag + k, 2, lane, sc);
     }
+    if (PARK)
 #pragma unroll
-    for (int r = 0; r < RB_LB_RPW; ++r)
+        for (int r = 0; r < RB_LB_RPW; ++r)
 #pragma unroll
-        for (int j = 0; j < P; ++j) v[r][j] = s_park[r * P + j][tid];
+            for (int j = 0; j < P; ++j) v[r][j] = s_park[r * P + j][tid];
 
-    /* 5. the table, from registers: S = L + Hc(y) + Vc(x) + C */
+    /* 4. the table, from registers: S = L + Hc(y) + Vc(x) + C */
     double vcol[P];
 #pragma unroll
-    for (int j = 0; j < P; ++j) vcol[j] = s_Vc[lane * P + j] + s_C[j % CH];
+    for (int j = 0; j < P; ++j) vcol[j] = s_Vc[lane * P + j] + RB_SAT_PLANT_C * s_C[j % CH];
 #pragma unroll
     for (int r = 0; r < RB_LB_RPW; ++r) {
         const int y = warp * RB_LB_RPW + r;
@@ -425,19 +505,14 @@ __global__ void __launch_bounds__(RB_LB_THREADS, 4) rb_lb_kernel(const rb_lb_arg
     }
 }
 
-static int rb_lb_tw(int ch) { return ch == 3 ? 96 : 128; }
-
-static size_t rb_lb_al(size_t b) { return (b + 255) & ~(size_t)255; }
-
 /* flags (3 per tile and the ticket), then the six records */
-static size_t rb_lb_layout(int w, int h, int ch, char *base, rb_lb_args *a)
+static size_t rb_lb_layout(int w, int h, int ch, int tw, char *base, rb_lb_args *a)
 {
     const long long n = (long long)w * ch;
-    const int tw = rb_lb_tw(ch);
     const size_t tx = (size_t)((n + tw - 1) / tw), ty = (size_t)((h + RB_LB_TH - 1) / RB_LB_TH);
     const size_t tiles = tx * ty, hs = (size_t)RB_LB_TH * ch;
     const size_t sizes[6] = {hs, hs, (size_t)tw, (size_t)tw, (size_t)ch, (size_t)ch};
-    size_t off = rb_lb_al((3 * tiles + 1) * sizeof(int));
+    size_t off = rb_sat_align((3 * tiles + 1) * sizeof(int));
     double **rec[6];
     if (a) {
         a->hflag = (int *)base;
@@ -445,6 +520,7 @@ static size_t rb_lb_layout(int w, int h, int ch, char *base, rb_lb_args *a)
         a->bflag = a->vflag + tiles;
         a->ticket = (unsigned *)(a->bflag + tiles);
         a->tiles_x = (int)tx;
+        a->tiles = (long long)tiles;
         rec[0] = &a->hagg;
         rec[1] = &a->hinc;
         rec[2] = &a->vagg;
@@ -454,47 +530,49 @@ static size_t rb_lb_layout(int w, int h, int ch, char *base, rb_lb_args *a)
     }
     for (int i = 0; i < 6; ++i) {
         if (a) *rec[i] = (double *)(base + off);
-        off += rb_lb_al(tiles * sizes[i] * sizeof(double));
+        off += rb_sat_align(tiles * sizes[i] * sizeof(double));
     }
     return off;
 }
 
-extern "C" size_t rb_cuda_sat_work_bytes(int w, int h, int ch)
+/* samples a lane takes from a row: 4 or 8 (3 or 6 for 3 channels: whole pixels) */
+static int rb_lb_p(rb_sat_shape shape, int ch)
 {
-    return rb_lb_layout(w, h, ch, NULL, NULL);
+    const int wide = shape.wide;
+    return ch == 3 ? (wide ? 6 : 3) : (wide ? 8 : 4);
 }
 
-template <int CH, typename TIn>
-static void rb_lb_launch_out(const rb_lb_args &a, rb_format of, unsigned grid, cudaStream_t s)
+extern "C" size_t rb_cuda_sat_shape_work_bytes(rb_sat_shape shape, int w, int h, int ch)
 {
-    if (of == RB_F64) rb_lb_kernel<CH, TIn, double><<<grid, RB_LB_THREADS, 0, s>>>(a);
-    else rb_lb_kernel<CH, TIn, float><<<grid, RB_LB_THREADS, 0, s>>>(a);
+    return rb_lb_layout(w, h, ch, 32 * rb_lb_p(shape, ch), NULL, NULL);
 }
 
-template <int CH>
-static void rb_lb_launch(const rb_lb_args &a, rb_format inf, rb_format of, unsigned grid, cudaStream_t s)
-{
-    switch (inf) {
-    case RB_U8: rb_lb_launch_out<CH, unsigned char>(a, of, grid, s); break;
-    case RB_U16: rb_lb_launch_out<CH, unsigned short>(a, of, grid, s); break;
-    case RB_F64: rb_lb_launch_out<CH, double>(a, of, grid, s); break;
-    default: rb_lb_launch_out<CH, float>(a, of, grid, s); break;
+/* the dispatcher's callee: a block per tile */
+template <int P, bool DENSE> struct rb_lb_launcher {
+    const rb_lb_args *a;
+    cudaStream_t s;
+    template <int CH, typename TIn, typename TOut> cudaError_t go() const
+    {
+        rb_lb_kernel<CH, TIn, TOut, (CH == 3 ? P / 4 * 3 : P), DENSE><<<(unsigned)a->tiles, RB_LB_THREADS, 0, s>>>(*a);
+        return cudaSuccess;
     }
-}
+};
 
-/* a lane's P = 4 samples at one aligned vector access: every row start aligned */
-static int rb_lb_vec(const void *p, size_t pitch, size_t bytes4)
+/* a lane's P samples at aligned vector accesses: every row start aligned */
+static int rb_lb_vec(const void *p, size_t pitch, size_t bytes)
 {
-    const size_t al = bytes4 > 16 ? 16 : bytes4;
+    const size_t al = bytes > 16 ? 16 : bytes;
     return ((uintptr_t)p % al) == 0 && pitch % al == 0;
 }
 
-extern "C" cudaError_t rb_cuda_sat_run_delay(const void *in, size_t in_pitch, rb_format in_fmt, void *out,
-                                             size_t out_pitch, rb_format out_fmt, int w, int h, int ch,
+extern "C" cudaError_t rb_cuda_sat_shape_run(rb_sat_shape shape, const void *in, size_t in_pitch, rb_format in_fmt,
+                                             void *out, size_t out_pitch, rb_format out_fmt, int w, int h, int ch,
                                              void *work, cudaStream_t s, unsigned delay_ns)
 {
+    if (ch < 1 || ch > 4) return cudaErrorInvalidValue;
+    const int p = rb_lb_p(shape, ch);
     rb_lb_args a;
-    rb_lb_layout(w, h, ch, (char *)work, &a);
+    rb_lb_layout(w, h, ch, 32 * p, (char *)work, &a);
     a.in = (const unsigned char *)in;
     a.out = (unsigned char *)out;
     a.in_pitch = in_pitch;
@@ -502,89 +580,17 @@ extern "C" cudaError_t rb_cuda_sat_run_delay(const void *in, size_t in_pitch, rb
     a.n = (long long)w * ch;
     a.h = h;
     a.delay_ns = delay_ns;
-    a.vec_in = ch != 3 && rb_lb_vec(in, in_pitch, 4 * rb_format_size(in_fmt));
-    a.vec_out = ch != 3 && rb_lb_vec(out, out_pitch, 4 * rb_format_size(out_fmt));
-    const size_t ty = (size_t)((h + RB_LB_TH - 1) / RB_LB_TH), tiles = ty * (size_t)a.tiles_x;
-    if (tiles > 0x7fffffffu) return cudaErrorInvalidValue;
-    cudaError_t e = cudaMemsetAsync(a.hflag, 0, (3 * tiles + 1) * sizeof(int), s);
+    a.nocarry = shape.nocarry;
+    a.scfence = shape.scfence;
+    a.nap_ns = shape.nap_ns ? (unsigned)shape.nap_ns : 32u;
+    a.vec_in = ch != 3 && rb_lb_vec(in, in_pitch, (size_t)p * rb_format_size(in_fmt));
+    a.vec_out = ch != 3 && rb_lb_vec(out, out_pitch, (size_t)4 * rb_format_size(out_fmt));
+    if (a.tiles > 0x7fffffffLL) return cudaErrorInvalidValue;
+    cudaError_t e = cudaMemsetAsync(a.hflag, 0, (3 * (size_t)a.tiles + 1) * sizeof(int), s);
     if (e != cudaSuccess) return e;
-    const unsigned grid = (unsigned)tiles;
-    switch (ch) {
-    case 1: rb_lb_launch<1>(a, in_fmt, out_fmt, grid, s); break;
-    case 2: rb_lb_launch<2>(a, in_fmt, out_fmt, grid, s); break;
-    case 3: rb_lb_launch<3>(a, in_fmt, out_fmt, grid, s); break;
-    case 4: rb_lb_launch<4>(a, in_fmt, out_fmt, grid, s); break;
-    default: return cudaErrorInvalidValue;
-    }
+    if (shape.wide && shape.dense) e = rb_sat_dispatch(rb_lb_launcher<8, true>{&a, s}, ch, in_fmt, out_fmt);
+    else if (shape.wide) e = rb_sat_dispatch(rb_lb_launcher<8, false>{&a, s}, ch, in_fmt, out_fmt);
+    else e = rb_sat_dispatch(rb_lb_launcher<4, false>{&a, s}, ch, in_fmt, out_fmt);
+    if (e != cudaSuccess) return e;
     return rb_cuda_launch_check();
-}
-
-extern "C" cudaError_t rb_cuda_sat_run(const void *in, size_t in_pitch, rb_format in_fmt, void *out,
-                                       size_t out_pitch, rb_format out_fmt, int w, int h, int ch, void *work,
-                                       cudaStream_t s)
-{
-    return rb_cuda_sat_run_delay(in, in_pitch, in_fmt, out, out_pitch, out_fmt, w, h, ch, work, s, 0);
-}
-
-#define RB_SAT_CU(call, what) RB_CU_CHECK(done, "cuda sat", call, what)
-
-/* rb_sat through a one-pass kernel: this one, or (tiles) the earlier tile kernel */
-extern "C" rb_status rb_cuda_sat_onepass_with(rb_context *ctx, const rb_image *in, rb_image *out, int tiles)
-{
-    rb_status st = RB_OK;
-    const int w = in->width, h = in->height, ch = in->channels;
-    const size_t n = (size_t)w * ch;
-    const size_t in_row = n * rb_format_size(in->format), out_row = n * rb_format_size(out->format);
-    void *work = NULL, *sin = NULL, *sout = NULL;
-    /* the calling thread's default stream and stream-ordered scratch: a fresh stream
-     * and cudaMalloc/cudaFree per call cost about as much as the kernel at 4096^2 */
-    cudaStream_t q = cudaStreamPerThread;
-    const void *src = in->data;
-    void *dst = out->data;
-    size_t src_pitch = rb_image_stride(in), dst_pitch = rb_image_stride(out);
-    const size_t wb = tiles ? rb_cuda_sat_tiles_work_bytes(w, h, ch) : rb_cuda_sat_work_bytes(w, h, ch);
-    RB_SAT_CU(rb_cuda_malloc_async(&work, wb, q), "cudaMalloc (carries)");
-    if (in->memory == RB_MEMORY_HOST) {
-        RB_SAT_CU(rb_cuda_malloc_async(&sin, in_row * h, q), "cudaMalloc (input staging)");
-        RB_SAT_CU(cudaMemcpy2DAsync(sin, in_row, in->data, src_pitch, in_row, h,
-                                    cudaMemcpyHostToDevice, q), "copying the input to the device");
-        src = sin;
-        src_pitch = in_row;
-    }
-    if (out->memory == RB_MEMORY_HOST) {
-        RB_SAT_CU(rb_cuda_malloc_async(&sout, out_row * h, q), "cudaMalloc (output staging)");
-        dst = sout;
-        dst_pitch = out_row;
-    }
-    if (src == dst && (src_pitch != dst_pitch || rb_format_size(in->format) != rb_format_size(out->format))) {
-        /* one device buffer, two layouts: a tile's table would overwrite other tiles' input */
-        RB_SAT_CU(rb_cuda_malloc_async(&sin, in_row * h, q), "cudaMalloc (input copy)");
-        RB_SAT_CU(cudaMemcpy2DAsync(sin, in_row, src, src_pitch, in_row, h, cudaMemcpyDeviceToDevice, q),
-                  "copying the input");
-        src = sin;
-        src_pitch = in_row;
-    }
-    if (tiles)
-        RB_SAT_CU(rb_cuda_sat_tiles_run(src, src_pitch, in->format, dst, dst_pitch, out->format, w, h, ch, work, q),
-                  "summed-area table kernel");
-    else
-        RB_SAT_CU(rb_cuda_sat_run_delay(src, src_pitch, in->format, dst, dst_pitch, out->format, w, h, ch, work, q,
-                                        ctx->sw.hook_scan_delay_ns),
-                  "summed-area table kernel");
-    if (out->memory == RB_MEMORY_HOST)
-        RB_SAT_CU(cudaMemcpy2DAsync(out->data, rb_image_stride(out), sout, out_row, out_row, h,
-                                    cudaMemcpyDeviceToHost, q), "copying the table to the host");
-    RB_SAT_CU(cudaStreamSynchronize(q), "computing the table");
-done:
-    rb_cuda_free_async(work, q);
-    rb_cuda_free_async(sin, q);
-    rb_cuda_free_async(sout, q);
-    cudaStreamSynchronize(q);
-    return st;
-}
-
-/* rb_sat's default one-pass route: the tile kernel */
-extern "C" rb_status rb_cuda_sat_onepass(rb_context *ctx, const rb_image *in, rb_image *out)
-{
-    return rb_cuda_sat_onepass_with(ctx, in, out, 1);
 }

@@ -1,7 +1,6 @@
 /* Summed-area tables on the GPU in one pass over the image: the input is read
- * once and the table written once (rb_sat's default on the GPU; the look-back
- * kernel of rb_cuda_sat_lookback.cu, RECBLUR_CUDA_SAT=lookback, is as fast and
- * exact; the multi-pass path of rb_cuda_sat.cu: RECBLUR_CUDA_SAT=multipass).
+ * once and the table written once (RECBLUR_CUDA_SAT=tiles; rb_sat's default
+ * is the look-back kernel of rb_cuda_sat_lookback.cu).
  *
  * The image (w * ch samples per row) is cut into tiles of 32 rows by TW
  * samples (TW = 128, or 96 for 3 channels, so a tile holds whole pixels). With
@@ -260,8 +259,6 @@ __global__ void __launch_bounds__(RB_SAT_THREADS) rb_sat_kernel(const rb_sat_arg
 
 static int rb_sat_tw(int ch) { return ch == 3 ? 96 : 128; }
 
-static size_t rb_sat_al(size_t b) { return (b + 255) & ~(size_t)255; }
-
 /* flags (2 per tile and the ticket), then the four records */
 static size_t rb_sat_layout(int w, int h, int ch, char *base, rb_sat_args *a)
 {
@@ -269,7 +266,7 @@ static size_t rb_sat_layout(int w, int h, int ch, char *base, rb_sat_args *a)
     const int tw = rb_sat_tw(ch);
     const size_t tx = (size_t)((n + tw - 1) / tw), ty = (size_t)((h + RB_SAT_TH - 1) / RB_SAT_TH);
     const size_t tiles = tx * ty, hs = (size_t)RB_SAT_TH * ch, vs = (size_t)tw + ch;
-    size_t off = 0, flags = rb_sat_al((2 * tiles + 1) * sizeof(int));
+    size_t off = 0, flags = rb_sat_align((2 * tiles + 1) * sizeof(int));
     if (a) {
         a->hflag = (int *)base;
         a->vflag = a->hflag + tiles;
@@ -278,13 +275,13 @@ static size_t rb_sat_layout(int w, int h, int ch, char *base, rb_sat_args *a)
     }
     off += flags;
     if (a) a->hagg = (double *)(base + off);
-    off += rb_sat_al(tiles * hs * sizeof(double));
+    off += rb_sat_align(tiles * hs * sizeof(double));
     if (a) a->hinc = (double *)(base + off);
-    off += rb_sat_al(tiles * hs * sizeof(double));
+    off += rb_sat_align(tiles * hs * sizeof(double));
     if (a) a->vagg = (double *)(base + off);
-    off += rb_sat_al(tiles * vs * sizeof(double));
+    off += rb_sat_align(tiles * vs * sizeof(double));
     if (a) a->vinc = (double *)(base + off);
-    off += rb_sat_al(tiles * vs * sizeof(double));
+    off += rb_sat_align(tiles * vs * sizeof(double));
     return off;
 }
 
@@ -293,23 +290,17 @@ extern "C" size_t rb_cuda_sat_tiles_work_bytes(int w, int h, int ch)
     return rb_sat_layout(w, h, ch, NULL, NULL);
 }
 
-template <int CH, typename TIn>
-static void rb_sat_launch_out(const rb_sat_args &a, rb_format of, unsigned grid, cudaStream_t s)
-{
-    if (of == RB_F64) rb_sat_kernel<CH, TIn, double><<<grid, RB_SAT_THREADS, 0, s>>>(a);
-    else rb_sat_kernel<CH, TIn, float><<<grid, RB_SAT_THREADS, 0, s>>>(a);
-}
-
-template <int CH>
-static void rb_sat_launch(const rb_sat_args &a, rb_format inf, rb_format of, unsigned grid, cudaStream_t s)
-{
-    switch (inf) {
-    case RB_U8: rb_sat_launch_out<CH, unsigned char>(a, of, grid, s); break;
-    case RB_U16: rb_sat_launch_out<CH, unsigned short>(a, of, grid, s); break;
-    case RB_F64: rb_sat_launch_out<CH, double>(a, of, grid, s); break;
-    default: rb_sat_launch_out<CH, float>(a, of, grid, s); break;
+/* the dispatcher's callee: a block per tile */
+struct rb_sat_tiles_launcher {
+    const rb_sat_args *a;
+    unsigned grid;
+    cudaStream_t s;
+    template <int CH, typename TIn, typename TOut> cudaError_t go() const
+    {
+        rb_sat_kernel<CH, TIn, TOut><<<grid, RB_SAT_THREADS, 0, s>>>(*a);
+        return cudaSuccess;
     }
-}
+};
 
 extern "C" cudaError_t rb_cuda_sat_tiles_run(const void *in, size_t in_pitch, rb_format in_fmt, void *out,
                                        size_t out_pitch, rb_format out_fmt, int w, int h, int ch,
@@ -326,13 +317,7 @@ extern "C" cudaError_t rb_cuda_sat_tiles_run(const void *in, size_t in_pitch, rb
     const size_t ty = (size_t)((h + RB_SAT_TH - 1) / RB_SAT_TH), tiles = ty * (size_t)a.tiles_x;
     cudaError_t e = cudaMemsetAsync(a.hflag, 0, (2 * tiles + 1) * sizeof(int), s);
     if (e != cudaSuccess) return e;
-    unsigned grid = (unsigned)tiles;
-    switch (ch) {
-    case 1: rb_sat_launch<1>(a, in_fmt, out_fmt, grid, s); break;
-    case 2: rb_sat_launch<2>(a, in_fmt, out_fmt, grid, s); break;
-    case 3: rb_sat_launch<3>(a, in_fmt, out_fmt, grid, s); break;
-    case 4: rb_sat_launch<4>(a, in_fmt, out_fmt, grid, s); break;
-    default: return cudaErrorInvalidValue;
-    }
+    e = rb_sat_dispatch(rb_sat_tiles_launcher{&a, (unsigned)tiles, s}, ch, in_fmt, out_fmt);
+    if (e != cudaSuccess) return e;
     return rb_cuda_launch_check();
 }

@@ -32,7 +32,7 @@ typedef struct rb_switches {
     int cpu_padded;              /* RECBLUR_CPU_PADDED (any value): the padded route where (44)
                                     from the steady states would do (before/after timings) */
     /* CUDA routes, for comparisons */
-    int cuda_sat_multipass;      /* RECBLUR_CUDA_SAT=multipass */
+    int cuda_sat_route;          /* RECBLUR_CUDA_SAT: rb_sat_route (cuda/sat/rb_cuda_sat.cuh) */
     int cuda_fuse;               /* RECBLUR_CUDA_FUSE: RB_FORCE_* */
     int cuda_carry;              /* RECBLUR_CUDA_CARRY: RB_CARRY_* */
     int cuda_inblock_double;     /* RECBLUR_CUDA_INBLOCK=double */
