@@ -93,16 +93,16 @@ RB_UNROLL
 }
 
 /* How many blocks ahead a chain's loads run. One thread walks a lane's blocks
- * in a dependent sequence, so a load issued only when its block comes up
- * waits out a whole memory latency (about a microsecond) per block, and with
- * one or two warps an SM nothing else hides it. Instead the next D blocks' carries
+ * in a dependent sequence, and with one or two warps an SM nothing hides a
+ * load issued only when its block comes up: loaded 4 blocks at a time, the
+ * Gaussian's chain at 8192^2 ran at 28 % of the H100's DRAM bandwidth, its
+ * warps stalled on long scoreboard (ncu). Instead the next D blocks' carries
  * stay in flight in a ring of registers: each step consumes its slot and
- * reloads it with the block D further on. N: carry values a block loads;
- * the ring holds about 32 of them for double carries (64 registers: 64
- * values spilled the order-4 chain past the one-warp blocks' 255 registers;
- * orders 6-8, whose states and block constants fill more of them, about
- * 16: 32 spilled the order-8 chain); float carries (RECBLUR_CUDA_CHAIN=seq)
- * as the parallel chain's batches (rb_tiled_chain_c_batch). */
+ * reloads it with the block D further on (54 %, 2.2x faster). N: carry
+ * values a block loads; the ring holds about 32 of them for double carries
+ * (64 spilled the order-4 chain past the one-warp blocks' 255 registers),
+ * 16-24 for orders 6-8 (32 spilled the order-8 chain); float carries
+ * (RECBLUR_CUDA_CHAIN=seq) as the parallel chain's batches. */
 #define RB_TILED_AHEAD(N, CT, R)                                                                 \
     (sizeof(CT) == sizeof(float) ? ((N) <= 4 ? 8 : 4)                                             \
      : (R) > 5 ? ((N) >= 16 ? 1 : (N) >= 8 ? 2 : 4)                                              \
@@ -112,8 +112,8 @@ RB_UNROLL
  * line's last block): writes P_b (car1) and, with HEADS, the head H_b = Hbar_b
  * - mu H1 + G P_b (car2); St leaves as the state entering blk + 1 */
 template <int R, typename CT, bool HEADS>
-RB_HD void rb_tiled_step_c(const rb_cuda_tiled &f, bool last, int blk, double *St, const CT *tl, const CT *hd, double mu,
-                           CT *car1, CT *car2, size_t lanes, size_t lane)
+RB_HD void rb_tiled_step_c(const rb_cuda_tiled &f, bool last, int blk, double *St, const CT *tl, const CT *hd,
+                           double mu, CT *car1, CT *car2, size_t lanes, size_t lane)
 {
     const double *T1 = last ? f.T1_last : f.T1, *H1 = last ? f.H1_last : f.H1;
     double t[R], h[R];
@@ -136,8 +136,8 @@ RB_UNROLL
  * writes P_b (car1) and, with HEADS, the heads H_b (car2, which holds Hbar);
  * St leaves as the state after b1-1. Without HEADS (double carries off
  * periodic lines) car2 keeps Hbar and rb_tiled_chain_a without HEADS forms
- * each head where it is used, from the same doubles: one store and one load of R
- * values a block fewer. The line's last block (its own transfer) is stepped
+ * each head where it is used, from the same doubles: one store and one load
+ * of R values a block fewer. The line's last block (its own transfer) is stepped
  * apart, so every other step takes the block constants at fixed addresses;
  * the loads run D blocks ahead (RB_TILED_AHEAD). */
 template <int R, typename CT, bool HEADS = true>
@@ -186,8 +186,8 @@ RB_UNROLL
  * rb_tiled_step_c forms it on double carries: writes E_b (car2) if WRITE; E
  * leaves as the state entering blk - 1 */
 template <int R, typename CT, bool WRITE, bool HEADS>
-RB_HD void rb_tiled_step_a(const rb_cuda_tiled &f, bool last, int blk, double *E, const CT *hd, const CT *p, double mu,
-                           CT *car2, size_t lanes, size_t lane)
+RB_HD void rb_tiled_step_a(const rb_cuda_tiled &f, bool last, int blk, double *E, const CT *hd, const CT *p,
+                           double mu, CT *car2, size_t lanes, size_t lane)
 {
     double t[R], h[R];
     if (!HEADS) {
@@ -445,7 +445,8 @@ RB_UNROLL
     bool heads = true;
     if constexpr (sizeof(CT) == sizeof(double)) heads = !RB_TILED_DIFF(CT, f) || b.periodic_like;
     if (heads) rb_tiled_chain_c<R, CT, true>(f, 0, nb, St, mu, car1, car2, lanes, lane);
-    else if constexpr (sizeof(CT) == sizeof(double)) rb_tiled_chain_c<R, CT, false>(f, 0, nb, St, mu, car1, car2, lanes, lane);
+    else if constexpr (sizeof(CT) == sizeof(double))
+        rb_tiled_chain_c<R, CT, false>(f, 0, nb, St, mu, car1, car2, lanes, lane);
     double E[R];
     rb_tiled_epilogue<R>(a, const_like, St, c1, E);
     if (b.periodic_like) {
