@@ -604,13 +604,45 @@ static void run_wide(rb_context *gctx, rb_context *cctx)
     }
 }
 
+/* --chain (issue 19 items 1 and 3): the rows where the tiled solver's carry
+ * chains weigh most, each with its per-step times: the Gaussian at sigma 8
+ * (double carries) clamp and periodic, one channel and RGBA, at 8192^2;
+ * sigma n/6 periodic at 4096^2 (wrapped chains) against cuFFT; the plain
+ * order 1, 3 and 5 filters (float carries, the parallel chain) clamp and
+ * periodic at 4096^2 and 8192^2 */
+static void run_chain_rows(rb_context *gctx, rb_context *cctx)
+{
+    static const rb_boundary_mode modes[2] = {RB_BOUNDARY_CLAMP, RB_BOUNDARY_PERIODIC};
+    float copy1, copy4;
+    measure_copies(8192, &copy1, &copy4);
+    rb_filter *g;
+    RK(gctx, rb_filter_gaussian(gctx, 8, 8, RB_GAUSSIAN_DEFAULT, &g));
+    for (int ch = 1; ch <= 4; ch += 3)
+        for (int mi = 0; mi < 2; ++mi) run_2d(gctx, cctx, "gauss s8", g, modes[mi], 8192, ch, 4, ch == 1 ? copy1 : copy4);
+    rb_filter_destroy(g);
+    static const int orders[3] = {1, 3, 5};
+    for (int n = 4096; n <= 8192; n *= 2) {
+        if (n == 4096) {
+            measure_copies(n, &copy1, &copy4);
+            run_fft_gauss(gctx, cctx, n, copy1);
+        }
+        for (int oi = 0; oi < 3; ++oi) {
+            rb_filter *f = bench_filter(gctx, orders[oi]);
+            for (int mi = 0; mi < 2; ++mi) run_2d(gctx, cctx, "iir-2d", f, modes[mi], n, 1, orders[oi], copy1);
+            rb_filter_destroy(f);
+        }
+        if (n == 4096) measure_copies(8192, &copy1, &copy4);
+    }
+}
+
 int main(int argc, char **argv)
 {
     /* --quick: 4096^2, clamp and periodic only; --big: 8192^2 too with every mode
      * (Gaussian and SAT at 4096^2 only); --no-1d: skip the 1D recurrence row */
     int quick = 0, big = 0, no1d = 0, allmodes = 0; /* --all-modes: every boundary mode with --quick too */
     int focus = 0; /* --focus: the 2D tiled solver only (no baselines, SAT, Gaussian, 1D): route comparisons */
-    int gauss = 0; /* --gauss: the Gaussian table only (1); --gauss-one: its sigma-8 clamp rows (2); --wide (3) */
+    int gauss = 0; /* --gauss: the Gaussian table only (1); --gauss-one: its sigma-8 clamp rows (2); --wide (3);
+                      --chain (4): run_chain_rows */
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--focus")) focus = no1d = 1;
@@ -620,6 +652,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--gauss")) gauss = 1;
         else if (!strcmp(argv[i], "--gauss-one")) gauss = 2;
         else if (!strcmp(argv[i], "--wide")) gauss = 3;
+        else if (!strcmp(argv[i], "--chain")) gauss = 4;
         else if (!strcmp(argv[i], "--no-abort")) no_abort = 1;
     }
     setvbuf(stderr, NULL, _IONBF, 0);
@@ -641,6 +674,9 @@ int main(int argc, char **argv)
     int nsizes = gauss ? 0 : quick ? 1 : 2;
     if (gauss == 3) {
         run_wide(gctx, cctx);
+        no1d = 1;
+    } else if (gauss == 4) {
+        run_chain_rows(gctx, cctx);
         no1d = 1;
     } else if (gauss) {
         run_gauss_table(gctx, cctx, gauss == 2);

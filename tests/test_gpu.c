@@ -735,6 +735,71 @@ static void test_tiled_solver_emulated(void **state)
     tu_state = saved;
 }
 
+/* The double-carry chain (rb_tiled_chain.cuh) walks a lane's blocks with its
+ * loads a ring of D blocks ahead (D = 16 .. 1 by order and pass), the line's
+ * last block apart: double carries forced (RECBLUR_CUDA_CARRY=double) on lines
+ * of 1, 2, 4, 5, 8, 9, 16, 17 and 33 blocks, a short last block each, along
+ * rows and along columns, every mode, against the CPU back end and the
+ * float64 reference. A tail, head or state taken from the wrong block, or a
+ * block skipped at a ring's end, is off by far more than the tolerance. */
+static void test_double_chain_emulated(void **state)
+{
+    (void)state;
+    static const int nbs[] = {1, 2, 4, 5, 8, 9, 16, 17, 33}, orders[] = {1, 2, 4, 5, 8};
+    const uint64_t saved = tu_state; /* the later tests' draws stay those of earlier runs */
+    rb_context *ctx = backend_ctx(RB_BACKEND_CPU);
+    assert_int_equal(rb_switch_set(ctx, "RECBLUR_CUDA_CARRY", "double"), RB_OK);
+    int cases = 0, bad = 0;
+    double worst = 0;
+    for (int oi = 0; oi < (int)(sizeof orders / sizeof orders[0]); ++oi)
+        for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode)
+            for (int ni = 0; ni < (int)(sizeof nbs / sizeof nbs[0]); ++ni)
+                for (int along_cols = 0; along_cols < 2; ++along_cols) {
+                    const int n = 32 * (nbs[ni] - 1) + 13, order = orders[oi];
+                    const int w = along_cols ? 2 : n, h = along_cols ? n : 2, ch = 1 + (oi + ni) % 2;
+                    test_filter tf;
+                    rb_filter *f = make_filter(ctx, order, (order + ni) % 3, 0.9, &tf);
+                    rb_boundary b = {(rb_boundary_mode)mode, mode == RB_BOUNDARY_CONSTANT ? 0.3f : 0.0f};
+                    size_t count = (size_t)w * h * ch;
+                    float *in = malloc(count * sizeof(float)), *e = malloc(count * sizeof(float));
+                    double *din = malloc(count * sizeof(double)), *dref = malloc(count * sizeof(double));
+                    float *fref = malloc(count * sizeof(float));
+                    assert_true(in && e && din && dref && fref);
+                    tu_fill_random(in, RB_F32, count);
+                    rb_image im = image(w, h, ch, RB_F32, in);
+                    float *c = run_backend(RB_BACKEND_CPU, f, b, &im, RB_F32, NULL, 0);
+                    rb_plan *plan;
+                    assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
+                    assert_int_equal(rb_gpu_emulate_2d(plan, in, e, b.value), 0);
+                    for (size_t i = 0; i < count; ++i) din[i] = in[i];
+                    assert_int_equal(ref_filter_image(&tf.ax[0], &tf.ax[1], b, din, dref, w, h, ch), 0);
+                    for (size_t i = 0; i < count; ++i) fref[i] = (float)dref[i];
+                    double mx, rel = compare(e, c, RB_F32, count, &mx), rref = compare(e, fref, RB_F32, count, &mx);
+                    if (!(rel <= 1e-5) || !(rref <= 1e-5)) {
+                        bad++;
+                        fprintf(stderr, "test_gpu: double chain, emulated: %s order %d %dx%dx%d (%d blocks): "
+                                "rel RMS %.3g vs CPU, %.3g vs reference (tol 1e-05)\n",
+                                rb_boundary_name(b.mode), order, w, h, ch, nbs[ni], rel, rref);
+                    }
+                    if (rel > worst) worst = rel;
+                    if (rref > worst) worst = rref;
+                    cases++;
+                    rb_plan_destroy(plan);
+                    free(in);
+                    free(e);
+                    free(din);
+                    free(dref);
+                    free(fref);
+                    free(c);
+                    rb_filter_destroy(f);
+                }
+    fprintf(stderr, "test_gpu: double chain, emulated: %d cases, worst rel RMS %.3g; %d failures\n", cases, worst,
+            bad);
+    assert_int_equal(bad, 0);
+    rb_context_destroy(ctx);
+    tu_state = saved;
+}
+
 /* A FIR alone on both axes (order 0, which the tiled solver runs as order 1
  * with a zero feedback; until the blocked solver was retired it took these),
  * every mode: the emulated tiled solver, and the GPU where there is one,
@@ -813,6 +878,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest host[] = {
         cmocka_unit_test(test_cuda_backend_request),
         cmocka_unit_test(test_tiled_solver_emulated),
+        cmocka_unit_test(test_double_chain_emulated),
         cmocka_unit_test(test_fir_only_axes),
     };
     const struct CMUnitTest device[] = {
