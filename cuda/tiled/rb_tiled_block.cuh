@@ -228,7 +228,8 @@ RB_UNROLL
  * over it (both zero-padded when len < R). u is overwritten. FULL: len == B,
  * known at compile time (rb_tiled_stage1 picks it): a per-sample test of len
  * made each step's state shift register moves and selects, a third of the
- * double kernels' instructions (bench/RESULTS.md); the same arithmetic. */
+ * double kernels' instructions, and cost the plain filters' float finals
+ * 10 % (bench/RESULTS.md); the same arithmetic. */
 template <int R, typename IT, bool FULL, typename U>
 RB_HD void rb_tiled_stage1_n(const rb_cuda_tiled &f, U u, int len, double *T, double *H)
 {
@@ -252,18 +253,10 @@ RB_UNROLL
     for (int k = 0; k < R; ++k) H[k] = (double)p[k];
 }
 
-/* whole blocks take the FULL route in double recursion; float recursion (the
- * plain filters' kernels, tuned for occupancy) keeps the tested one unless
- * RB_TILED_FULL_FLOAT is set (a benchmark build's comparison) */
-#ifndef RB_TILED_FULL_FLOAT
-#define RB_TILED_FULL_FLOAT 0
-#endif
-#define RB_TILED_FULL(IT, len) ((len) == RB_TILED_B && (sizeof(IT) == sizeof(double) || RB_TILED_FULL_FLOAT))
-
 template <int R, typename IT, typename U = IT *>
 RB_HD void rb_tiled_stage1(const rb_cuda_tiled &f, U u, int len, double *T, double *H)
 {
-    if (RB_TILED_FULL(IT, len)) rb_tiled_stage1_n<R, IT, true>(f, u, len, T, H);
+    if (len == RB_TILED_B) rb_tiled_stage1_n<R, IT, true>(f, u, len, T, H);
     else rb_tiled_stage1_n<R, IT, false>(f, u, len, T, H);
 }
 
@@ -323,7 +316,7 @@ template <int R, typename IT, typename U = IT *>
 RB_HD void rb_tiled_final(const rb_cuda_tiled &f, U u, int len, double mu, const double *P,
                           const double *E)
 {
-    if (RB_TILED_FULL(IT, len)) rb_tiled_final_n<R, IT, true>(f, u, len, mu, P, E);
+    if (len == RB_TILED_B) rb_tiled_final_n<R, IT, true>(f, u, len, mu, P, E);
     else rb_tiled_final_n<R, IT, false>(f, u, len, mu, P, E);
 }
 
