@@ -105,7 +105,7 @@ RB_HD int rb_tiled_fir_centred(const rb_cuda_axis &a, int len)
  * every tap of every output a compare and two selects around its DFMA, each
  * sample converted to double once per tap and, along rows, loaded from shared
  * memory once per tap (Nsight Compute, H100: 110 instructions per sample in
- * the Gaussian's column stage 1, 15 of them its DFMAs; bench/RESULTS.md). Here
+ * the Gaussian's column stage 1, 17 of them DFMAs; bench/RESULTS.md). Here
  * a sliding window of the samples in double, each loaded and converted once;
  * the same double sums in the same order, so the same u (and bsum: x[j + H]
  * in order, the block's own samples). In place (x and u one storage) it is
