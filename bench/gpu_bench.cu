@@ -6,7 +6,8 @@
  * poisoned with NaN before the checked run, every CUDA call checked, and every
  * workload's output checked against the CPU back end before it is timed.
  *
- *   gpu_bench [--quick] [--big] [--all-modes] [--no-1d] [--focus] [--gauss | --gauss-one | --wide] [--no-abort]
+ *   gpu_bench [--quick] [--big] [--all-modes] [--no-1d] [--focus] [--gauss | --gauss-one | --gauss-prof | --gauss-steps |
+ *             --wide | --chain] [--no-abort]
  *   (--quick: 4096^2 only, fewer workloads; --focus: the 2D solver alone, for
  *   comparing its routes and settings between runs; --gauss: only the Gaussian
  *   (sigma 2, 8, 30, 100; clamp, periodic, mirror; 1 and 4 channels) next to the
@@ -14,7 +15,10 @@
  *   variants, without the plain rows (a profiler's first launches are the Gaussian's); --no-abort: report a failed check and go on, for such variants;
  *   --wide: wide periodic Gaussians, the wrapped route against the padded one
  *   (RECBLUR_CUDA_PERIODIC=padded) in the same run: sigma n/6 at 4096^2 next to
- *   cuFFT, then sigma 100, 300, 683, 2000 at 4096^2 and 8192^2, 1 and 4 channels) */
+ *   cuFFT, then sigma 100, 300, 683, 2000 at 4096^2 and 8192^2, 1 and 4 channels;
+ *   --gauss-prof: one untimed execute each of order 4 and the Gaussian of sigma 8,
+ *   clamp, 8192^2, 1 and 4 channels, for Nsight Compute; --gauss-steps: those and
+ *   sigma 2, per-step times, RECBLUR_CUDA_PROFILE=1, third of three runs) */
 #include "recblur.h"
 #include "bench_cuda.h"
 #include "gpu_naive_lanes.h"
@@ -566,6 +570,44 @@ static void run_gauss_table(rb_context *gctx, rb_context *cctx, int one)
     }
 }
 
+/* --gauss-prof: one execute each of the plain order-4 filter and the Gaussian
+ * of sigma 8, clamp, 8192^2, one channel then RGBA, on fresh input, unchecked
+ * and untimed: the launches a profiler (Nsight Compute) takes, and no others;
+ * steps (--gauss-steps): with sigma 2 too, the per-step times of each */
+static void run_gauss_prof(rb_context *gctx, int steps)
+{
+    const int n = 8192;
+    rb_filter *f4 = bench_filter(gctx, 4), *g, *g2;
+    RK(gctx, rb_filter_gaussian(gctx, 8, 8, RB_GAUSSIAN_DEFAULT, &g));
+    RK(gctx, rb_filter_gaussian(gctx, 2, 2, RB_GAUSSIAN_DEFAULT, &g2));
+    const rb_filter *fs[3] = {f4, g, g2};
+    static const char *names[3] = {"iir-2d order 4 clamp", "gauss s8 clamp", "gauss s2 clamp"};
+    for (int ch = 1; ch <= 4; ch += 3)
+        for (int fi = 0; fi < (steps ? 3 : 2); ++fi) {
+            size_t count = (size_t)n * n * ch;
+            float *din, *dout;
+            CK(cudaMalloc((void **)&din, count * 4));
+            CK(cudaMalloc((void **)&dout, count * 4));
+            rb_boundary b = {RB_BOUNDARY_CLAMP, 0.25f};
+            rb_plan *gp;
+            RK(gctx, rb_plan_create(gctx, fs[fi], b, n, n, ch, &gp));
+            rb_image di = bench_square_image(n, ch, RB_F32, RB_MEMORY_DEVICE, din), dout_im = di;
+            dout_im.data = dout;
+            fill(din, count, 7);
+            char st[256] = "-";
+            if (steps) profile_steps(gctx, gp, &di, &dout_im, st, sizeof st);
+            else RK(gctx, rb_execute(gp, &di, &dout_im));
+            CK(cudaDeviceSynchronize());
+            printf("%s, %d channel(s), solver %s, steps (ms): %s\n", names[fi], ch, last_solver, st);
+            rb_plan_destroy(gp);
+            CK(cudaFree(din));
+            CK(cudaFree(dout));
+        }
+    rb_filter_destroy(f4);
+    rb_filter_destroy(g);
+    rb_filter_destroy(g2);
+}
+
 /* --wide (issue 19 item 3): wide periodic Gaussians. sigma n/6 at 4096^2
  * against cuFFT (run_fft_gauss), then sigma 100, 300, 683 and 2000 at 4096^2
  * and 8192^2, one channel and RGBA, each by the default route (wrapped where
@@ -642,7 +684,7 @@ int main(int argc, char **argv)
     int quick = 0, big = 0, no1d = 0, allmodes = 0; /* --all-modes: every boundary mode with --quick too */
     int focus = 0; /* --focus: the 2D tiled solver only (no baselines, SAT, Gaussian, 1D): route comparisons */
     int gauss = 0; /* --gauss: the Gaussian table only (1); --gauss-one: its sigma-8 clamp rows (2); --wide (3);
-                      --chain (4): run_chain_rows */
+                      --chain (4): run_chain_rows; --gauss-prof (5), --gauss-steps (6): run_gauss_prof */
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--focus")) focus = no1d = 1;
@@ -653,6 +695,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--gauss-one")) gauss = 2;
         else if (!strcmp(argv[i], "--wide")) gauss = 3;
         else if (!strcmp(argv[i], "--chain")) gauss = 4;
+        else if (!strcmp(argv[i], "--gauss-prof")) gauss = 5;
+        else if (!strcmp(argv[i], "--gauss-steps")) gauss = 6;
         else if (!strcmp(argv[i], "--no-abort")) no_abort = 1;
     }
     setvbuf(stderr, NULL, _IONBF, 0);
@@ -672,6 +716,10 @@ int main(int argc, char **argv)
 
     int sizes[2] = {4096, 8192};
     int nsizes = gauss ? 0 : quick ? 1 : 2;
+    if (gauss >= 5) {
+        run_gauss_prof(gctx, gauss == 6);
+        return 0;
+    }
     if (gauss == 3) {
         run_wide(gctx, cctx);
         no1d = 1;

@@ -89,18 +89,71 @@ RB_HD int rb_tiled_fir_tiled(const rb_cuda_tiled &f, long long j0, int len)
            j0 + a.fir_lo >= 0 && j0 + a.fir_lo + len + a.ntaps - 1 <= a.n;
 }
 
+/* The half-width H of a centred FIR of 2H + 1 taps (fir_lo = -H) that a whole
+ * block of len = B takes through rb_tiled_fir_block_c (H = 3: the engine's
+ * sampled Gaussians, H = 2: the warped ones at large sigma); 0 otherwise. */
+RB_HD int rb_tiled_fir_centred(const rb_cuda_axis &a, int len)
+{
+    if (len != RB_TILED_B) return 0;
+    if (a.ntaps == 7 && a.fir_lo == -3) return 3;
+    if (a.ntaps == 5 && a.fir_lo == -2) return 2;
+    return 0;
+}
+
+/* rb_tiled_fir_block of a whole block and a centred FIR of 2H + 1 taps, the
+ * tap count and block length known at compile time: the run-time ones made
+ * every tap of every output a compare and two selects around its DFMA, each
+ * sample converted to double once per tap and, along rows, loaded from shared
+ * memory once per tap (Nsight Compute, H100: 110 instructions per sample in
+ * the Gaussian's column stage 1, 17 of them DFMAs; bench/RESULTS.md). Here
+ * a sliding window of the samples in double, each loaded and converted once;
+ * the same double sums in the same order, so the same u (and bsum: x[j + H]
+ * in order, the block's own samples). In place (x and u one storage) it is
+ * safe as before: u_j is written after x[j + 2H] was read, and no later
+ * output reads x[j]. */
+template <int H, typename IT, typename X, typename U>
+RB_HD void rb_tiled_fir_block_c(const rb_cuda_tiled &f, const X &x, U u, double *bsum)
+{
+    constexpr int NT = 2 * H + 1;
+    double w[NT], s = 0.0;
+RB_UNROLL
+    for (int t = 0; t < NT - 1; ++t) w[t] = (double)x[t];
+RB_UNROLL
+    for (int j = 0; j < RB_TILED_B; ++j) {
+        w[NT - 1] = (double)x[j + NT - 1];
+        double acc = 0.0;
+RB_UNROLL
+        for (int t = 0; t < NT; ++t) acc += f.fird[t] * w[t];
+        s += w[H];
+        u[j] = (IT)acc;
+RB_UNROLL
+        for (int t = 0; t < NT - 1; ++t) w[t] = w[t + 1];
+    }
+    if (bsum) *bsum = s;
+}
+
 /* The FIR of such a block: u_j = sum_t fird[t] x[j + t] (x: the block's
  * samples from j0 + fir_lo), the double sums of rb_tiled_u in the same order,
  * so the same values (the constant-mode closed forms need u exactly as
  * rb_tiled_u makes it); bsum (unless NULL; x a tile accessor, not an array
- * of registers, which a run-time index would move to local memory): the
- * block's own samples x[j - fir_lo] summed in order, as rb_tiled_load_generic does. x and u may be the same storage (the
- * row tile in place): u_j is written after its last read of x[j], and no later
- * output reads x[j] again; bsum is taken first. */
+ * of registers, which a run-time index would move to local memory; or any x
+ * on the whole-block centred route, rb_tiled_fir_block_c): the block's own
+ * samples x[j - fir_lo] summed in order, as rb_tiled_load_generic does. x and
+ * u may be the same storage (the row tile in place): u_j is written after its
+ * last read of x[j], and no later output reads x[j] again; bsum is taken first. */
 template <typename IT, typename X, typename U>
 RB_HD void rb_tiled_fir_block(const rb_cuda_tiled &f, const X &x, int len, U u, double *bsum)
 {
     const rb_cuda_axis &a = f.b.ax;
+    const int hc = rb_tiled_fir_centred(a, len);
+    if (hc == 3) {
+        rb_tiled_fir_block_c<3, IT>(f, x, u, bsum);
+        return;
+    }
+    if (hc == 2) {
+        rb_tiled_fir_block_c<2, IT>(f, x, u, bsum);
+        return;
+    }
     if constexpr (!std::is_pointer<X>::value && !std::is_array<X>::value) if (bsum) {
         double s = 0.0;
 RB_UNROLL
@@ -172,9 +225,13 @@ RB_UNROLL
 
 /* stage 1 on one block: Tbar = [y_{len-1} .. y_{len-R}] of the zero-initialised
  * causal pass, Hbar = [z_0 .. z_{R-1}] of the zero-initialised anticausal pass
- * over it (both zero-padded when len < R). u is overwritten. */
-template <int R, typename IT, typename U = IT *>
-RB_HD void rb_tiled_stage1(const rb_cuda_tiled &f, U u, int len, double *T, double *H)
+ * over it (both zero-padded when len < R). u is overwritten. FULL: len == B,
+ * known at compile time (rb_tiled_stage1 picks it): a per-sample test of len
+ * made each step's state shift register moves and selects, a third of the
+ * double kernels' instructions, and cost the plain filters' float finals
+ * 10 % (bench/RESULTS.md); the same arithmetic. */
+template <int R, typename IT, bool FULL, typename U>
+RB_HD void rb_tiled_stage1_n(const rb_cuda_tiled &f, U u, int len, double *T, double *H)
 {
     const rb_cuda_axis &a = f.b.ax;
     IT p[R];
@@ -182,7 +239,7 @@ RB_UNROLL
     for (int k = 0; k < R; ++k) p[k] = (IT)0;
 RB_UNROLL
     for (int j = 0; j < RB_TILED_B; ++j) {
-        if (j < len) u[j] = rb_tiled_step<R, IT, true>(a, p, u[j]);
+        if (FULL || j < len) u[j] = rb_tiled_step<R, IT, true>(a, p, u[j]);
     }
 RB_UNROLL
     for (int k = 0; k < R; ++k) T[k] = (double)p[k];
@@ -190,10 +247,17 @@ RB_UNROLL
     for (int k = 0; k < R; ++k) p[k] = (IT)0;
 RB_UNROLL
     for (int j = RB_TILED_B - 1; j >= 0; --j) {
-        if (j < len) rb_tiled_step<R, IT, false>(a, p, u[j]);
+        if (FULL || j < len) rb_tiled_step<R, IT, false>(a, p, u[j]);
     }
 RB_UNROLL
     for (int k = 0; k < R; ++k) H[k] = (double)p[k];
+}
+
+template <int R, typename IT, typename U = IT *>
+RB_HD void rb_tiled_stage1(const rb_cuda_tiled &f, U u, int len, double *T, double *H)
+{
+    if (len == RB_TILED_B) rb_tiled_stage1_n<R, IT, true>(f, u, len, T, H);
+    else rb_tiled_stage1_n<R, IT, false>(f, u, len, T, H);
 }
 
 /* Stage 1 of a whole block (len = B) as 2R dot products: Tbar and Hbar are
@@ -227,10 +291,10 @@ RB_UNROLL
 
 /* final stage on one block: from the true causal state P (entering from the
  * left, [y_{-1} .. y_{-R}]) and anticausal state E (entering from the right,
- * [z_len .. z_{len+R-1}]), u - mu -> z in place */
-template <int R, typename IT, typename U = IT *>
-RB_HD void rb_tiled_final(const rb_cuda_tiled &f, U u, int len, double mu, const double *P,
-                       const double *E)
+ * [z_len .. z_{len+R-1}]), u - mu -> z in place; FULL as rb_tiled_stage1_n */
+template <int R, typename IT, bool FULL, typename U>
+RB_HD void rb_tiled_final_n(const rb_cuda_tiled &f, U u, int len, double mu, const double *P,
+                            const double *E)
 {
     const rb_cuda_axis &a = f.b.ax;
     IT p[R];
@@ -238,14 +302,22 @@ RB_UNROLL
     for (int k = 0; k < R; ++k) p[k] = (IT)P[k];
 RB_UNROLL
     for (int j = 0; j < RB_TILED_B; ++j) {
-        if (j < len) u[j] = rb_tiled_step<R, IT, true>(a, p, u[j] - (IT)mu);
+        if (FULL || j < len) u[j] = rb_tiled_step<R, IT, true>(a, p, u[j] - (IT)mu);
     }
 RB_UNROLL
     for (int k = 0; k < R; ++k) p[k] = (IT)E[k];
 RB_UNROLL
     for (int j = RB_TILED_B - 1; j >= 0; --j) {
-        if (j < len) u[j] = rb_tiled_step<R, IT, false>(a, p, u[j]);
+        if (FULL || j < len) u[j] = rb_tiled_step<R, IT, false>(a, p, u[j]);
     }
+}
+
+template <int R, typename IT, typename U = IT *>
+RB_HD void rb_tiled_final(const rb_cuda_tiled &f, U u, int len, double mu, const double *P,
+                          const double *E)
+{
+    if (len == RB_TILED_B) rb_tiled_final_n<R, IT, true>(f, u, len, mu, P, E);
+    else rb_tiled_final_n<R, IT, false>(f, u, len, mu, P, E);
 }
 
 template <int R>

@@ -31,7 +31,9 @@ static __device__ __forceinline__ int rb_tiled_load_mirror(const rb_cuda_tiled &
 /* A column block whose FIR taps all lie inside the line (rb_tiled_fir_tiled):
  * its len + ntaps - 1 samples into registers, each read once (coalesced
  * across the lanes), then the FIR from them (rb_tiled_fir_block); bsum
- * (unless NULL) sums the block's own samples in order. */
+ * (unless NULL) sums the block's own samples in order. A whole block of a
+ * centred FIR (rb_tiled_fir_centred) loads its B + 2H samples without a test
+ * each and takes bsum from the FIR's window. */
 template <typename IT, typename U>
 static __device__ __forceinline__ void rb_tiled_load_fir(const rb_cuda_tiled &f, const float *x, long long S,
                                                       long long j0, int len, U u, double *bsum)
@@ -40,6 +42,14 @@ static __device__ __forceinline__ void rb_tiled_load_fir(const rb_cuda_tiled &f,
     const float *xs = x + (j0 + a.fir_lo) * S;
     const int w = len + a.ntaps - 1, lo = -a.fir_lo;
     float v[B + RB_TILED_HALO];
+    const int hc = rb_tiled_fir_centred(a, len);
+    if (hc) {
+#pragma unroll
+        for (int i = 0; i < B + RB_TILED_HALO; ++i)
+            if (i < B + 4 || i < B + 2 * hc) v[i] = __ldg(xs + i * S); /* hc is 2 or 3 */
+        rb_tiled_fir_block<IT>(f, v, len, u, bsum);
+        return;
+    }
     double s = 0.0;
 #pragma unroll
     for (int i = 0; i < B + RB_TILED_HALO; ++i)
@@ -147,6 +157,12 @@ rb_tiled_final_cols(const rb_cuda_tiled f, const float *__restrict__ in, float *
     }
     const double back = rb_tiled_final_from_carries<R, CT, IT>(f, u, len, blk, car1, car2, mean, lanes, lane);
     float *z = out + lane;
+    if (len == B && j0 >= 0 && j0 + B <= a.n) {
+        /* a whole block inside the line: no test per sample */
+#pragma unroll
+        for (int j = 0; j < B; ++j) z[(j0 + j) * f.ld_out] = (float)((double)u[j] + back);
+        return;
+    }
 #pragma unroll
     for (int j = 0; j < B; ++j) {
         long long jj = j0 + j;
