@@ -55,7 +55,7 @@ static const struct {
      "that needs more is filtered a band of rows at a time, reading IN twice (default: 1024, or "
      "half the physical memory if less; on the cpu back end, no usable GPU or --backend cpu, "
      CLI_STR(CLI_TIFF_CPU_MIB) " for an 8-bit TIFF without alpha and " CLI_STR(CLI_PNG_CPU_MIB)
-     " for such a PNG, where the strips are as fast and take a tenth of the memory)"},
+     " for such a PNG, where the strips are as fast and take a quarter of the memory or less)"},
     {"--verbose", "-v", NULL, CO_VERBOSE, OPS_ALL,
      "print the back end, image size, channels, format, filter and times to stderr"},
     {"--help", "-h", NULL, CO_HELP, OPS_ALL, "this help"},

@@ -103,20 +103,21 @@ static uint64_t default_limit(void)
     return half < gib ? half : gib;
 }
 
-
 /* Where the strip route starts (`threshold`: an image needing more is
  * filtered in strips), what the strips may use (`limit`), and why, for -v.
- * --memory sets both. By default the strips cost no more CPU time than the
- * in-memory route (the 25 % of the "bigtiff_4g" section predates the
- * strips' speed-up of session 9) and take far less memory, so on the cpu
- * back end they run from CLI_TIFF_CPU_MIB / CLI_PNG_CPU_MIB of need on
- * (cli.h). Only where
- * the two routes give the same bytes, though: 8-bit samples in and out,
- * no alpha (16-bit and float outputs differ in the last bit, float
- * rounding, in a few samples of every large image; straight alpha's colour
- * under alpha 0 differs: bench/RESULTS.md, "memdefault"). Where the back
- * end may be cuda (--backend cuda, or auto with a usable GPU) the image
- * stays in memory up to the default limit: strips run on the cpu only. */
+ * --memory sets both. On the cpu back end the strips no longer cost more
+ * CPU time than the in-memory route (the "bigtiff_4g" section's 25 %
+ * predates their speed-up): an 8-bit TIFF's are level at 4096^2 RGB and
+ * 0.76-0.84x the wall at 8192^2, in 89 MiB against 503 (bench/RESULTS.md,
+ * "memdefault", and the lead's section before it); a PNG's, decoded twice,
+ * are level only from about 8192^2 RGB. So there they start at
+ * CLI_TIFF_CPU_MIB / CLI_PNG_CPU_MIB of need (options.h). Only for 8-bit
+ * samples in and out without alpha, whose two routes give the same bytes
+ * but at rounding ties (1 sample of 201M at 8192^2): 16-bit and float
+ * outputs differ in the last bit of some samples of every large image, and
+ * straight alpha in the colour under alpha 0. Where the back end may be
+ * cuda (--backend cuda, or auto with a usable GPU) the image stays in
+ * memory up to the default limit: strips run on the cpu only. */
 typedef struct {
     uint64_t threshold, limit;
     char why[320];
