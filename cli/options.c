@@ -53,7 +53,9 @@ static const struct {
     {"--memory", NULL, "MIB", CO_MEMORY, OP(RB_OP_BLUR) | OP(RB_OP_FILTER) | OP(RB_OP_BSPLINE),
      "memory the image may take, in MiB: a TIFF (in strips) or non-interlaced PNG to TIFF or PNG "
      "that needs more is filtered a band of rows at a time, reading IN twice (default: 1024, or "
-     "half the physical memory if less)"},
+     "half the physical memory if less; on the cpu back end, no usable GPU or --backend cpu, "
+     CLI_STR(CLI_TIFF_CPU_MIB) " for an 8-bit TIFF without alpha and " CLI_STR(CLI_PNG_CPU_MIB)
+     " for such a PNG, where the strips are as fast and take a quarter of the memory or less)"},
     {"--verbose", "-v", NULL, CO_VERBOSE, OPS_ALL,
      "print the back end, image size, channels, format, filter and times to stderr"},
     {"--help", "-h", NULL, CO_HELP, OPS_ALL, "this help"},

@@ -17,6 +17,14 @@ typedef enum { CLI_BLUR = RB_OP_BLUR, CLI_FILTER = RB_OP_FILTER, CLI_BSPLINE = R
 
 #define CLI_MAX_WORDS 64
 
+/* Without --memory, the need (MiB) past which an 8-bit TIFF / PNG without
+ * alpha is filtered in strips when the back end is the cpu (cli/run.c,
+ * memory_rule; bench/RESULTS.md, "memdefault"); otherwise 1 GiB. */
+#define CLI_TIFF_CPU_MIB 128
+#define CLI_PNG_CPU_MIB 512
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
+
 typedef struct {
     cli_command cmd;
     const rb_op_desc *op;
@@ -30,7 +38,7 @@ typedef struct {
     /* the CLI's own options */
     const char *preset;
     const char *depth_text;
-    long long memory_mib;      /* --memory: 0 = half the physical memory */
+    long long memory_mib;      /* --memory: 0 = the default (cli/run.c, memory_rule) */
     const char *psf_file;      /* deblur, design-deblur: --psf FILE */
     const char *out_preset;    /* design-deblur: --out PRESET */
     cli_output_request output;   /* --compress, --level (output_options.c) */

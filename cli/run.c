@@ -94,18 +94,80 @@ static uint64_t half_physical(void)
     return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : (uint64_t)1 << 30;
 }
 
-/* The memory an image may take in memory: --memory, else 1 GiB or half the
- * physical memory if that is less. Past it the strip route runs: exact, in a
- * bounded working set, but it reads IN twice and costs more CPU time (on a
- * 4 GiB 8-bit image 25 % more than the in-memory route: bench/RESULTS.md,
- * "bigtiff_4g"), so the limit is what keeps the machine out of swap, not a
- * speed threshold. */
-static uint64_t memory_limit(const cli_options *o)
+/* The memory an image may take in memory without --memory: 1 GiB, or half
+ * the physical memory if that is less. It is also what the strip route may
+ * use for its bands and carries, whatever the threshold below. */
+static uint64_t default_limit(void)
 {
-    if (o->memory_mib > 0)
-        return (uint64_t)o->memory_mib << 20;
     const uint64_t gib = (uint64_t)1 << 30, half = half_physical();
     return half < gib ? half : gib;
+}
+
+/* Where the strip route starts (`threshold`: an image needing more is
+ * filtered in strips), what the strips may use (`limit`), and why, for -v.
+ * --memory sets both. On the cpu back end the strips no longer cost more
+ * CPU time than the in-memory route (the "bigtiff_4g" section's 25 %
+ * predates their speed-up): an 8-bit TIFF's are level at 4096^2 RGB and
+ * 0.76-0.84x the wall at 8192^2, in 89 MiB against 503 (bench/RESULTS.md,
+ * "memdefault", and the lead's section before it); a PNG's, decoded twice,
+ * are level only from about 8192^2 RGB. So there they start at
+ * CLI_TIFF_CPU_MIB / CLI_PNG_CPU_MIB of need (options.h). Only for 8-bit
+ * samples in and out without alpha, whose two routes give the same bytes
+ * but at rounding ties (1 sample of 201M at 8192^2): 16-bit and float
+ * outputs differ in the last bit of some samples of every large image, and
+ * straight alpha in the colour under alpha 0. Where the back end may be
+ * cuda (--backend cuda, or auto with a usable GPU) the image stays in
+ * memory up to the default limit: strips run on the cpu only. */
+typedef struct {
+    uint64_t threshold, limit;
+    char why[320];
+} mem_rule;
+
+static void memory_rule(rb_context *ctx, const cli_options *o, const cli_settings *s, cli_file_type in_type,
+                        const rb_image *in, rb_format out_fmt, uint64_t need, mem_rule *r)
+{
+    if (o->memory_mib > 0) {
+        r->threshold = r->limit = (uint64_t)o->memory_mib << 20;
+        snprintf(r->why, sizeof r->why, "--memory");
+        return;
+    }
+    r->threshold = r->limit = default_limit();
+    snprintf(r->why, sizeof r->why, "the default: 1 GiB, or half the physical memory if less");
+    const int backend = rb_settings_int(&s->op, "backend");
+    if (backend == RB_BACKEND_CUDA) {
+        snprintf(r->why, sizeof r->why, "the default with --backend cuda: 1 GiB, or half the physical "
+                 "memory if less");
+        return;
+    }
+    if (in->format != RB_U8 || out_fmt != RB_U8 || in->alpha != RB_ALPHA_NONE) {
+        snprintf(r->why, sizeof r->why, "the default for %s: 1 GiB, or half the physical memory if less",
+                 in->alpha != RB_ALPHA_NONE ? "images with alpha" : "16-bit and float samples");
+        return;
+    }
+    const uint64_t cpu = (uint64_t)(in_type == CLI_FILE_PNG ? CLI_PNG_CPU_MIB : CLI_TIFF_CPU_MIB) << 20;
+    if (cpu >= r->limit || need > r->limit)
+        return; /* strips whatever the back end, or a small machine's half */
+    const char *kind = in_type == CLI_FILE_PNG ? "PNG" : "TIFF";
+    if (backend == RB_BACKEND_AUTO && need > cpu) {
+        /* the route depends on the GPU: ask (the device's start, if there is
+         * one, is under way meanwhile: the in-memory route wants it) */
+        char no_gpu[256] = "";
+        rb_context_warm_up(ctx);
+        if (rb_cuda_available(no_gpu, sizeof no_gpu)) {
+            snprintf(r->why, sizeof r->why, "the default with a usable GPU (--backend auto; strips run "
+                     "on the cpu only): 1 GiB, or half the physical memory if less");
+            return;
+        }
+        snprintf(r->why, sizeof r->why, "the default for an 8-bit %s without alpha on the cpu back end; "
+                 "no usable GPU: %s", kind, no_gpu);
+    } else if (backend == RB_BACKEND_AUTO) {
+        snprintf(r->why, sizeof r->why, "the least default, for an 8-bit %s without alpha on the cpu "
+                 "back end", kind);
+    } else {
+        snprintf(r->why, sizeof r->why, "the default for an 8-bit %s without alpha on the cpu back end",
+                 kind);
+    }
+    r->threshold = cpu;
 }
 
 /* The memory the in-memory route takes for an image of px samples, W
@@ -159,9 +221,15 @@ static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings 
     const uint64_t px = (uint64_t)hdr.img.width * (uint64_t)hdr.img.height * hdr.img.channels;
     const uint64_t need = in_memory_bytes(o->cmd, px, (uint64_t)hdr.img.width * hdr.img.channels,
                                           cli_sample_size(hdr.img.format), cli_sample_size(fmt));
-    const uint64_t limit = memory_limit(o);
-    if (need <= limit)
+    mem_rule rule;
+    memory_rule(ctx, o, s, in_type, &hdr.img, fmt, need, &rule);
+    const uint64_t limit = rule.limit;
+    if (need <= rule.threshold) {
+        cli_info(o, "input %s: needs about %llu MiB in memory, within the %llu MiB limit (%s): "
+                 "filtered in memory", o->in, (unsigned long long)(need >> 20),
+                 (unsigned long long)(rule.threshold >> 20), rule.why);
         return -1;
+    }
     if (not_rows[0]) {
         cli_info(o, "%s; the in-memory route runs", not_rows);
         return -1;
@@ -170,7 +238,7 @@ static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings 
         /* the strip route writes TIFF and PNG only */
         cli_info(o, "input %s: needs about %llu MiB in memory, more than the %llu MiB it may take, but "
                  "the strip route writes TIFF and PNG only: %s output is filtered in memory whatever "
-                 "the limit", o->in, (unsigned long long)(need >> 20), (unsigned long long)(limit >> 20),
+                 "the limit", o->in, (unsigned long long)(need >> 20), (unsigned long long)(rule.threshold >> 20),
                  cli_file_type_name(out_type));
         return -1;
     }
@@ -195,10 +263,10 @@ static int try_strips(rb_context *ctx, const cli_options *o, const cli_settings 
                         (unsigned long long)((need + (1u << 20) - 1) >> 20));
     }
     cli_info(o, "input %s: %dx%d, %d channel%s, %s %s: needs about %llu MiB in memory, more than "
-             "the %llu MiB it may take: filtered a band of rows at a time", o->in, hdr.img.width,
+             "the %llu MiB it may take (%s): filtered a band of rows at a time", o->in, hdr.img.width,
              hdr.img.height, hdr.img.channels, hdr.img.channels == 1 ? "" : "s",
              cli_format_name(hdr.img.format), cli_file_type_name(in_type), (unsigned long long)(need >> 20),
-             (unsigned long long)(limit >> 20));
+             (unsigned long long)(rule.threshold >> 20), rule.why);
     cli_op_report rep = {0};
     int rc = cli_op_filter_stream(ctx, s, o->in, o->out, out_type, fmt, &codec, limit, &rep, err, sizeof err);
     if (rc == 1) {

@@ -12,7 +12,7 @@ add_executable(rb_host_reference ${CMAKE_CURRENT_SOURCE_DIR}/host_reference.c
 target_link_libraries(rb_host_reference PRIVATE recblur m)
 target_compile_options(rb_host_reference PRIVATE -Wall -Wextra)
 
-foreach(t roundtrip codecs errors seamless presets stream stream_png stream_tiled missing mask cudamem)
+foreach(t roundtrip codecs errors seamless presets stream stream_png stream_tiled missing mask cudamem memdefault)
   add_test(NAME cli_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_cli_${t}.sh)
   set_tests_properties(cli_${t} PROPERTIES
     SKIP_RETURN_CODE 77
