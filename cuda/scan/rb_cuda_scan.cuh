@@ -45,8 +45,10 @@ void rb_cuda_rec1d_set_delay(rb_cuda_rec1d *p, unsigned delay_ns);
 int rb_cuda_rec1d_passes(const rb_cuda_rec1d *p);
 
 /* Summed-area table in one pass by the look-back kernel (cuda/sat/
- * rb_cuda_sat_lookback.cu, RECBLUR_CUDA_SAT=lookback; rb_sat's default is the
- * tile kernel of rb_cuda_scan_sat.cu, entry points in rb_cuda_sat.cuh): tiles, each
+ * rb_cuda_sat_lookback.cu: rb_sat's default, tiles of 32 x 256 with
+ * release/acquire flags; RECBLUR_CUDA_SAT=lookback its older 32 x 128 shape,
+ * =tiles the tile kernel of rb_cuda_scan_sat.cu; entry points in
+ * rb_cuda_sat.cuh): tiles, each
  * publishes its per-row and per-column sums at once and its true carries by
  * decoupled look-back (32 predecessors per step) along its band (row carries)
  * and its tile column (column carries and the corner). Sums in double. in/out are device pointers with row
