@@ -88,7 +88,7 @@ extern "C" int rb_cuda_tiled_can_fuse(const rb_cuda_tiled *fc, const rb_cuda_til
  *   orders 1 and 5, cause not found), which only the row stage 1's read of a
  *   large image pays back: 4096^2 0.37 vs 0.25 ms, 8192^2 0.87-0.95 vs 0.82,
  *   4096^2 RGBA 0.94 vs 0.84, but 8192^2 RGBA 2.88 vs 3.08;
- * - orders 1 and 5 everywhere else (order 1 8-15 % faster fused, order 5 equal
+ * - orders 1 and 5 everywhere else (order 1 3-14 % faster fused, order 5 equal
  *   at 4096^2, 3-5 % faster at 8192^2); orders 2, 4, 6-8 unmeasured, fused. */
 extern "C" int rb_cuda_tiled_fuse_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force)
 {
