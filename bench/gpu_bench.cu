@@ -158,6 +158,7 @@ typedef struct {
     float ms, copy_ms;
     double check;
     char steps[256];   /* per-step ms of one profiled run (RECBLUR_CUDA_PROFILE=1) */
+    char steps_off[256]; /* iir-2d: the same with RECBLUR_CUDA_FUSE=off (why one route is slower) */
     char solver[64];
     float ms_alt[2];   /* iir-2d: the same plan with RECBLUR_CUDA_FUSE=off / =on (0: not run) */
     long ndiff;        /* floats where those routes' outputs differ from the default's */
@@ -261,10 +262,16 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
         rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", NULL);
     }
     if (!nv) profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
+    r->steps_off[0] = 0;
+    if (!strcmp(what, "iir-2d")) {
+        rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", "off");
+        profile_steps(gctx, gp, &di, &dout_im, r->steps_off, sizeof r->steps_off);
+        rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", NULL);
+    }
     bench_naive_destroy(nv);
-    fprintf(stderr, "  %-10s %5d^2 x%d order %d %-8s %9.3f ms (unfused %.3f, fused %.3f, %ld floats differ)  check %.2e  [%s] steps: %s\n",
+    fprintf(stderr, "  %-10s %5d^2 x%d order %d %-8s %9.3f ms (unfused %.3f, fused %.3f, %ld floats differ)  check %.2e  [%s] steps: %s; =off: %s\n",
             what, n, ch, order, rb_boundary_name(mode), r->ms, r->ms_alt[0], r->ms_alt[1], r->ndiff, check, r->solver,
-            r->steps);
+            r->steps, r->steps_off[0] ? r->steps_off : "-");
     if (!(check <= 1e-4)) {
         fprintf(stderr, "CHECK FAILED\n");
         if (!no_abort) exit(3);
@@ -743,7 +750,8 @@ int main(int argc, char **argv)
                 run_2d(gctx, cctx, "iir-2d", f, (rb_boundary_mode)mode, n, 1, orders[oi], copy1);
             }
             if (focus) {
-                if (orders[oi] == 3) run_2d(gctx, cctx, "iir-2d", f, RB_BOUNDARY_CLAMP, n, 4, 3, copy4);
+                /* RGBA at every order: whether the fused route pays depends on channels too */
+                run_2d(gctx, cctx, "iir-2d", f, RB_BOUNDARY_CLAMP, n, 4, orders[oi], copy4);
                 rb_filter_destroy(f);
                 continue;
             }
@@ -815,14 +823,14 @@ int main(int argc, char **argv)
                off[1], xfft, xnaive);
     }
     printf("\nPer-step times of one profiled run (ms; CUDA events between the launches, RECBLUR_CUDA_PROFILE=1):\n\n");
-    printf("| workload | size | ch | order | boundary | steps |\n|---|---|---|---|---|---|\n");
+    printf("| workload | size | ch | order | boundary | steps | steps, RECBLUR_CUDA_FUSE=off |\n|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < nrows; ++i) {
         row_t *r = &rows[i];
         if (!r->steps[0]) continue;
         char ord[16] = "-";
         if (r->order > 0) snprintf(ord, sizeof ord, "%d", r->order);
-        printf("| %s | %d^2 | %d | %s | %s | %s |\n", r->what, r->n, r->ch,
-               ord, rb_boundary_name(r->mode), r->steps);
+        printf("| %s | %d^2 | %d | %s | %s | %s | %s |\n", r->what, r->n, r->ch,
+               ord, rb_boundary_name(r->mode), r->steps, r->steps_off[0] ? r->steps_off : "-");
     }
     rb_context_destroy(gctx);
     rb_context_destroy(cctx);

@@ -3,8 +3,8 @@
 
 #include "rb_tiled_kernels.cuh"
 
-/* The column final stage fused with the row stage 1 (RECBLUR_CUDA_FUSE, on
- * by default where it applies: see rb_cuda_tiled_can_fuse). The thread block's
+/* The column final stage fused with the row stage 1 (RECBLUR_CUDA_FUSE; by
+ * default where it covers the axes and measured faster: rb_cuda_tiled_fuse_wanted). The thread block's
  * column output tile (32 image rows x 128 lanes) is exactly what the row
  * stage 1 reads for 4 / c row blocks of those rows, when the row blocks start
  * at pixel 0 (no padding, no FIR) and 128 lanes hold whole row blocks

@@ -78,17 +78,28 @@ extern "C" int rb_cuda_tiled_can_fuse(const rb_cuda_tiled *fc, const rb_cuda_til
 
 /* Whether the fused route runs: RECBLUR_CUDA_FUSE=off never (the three-kernel
  * route on both axes), =on wherever it covers the axes; by default where it
- * measured faster on the H100 (bench/RESULTS.md, fourth session, both routes
- * timed in the same run): everywhere but padded rows (mirror) above order 1,
- * where the fused column final plus the separate launch for the padding's row
- * blocks cost more than the row stage 1 they save at 4096^2 (order 3 mirror
- * 0.303 vs 0.287 ms, order 5 0.379 vs 0.349; at 8192^2 3 % less). */
+ * measured faster on the H100 (bench/RESULTS.md, helper "fuse", 2026-11-27,
+ * both routes timed in the same run, 4096^2 and 8192^2, 1 and 4 channels):
+ * - padded rows (mirror) above order 1: not (the fused column final plus the
+ *   padding's separate row blocks cost more than the row stage 1 they save:
+ *   order 3 0.473 vs 0.278 ms at 4096^2, 0.996 vs 0.863 at 8192^2);
+ * - order 3: only from 2^27 samples (w h c) up. Its fused call costs a near
+ *   constant 0.14-0.2 ms more than its own kernels' event times (not seen at
+ *   orders 1 and 5, cause not found), which only the row stage 1's read of a
+ *   large image pays back: 4096^2 0.37 vs 0.25 ms, 8192^2 0.87-0.95 vs 0.82,
+ *   4096^2 RGBA 0.94 vs 0.84, but 8192^2 RGBA 2.88 vs 3.08;
+ * - orders 1 and 5 everywhere else (order 1 3-14 % faster fused, order 5 equal
+ *   at 4096^2, 3-5 % faster at 8192^2); orders 2, 4, 6-8 unmeasured, fused. */
 extern "C" int rb_cuda_tiled_fuse_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force)
 {
     if (!rb_cuda_tiled_can_fuse(fc, fr)) return 0;
     if (force == RB_FORCE_OFF) return 0;
     if (force == RB_FORCE_ON) return 1;
-    return !(fr->b.ax.padded && fc->b.ax.r > 1);
+    const int r = fc->b.ax.r;
+    if (fr->b.ax.padded && r > 1) return 0;
+    const double samples = (double)fc->b.ax.n * fr->b.ax.n * fc->c;
+    if (r == 3) return samples >= (double)(1 << 27);
+    return 1;
 }
 
 /* Columns in -> mid, with the row carries into rcarry (the row pass's own
