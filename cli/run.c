@@ -132,42 +132,31 @@ static void memory_rule(rb_context *ctx, const cli_options *o, const cli_setting
         return;
     }
     r->threshold = r->limit = default_limit();
-    snprintf(r->why, sizeof r->why, "the default: 1 GiB, or half the physical memory if less");
+    static const char whole[] = ": 1 GiB, or half the physical memory if less";
     const int backend = rb_settings_int(&s->op, "backend");
-    if (backend == RB_BACKEND_CUDA) {
-        snprintf(r->why, sizeof r->why, "the default with --backend cuda: 1 GiB, or half the physical "
-                 "memory if less");
-        return;
-    }
-    if (in->format != RB_U8 || out_fmt != RB_U8 || in->alpha != RB_ALPHA_NONE) {
-        snprintf(r->why, sizeof r->why, "the default for %s: 1 GiB, or half the physical memory if less",
-                 in->alpha != RB_ALPHA_NONE ? "images with alpha" : "16-bit and float samples");
-        return;
-    }
     const uint64_t cpu = (uint64_t)(in_type == CLI_FILE_PNG ? CLI_PNG_CPU_MIB : CLI_TIFF_CPU_MIB) << 20;
-    if (cpu >= r->limit || need > r->limit)
-        return; /* strips whatever the back end, or a small machine's half */
-    const char *kind = in_type == CLI_FILE_PNG ? "PNG" : "TIFF";
-    if (backend == RB_BACKEND_AUTO && need > cpu) {
-        /* the route depends on the GPU: ask (the device's start, if there is
-         * one, is under way meanwhile: the in-memory route wants it) */
-        char no_gpu[256] = "";
-        rb_context_warm_up(ctx);
-        if (rb_cuda_available(no_gpu, sizeof no_gpu)) {
-            snprintf(r->why, sizeof r->why, "the default with a usable GPU (--backend auto; strips run "
-                     "on the cpu only): 1 GiB, or half the physical memory if less");
-            return;
-        }
-        snprintf(r->why, sizeof r->why, "the default for an 8-bit %s without alpha on the cpu back end; "
-                 "no usable GPU: %s", kind, no_gpu);
-    } else if (backend == RB_BACKEND_AUTO) {
-        snprintf(r->why, sizeof r->why, "the least default, for an 8-bit %s without alpha on the cpu "
-                 "back end", kind);
-    } else {
-        snprintf(r->why, sizeof r->why, "the default for an 8-bit %s without alpha on the cpu back end",
-                 kind);
+    char no_gpu[256] = "";
+    if (backend == RB_BACKEND_CUDA)
+        snprintf(r->why, sizeof r->why, "the default with --backend cuda%s", whole);
+    else if (in->alpha != RB_ALPHA_NONE)
+        snprintf(r->why, sizeof r->why, "the default for images with alpha%s", whole);
+    else if (in->format != RB_U8 || out_fmt != RB_U8)
+        snprintf(r->why, sizeof r->why, "the default for 16-bit and float samples%s", whole);
+    else if (cpu >= r->limit || need > r->limit)
+        snprintf(r->why, sizeof r->why, "the default%s", whole); /* strips whatever the back end */
+    else if (backend == RB_BACKEND_AUTO && need > cpu &&
+             (rb_context_warm_up(ctx), rb_cuda_available(no_gpu, sizeof no_gpu)))
+        /* the route depends on the GPU: asked once the device's start (which the
+         * in-memory route wants) is under way */
+        snprintf(r->why, sizeof r->why, "the default with a usable GPU (--backend auto; strips run on the "
+                 "cpu only)%s", whole);
+    else {
+        /* --backend cpu, or auto without a usable GPU (not asked when the image
+         * is within this least default anyway) */
+        snprintf(r->why, sizeof r->why, "the default for an 8-bit %s without alpha on the cpu back end%s%s",
+                 in_type == CLI_FILE_PNG ? "PNG" : "TIFF", no_gpu[0] ? "; no usable GPU: " : "", no_gpu);
+        r->threshold = cpu;
     }
-    r->threshold = cpu;
 }
 
 /* The memory the in-memory route takes for an image of px samples, W
