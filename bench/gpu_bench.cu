@@ -13,7 +13,7 @@
  *   (sigma 2, 8, 30, 100; clamp, periodic, mirror; 1 and 4 channels) next to the
  *   plain order-4 filter at 8192^2; --gauss-one: sigma 8 clamp only, for timing
  *   variants, without the plain rows (a profiler's first launches are the Gaussian's); --no-abort: report a failed check and go on, for such variants;
- *   --gauss-fuse: sigma 2, 8, 30, 100 clamp one channel and 8, 100 RGBA, the fused route against the unfused;
+ *   --gauss-fuse: the Gaussian's fused route against the unfused, sigma 2-100, 1 and 4 channels (run_gauss_fuse);
  *   --wide: wide periodic Gaussians, the wrapped route against the padded one
  *   (RECBLUR_CUDA_PERIODIC=padded) in the same run: sigma n/6 at 4096^2 next to
  *   cuFFT, then sigma 100, 300, 683, 2000 at 4096^2 and 8192^2, 1 and 4 channels;
@@ -586,23 +586,31 @@ static void run_gauss_table(rb_context *gctx, rb_context *cctx, int one)
 }
 
 /* --gauss-fuse: the Gaussian's fused route against the three-kernel one (each
- * row times the default, RECBLUR_CUDA_FUSE=off and =on in the same run):
- * sigma 2, 8, 30, 100 clamp one channel, sigma 8 and 100 clamp RGBA, 8192^2 */
+ * row times the default, RECBLUR_CUDA_FUSE=off and =on in the same run),
+ * 8192^2: sigma 8 and 100 periodic and mirror one channel, sigma 8 mirror
+ * RGBA, then sigma 2, 8, 30, 100 clamp one channel and 8, 100 clamp RGBA */
 static void run_gauss_fuse(rb_context *gctx, rb_context *cctx)
 {
     const int n = 8192;
     float copy1, copy4;
     measure_copies(n, &copy1, &copy4);
-    static const double sigmas[4] = {2, 8, 30, 100};
-    static const char *names[4] = {"gauss s2", "gauss s8", "gauss s30", "gauss s100"};
-    for (int ch = 1; ch <= 4; ch += 3)
-        for (int si = 0; si < 4; ++si) {
-            if (ch == 4 && (si == 0 || si == 2)) continue;
-            rb_filter *g;
-            RK(gctx, rb_filter_gaussian(gctx, sigmas[si], sigmas[si], RB_GAUSSIAN_DEFAULT, &g));
-            run_2d(gctx, cctx, names[si], g, RB_BOUNDARY_CLAMP, n, ch, 4, ch == 1 ? copy1 : copy4);
-            rb_filter_destroy(g);
-        }
+    static const struct {
+        double sigma;
+        const char *name;
+        rb_boundary_mode mode;
+        int ch;
+    } w[] = {{8, "gauss s8", RB_BOUNDARY_PERIODIC, 1},  {8, "gauss s8", RB_BOUNDARY_MIRROR, 1},
+             {100, "gauss s100", RB_BOUNDARY_PERIODIC, 1}, {100, "gauss s100", RB_BOUNDARY_MIRROR, 1},
+             {8, "gauss s8", RB_BOUNDARY_MIRROR, 4},    {2, "gauss s2", RB_BOUNDARY_CLAMP, 1},
+             {8, "gauss s8", RB_BOUNDARY_CLAMP, 1},     {30, "gauss s30", RB_BOUNDARY_CLAMP, 1},
+             {100, "gauss s100", RB_BOUNDARY_CLAMP, 1}, {8, "gauss s8", RB_BOUNDARY_CLAMP, 4},
+             {100, "gauss s100", RB_BOUNDARY_CLAMP, 4}};
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; ++i) {
+        rb_filter *g;
+        RK(gctx, rb_filter_gaussian(gctx, w[i].sigma, w[i].sigma, RB_GAUSSIAN_DEFAULT, &g));
+        run_2d(gctx, cctx, w[i].name, g, w[i].mode, n, w[i].ch, 4, w[i].ch == 1 ? copy1 : copy4);
+        rb_filter_destroy(g);
+    }
 }
 
 /* --gauss-prof: one execute each of the plain order-4 filter and the Gaussian
