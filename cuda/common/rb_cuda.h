@@ -18,6 +18,8 @@ typedef struct {
     cudaStream_t stream;
     float *A, *B;              /* two full float images */
     float *carry;              /* the tiled solver's carries (both axes' at once on the fused route) */
+    size_t fuse_off;           /* rb_cuda_fuse_off, made at plan time: it steps the recursion to
+                                  size the carries, too slow for every execute (bench/RESULTS.md) */
     size_t floats;             /* w * h * channels */
     rb_cuda_tiled *col_axis, *row_axis; /* the tiled solver's per-axis parameters (host memory) */
     cudaEvent_t ev[10];        /* RECBLUR_CUDA_PROFILE=1: per-step times in the log */

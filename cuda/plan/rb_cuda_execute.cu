@@ -179,7 +179,7 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, r
     const int fuse_cols_rows = nbands == 1 && plan->cols.ax.active && plan->rows.ax.active &&
                       !(out->memory == RB_MEMORY_HOST && s->stage && !prof) &&
                       rb_cuda_tiled_fuse_wanted(s->col_axis, s->row_axis, ctx->sw.cuda_fuse);
-    float *rcarry = fuse_cols_rows ? s->carry + rb_cuda_fuse_off(plan) : NULL;
+    float *rcarry = fuse_cols_rows ? s->carry + s->fuse_off : NULL;
     rb_nan_tally *count_nan = in->format == RB_F32 ? nan : NULL;  /* the staging copy counts them */
     RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
     if (prof) cudaEventRecord(ev[0], q);

@@ -13,6 +13,7 @@
  * rb_tiled_launch.cuh, compiled one order per translation unit; this file
  * dispatches on the run-time order. */
 #include "rb_tiled_orders.h"
+#include "rb_tiled_cols_rows.cuh" /* rb_tiled_fir_span_of */
 #include <type_traits>
 
 /* fn(std::integral_constant<int, R>) for the axis' order R (1 .. 8): the
@@ -60,18 +61,33 @@ extern "C" cudaError_t rb_cuda_tiled_axis(const rb_cuda_tiled *f, const float *i
 
 /* ---- columns with the row stage 1 fused into their final stage ---------- */
 
-/* Whether the fused route covers this pair of axes (see rb_tiled_final_cols_s1):
- * the same order, float carries and float recursion on both, 1, 2 or 4
- * channels, and row blocks from pixel 0 over the bare line (no FIR, no
- * padding, no 2n-periodic mirror). */
+/* Whether the fused FIR route (rb_tiled_final_cols_s1_fir) covers the rows:
+ * their in-line blocks take the FIR from a tile (rb_tiled_fir_tiled), the
+ * halo fits the fifth warp, and some row block is left for it to make. */
+static int rb_tiled_can_fuse_fir(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr)
+{
+    const rb_cuda_axis &ra = fr->b.ax;
+    if (fc->dbl != fr->dbl || (!fc->dbl && (!fc->fin || !fr->fin))) return 0;
+    if (!fr->fir_tile || ra.ntaps > RB_TILED_HALO + 1 || ra.fir_lo > 0 || ra.fir_lo + ra.ntaps <= 0) return 0;
+    if (ra.s0 > 0 || ra.via_periodic) return 0;
+    const rb_tiled_fir_span sp = rb_tiled_fir_span_of(*fr);
+    return (sp.hl + sp.hr) * fr->c <= RB_TILED_B && sp.qhi > sp.qlo;
+}
+
+/* Whether the fused route covers this pair of axes: the same order, 1, 2 or
+ * 4 channels, and for rows without a FIR (rb_tiled_final_cols_s1) float
+ * carries and float recursion on both and row blocks from pixel 0 over the
+ * bare line (no padding, no 2n-periodic mirror); rows with a FIR:
+ * rb_tiled_can_fuse_fir. */
 extern "C" int rb_cuda_tiled_can_fuse(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr)
 {
     const rb_cuda_axis &a = fc->b.ax, &ra = fr->b.ax;
     if (fc->rows || !fr->rows || fc->c != fr->c) return 0;
     if (fc->c != 1 && fc->c != 2 && fc->c != 4) return 0;
     if (a.r != ra.r || a.r < 1 || a.r > RB_TILED_MAX_ORDER) return 0;
+    if (ra.ntaps != 0) return rb_tiled_can_fuse_fir(fc, fr);
     if (fc->dbl || fr->dbl || !fc->fin || !fr->fin) return 0;
-    if (ra.ntaps != 0 || ra.via_periodic) return 0;
+    if (ra.via_periodic) return 0;
     if (ra.padded) return ra.s0 <= 0 && (-ra.s0) % RB_TILED_B == 0 && ra.m == ra.n - 2 * ra.s0;
     return ra.s0 == 0 && ra.m == ra.n;
 }
@@ -89,13 +105,22 @@ extern "C" int rb_cuda_tiled_can_fuse(const rb_cuda_tiled *fc, const rb_cuda_til
  *   large image pays back: 4096^2 0.37 vs 0.25 ms, 8192^2 0.87-0.95 vs 0.82,
  *   4096^2 RGBA 0.94 vs 0.84, but 8192^2 RGBA 2.88 vs 3.08;
  * - orders 1 and 5 everywhere else (order 1 3-14 % faster fused, order 5 equal
- *   at 4096^2, 3-5 % faster at 8192^2); orders 2, 4, 6-8 unmeasured, fused. */
+ *   at 4096^2, 3-5 % faster at 8192^2); orders 2, 4, 6-8 unmeasured, fused.
+ * Rows with a FIR (the Gaussian, rb_tiled_final_cols_s1_fir) everywhere the
+ * route covers them (helper "gfuse", 2026-11-27, 8192^2): its kernel took
+ * 1-14 % less than the column final and row stage 1 it replaces in all 24
+ * rows of gpu_bench --gauss (sigma 2-100, clamp / periodic / mirror, 1 and 4
+ * channels), and whole executes 2-6 % less (clamp, sigma 2-100, 1 and 4
+ * channels). The order-3 excess above was the per-execute sizing of the row
+ * carries (rb_cuda_fuse_off, now made at plan time): the rule for plain
+ * filters stands as measured then, for their owner to revisit. */
 extern "C" int rb_cuda_tiled_fuse_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force)
 {
     if (!rb_cuda_tiled_can_fuse(fc, fr)) return 0;
     if (force == RB_FORCE_OFF) return 0;
     if (force == RB_FORCE_ON) return 1;
     const int r = fc->b.ax.r;
+    if (fr->b.ax.ntaps != 0) return 1;
     if (fr->b.ax.padded && r > 1) return 0;
     const double samples = (double)fc->b.ax.n * fr->b.ax.n * fc->c;
     if (r == 3) return samples >= (double)(1 << 27);
