@@ -38,3 +38,11 @@ if(RECBLUR_HAVE_CUDA)
   target_link_libraries(test_gpu_gauss_device PRIVATE recblur_cuda recblur CUDA::cudart_static)
   rb_gpu_suite(test_gpu_gauss_device)
 endif()
+# device images through the fused column final + row stage 1, fused and not
+# (issue 19 item 1; fusetest): no other suite reaches rb_tiled_final_cols_s1
+if(RECBLUR_HAVE_CUDA)
+  rb_add_test(test_gpu_fused test_gpu_fused.c reference.c)
+  target_include_directories(test_gpu_fused PRIVATE ${RECBLUR_CUDA_INTERNAL_DIRS})
+  target_link_libraries(test_gpu_fused PRIVATE rb_gpu_emu recblur_cuda recblur CUDA::cudart_static)
+  rb_gpu_suite(test_gpu_fused HOST)
+endif()
