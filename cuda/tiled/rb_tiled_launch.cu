@@ -93,38 +93,19 @@ extern "C" int rb_cuda_tiled_can_fuse(const rb_cuda_tiled *fc, const rb_cuda_til
 }
 
 /* Whether the fused route runs: RECBLUR_CUDA_FUSE=off never (the three-kernel
- * route on both axes), =on wherever it covers the axes; by default where it
- * measured faster on the H100 (bench/RESULTS.md, helper "fuse", 2026-11-27,
- * both routes timed in the same run, 4096^2 and 8192^2, 1 and 4 channels):
- * - padded rows (mirror) above order 1: not (the fused column final plus the
- *   padding's separate row blocks cost more than the row stage 1 they save:
- *   order 3 0.473 vs 0.278 ms at 4096^2, 0.996 vs 0.863 at 8192^2);
- * - order 3: only from 2^27 samples (w h c) up. Its fused call costs a near
- *   constant 0.14-0.2 ms more than its own kernels' event times (not seen at
- *   orders 1 and 5, cause not found), which only the row stage 1's read of a
- *   large image pays back: 4096^2 0.37 vs 0.25 ms, 8192^2 0.87-0.95 vs 0.82,
- *   4096^2 RGBA 0.94 vs 0.84, but 8192^2 RGBA 2.88 vs 3.08;
- * - orders 1 and 5 everywhere else (order 1 3-14 % faster fused, order 5 equal
- *   at 4096^2, 3-5 % faster at 8192^2); orders 2, 4, 6-8 unmeasured, fused.
- * Rows with a FIR (the Gaussian, rb_tiled_final_cols_s1_fir) everywhere the
- * route covers them (helper "gfuse", 2026-11-27, 8192^2): its kernel took
- * 1-14 % less than the column final and row stage 1 it replaces in all 24
- * rows of gpu_bench --gauss (sigma 2-100, clamp / periodic / mirror, 1 and 4
- * channels), and whole executes 2-6 % less (clamp, sigma 2-100, 1 and 4
- * channels). The order-3 excess above was the per-execute sizing of the row
- * carries (rb_cuda_fuse_off, now made at plan time): the rule for plain
- * filters stands as measured then, for their owner to revisit. */
+ * route on both axes), =on and by default wherever it covers the axes. The
+ * exceptions measured earlier (padded mirror rows above order 1, order 3 below
+ * 2^27 samples: bench/RESULTS.md, helper "fuse") were a per-execute host cost,
+ * the sizing of the row carries, now made at plan time (helper "gfuse"); with
+ * it gone the fused route measured faster everywhere on the H100: plain order
+ * 1 / 3 / 5 at 4096^2 9-13 %, order 4 at 8192^2 clamp / periodic / mirror
+ * 8-10 %, RGBA 10 %, Gaussian rows 2-6 % (sigma 2-100, 1 and 4 channels); the
+ * lead's merged check re-times default, =off and =on in one run (gpu_bench
+ * --focus, every boundary, orders 1 / 3 / 5, 4096^2 and 8192^2). */
 extern "C" int rb_cuda_tiled_fuse_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force)
 {
     if (!rb_cuda_tiled_can_fuse(fc, fr)) return 0;
-    if (force == RB_FORCE_OFF) return 0;
-    if (force == RB_FORCE_ON) return 1;
-    const int r = fc->b.ax.r;
-    if (fr->b.ax.ntaps != 0) return 1;
-    if (fr->b.ax.padded && r > 1) return 0;
-    const double samples = (double)fc->b.ax.n * fr->b.ax.n * fc->c;
-    if (r == 3) return samples >= (double)(1 << 27);
-    return 1;
+    return force != RB_FORCE_OFF;
 }
 
 /* Columns in -> mid, with the row carries into rcarry (the row pass's own
