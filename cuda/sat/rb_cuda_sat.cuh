@@ -32,10 +32,9 @@ typedef enum {
  * kernel of rb_cuda_sat_rebuild.cu (the input kept, the table rebuilt at the end)
  * where it applies (U8/U16 input with h * max < 2^32, F32 input), the others
  * above (nocarry too) elsewhere; rows: its tiles' rows (0: 64; 32, or 128 for
- * one channel of U8 to F32, measured only); park: rows of its 64-row F32 tiles
- * that each warp parks in shared memory instead of registers (0: 6 of its 8,
- * 3 blocks a multiprocessor; 4 (spills) or -1 (none, 2 blocks): measured only,
- * one channel to F32). */
+ * one channel of U8 to F32, measured only; F32 input of 1-2 channels: 128);
+ * park: 0 F32 input of 1-2 channels in tiles of 128 rows, half of each warp's
+ * rows parked in shared memory; -1: 64 rows in registers (the 11:47 kernel). */
 typedef struct {
     int wide, scfence, nocarry, dense, nap_ns, rebuild, rows, park;
 } rb_sat_shape;

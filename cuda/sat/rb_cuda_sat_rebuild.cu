@@ -12,10 +12,10 @@
  * (running column sums, a lane's prefix, a warp scan), so tiles are taller for
  * the same registers: 64 x 256 samples (half the tiles, half the look-backs and
  * records a pixel of the earlier 32 x 256), 4 a multiprocessor for 8-bit input,
- * 3 for 16-bit and for floats. A float tile is 64 KB: each warp holds 2 of its
- * 8 rows in registers and parks the other 6 in shared memory (copied there by
- * cp.async, no registers in flight), so 3 tiles fit a multiprocessor instead of
- * 2 (the tiles in flight are what hides the look-back's waits).
+ * 3 for 16-bit, 2 for floats. Float tiles of one or two channels are 128 x 256
+ * (half the tiles and carries a pixel again): each warp holds 8 of its 16 rows
+ * in registers and parks the other 8 in shared memory (copied there by
+ * cp.async, no registers in flight), 2 tiles a multiprocessor.
  *
  * V's records are column sums, not prefixes across the tile: for 8/16-bit
  * input they fit 32 bits (h * 65535 < 2^32: the dispatcher checks), so the
@@ -161,13 +161,12 @@ static __device__ __forceinline__ A rb_rb_coltotal(const A (*s_col)[TW], int x)
 
 /* Tiles of TH rows x 32 P samples, a block of 8 warps each; NC: the carries
  * skipped (not a table: the benchmark's floor); SR: the rows of each warp's
- * TH / 8 parked in shared memory (dynamic: SR x 8 KB a block for floats;
- * 6: 70-74 KB a block with the static arrays, 3 blocks in the 228 KB).
- * Blocks a multiprocessor: 4 for 8-bit input, 3 for 16-bit (85 registers: no
- * spills), 3 for floats with rows parked, else 2 (128 registers; 3 for the
- * benchmark's tiles of 32 rows, and of 128 rows of bytes). */
+ * TH / 8 parked in shared memory (dynamic: SR x 8 KB a block for floats; 8:
+ * 88-90 KB a block with the static arrays). Blocks a multiprocessor: 4 for
+ * 8-bit input, 3 for 16-bit (85 registers: no spills), 2 for floats (128
+ * registers; 3 for the benchmark's tiles of 32 rows, and of 128 rows of bytes). */
 template <int CH, typename TIn, typename TOut, typename R, int TH, int P, bool NC, int SR>
-__global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? 3 : sizeof(TIn) == 1 ? 4 : sizeof(TIn) == 2 || TH == 32 || SR ? 3 : 2)
+__global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ? 3 : 2) : sizeof(TIn) == 1 ? 4 : sizeof(TIn) == 2 || TH == 32 ? 3 : 2)
     rb_rb_kernel(const rb_rb_args a)
 {
     typedef typename rb_rb_acc<TIn>::type A;
@@ -498,11 +497,18 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? 3 : sizeof(TIn) == 
     }
 }
 
-/* rows of a tile: 64 (1.3x the speed of 32 for floats, 1.4x for bytes on the H100) */
-static int rb_rb_th(rb_sat_shape shape, rb_format in_fmt)
+/* the 128-row float tiles (half their rows parked) as the default; 0: the 64-row
+ * tiles in registers (a build for the comparison of the tests, bench/RESULTS.md) */
+#ifndef RB_RB_F32_TALL
+#define RB_RB_F32_TALL 1
+#endif
+
+/* rows of a tile: 64 (1.3x the speed of 32 for floats, 1.4x for bytes on the H100);
+ * 128 for floats of one or two channels (H's share: 128 x ch rows <= a thread each) */
+static int rb_rb_th(rb_sat_shape shape, rb_format in_fmt, int ch)
 {
-    (void)in_fmt;
-    return shape.rows ? shape.rows : 64;
+    if (shape.rows) return shape.rows;
+    return RB_RB_F32_TALL && in_fmt == RB_F32 && ch <= 2 && shape.park == 0 ? 128 : 64;
 }
 
 /* flags (3 per tile and the ticket), then the six records (V's as doubles: room for either type) */
@@ -547,7 +553,7 @@ extern "C" int rb_cuda_sat_rebuild_fits(rb_sat_shape shape, rb_format in_fmt, in
 
 extern "C" size_t rb_cuda_sat_rebuild_work_bytes(rb_sat_shape shape, rb_format in_fmt, int w, int h, int ch)
 {
-    return rb_rb_layout(w, h, ch, rb_rb_th(shape, in_fmt), NULL, NULL);
+    return rb_rb_layout(w, h, ch, rb_rb_th(shape, in_fmt, ch), NULL, NULL);
 }
 
 template <int CH, typename TIn, typename TOut, int TH, bool NC, int SR = 0>
@@ -579,20 +585,10 @@ template <bool NC> struct rb_rb_launcher {
         if constexpr (sizeof(TIn) > 4 || (NC && (CH != 1 || sizeof(TOut) != 4))) {
             return cudaErrorInvalidValue;
         } else {
-            if (th == 64) {
-                /* floats: 6 of a warp's 8 rows parked in shared memory (3 blocks a multiprocessor,
-                 * no spills; bench/RESULTS.md); 4 or none measured only */
-                if constexpr (sizeof(TIn) == 4) {
-                    if (park == 0 || park == 6) return rb_rb_go<CH, TIn, TOut, 64, NC, 6>(*a, s);
-                    if constexpr (CH == 1 && sizeof(TOut) == 4) {
-                        if (park == 4) return rb_rb_go<CH, TIn, TOut, 64, NC, 4>(*a, s);
-                        if (park < 0) return rb_rb_go<CH, TIn, TOut, 64, NC>(*a, s);
-                    }
-                    return cudaErrorInvalidValue;
-                } else {
-                    return rb_rb_go<CH, TIn, TOut, 64, NC>(*a, s);
-                }
-            }
+            if (th == 64) return rb_rb_go<CH, TIn, TOut, 64, NC>(*a, s);
+            /* floats of 1-2 channels: 128 rows, 8 of a warp's 16 parked in shared memory */
+            if constexpr (sizeof(TIn) == 4 && CH <= 2)
+                if (th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC, 8>(*a, s);
             /* measured only: 128 rows of one channel of bytes (bench/RESULTS.md) */
             if constexpr (sizeof(TIn) == 1 && CH == 1 && sizeof(TOut) == 4)
                 if (th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC>(*a, s);
@@ -613,7 +609,7 @@ extern "C" cudaError_t rb_cuda_sat_rebuild_run(rb_sat_shape shape, const void *i
                                                int w, int h, int ch, void *work, cudaStream_t s, unsigned delay_ns)
 {
     if (ch < 1 || ch > 4 || !rb_cuda_sat_rebuild_fits(shape, in_fmt, h)) return cudaErrorInvalidValue;
-    const int th = rb_rb_th(shape, in_fmt), p = ch == 3 ? 6 : 8;
+    const int th = rb_rb_th(shape, in_fmt, ch), p = ch == 3 ? 6 : 8;
     rb_rb_args a;
     rb_rb_layout(w, h, ch, th, (char *)work, &a);
     a.in = (const unsigned char *)in;
