@@ -37,7 +37,8 @@
 /* planted faults, built only to show that test_gpu_1d_sat fails (bench/RESULTS.md):
  * RB_SAT_PLANT=3 reads V's records from the tile column to the right, =4 drops
  * a row (the tile's last) from the running column sums of the table, =5 the
- * same with the tile's last row but one (parked in shared memory for floats),
+ * same with the tile's last row but one (parked in shared memory in the 128-row
+ * float tiles),
  * =6 parks a row at the slot of the warp's next (another row's samples) */
 #if RB_SAT_PLANT == 3
 #define RB_RB_PLANT_V 1
@@ -497,18 +498,13 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ?
     }
 }
 
-/* the 128-row float tiles (half their rows parked) as the default; 0: the 64-row
- * tiles in registers (a build for the comparison of the tests, bench/RESULTS.md) */
-#ifndef RB_RB_F32_TALL
-#define RB_RB_F32_TALL 1
-#endif
-
 /* rows of a tile: 64 (1.3x the speed of 32 for floats, 1.4x for bytes on the H100);
- * 128 for floats of one or two channels (H's share: 128 x ch rows <= a thread each) */
+ * 128 for floats of one or two channels (1.08x / 1.15x the 64 rows at 4096^2 / 8192^2;
+ * H's share: 128 x ch rows <= a thread each) */
 static int rb_rb_th(rb_sat_shape shape, rb_format in_fmt, int ch)
 {
     if (shape.rows) return shape.rows;
-    return RB_RB_F32_TALL && in_fmt == RB_F32 && ch <= 2 && shape.park == 0 ? 128 : 64;
+    return in_fmt == RB_F32 && ch <= 2 && shape.park == 0 ? 128 : 64;
 }
 
 /* flags (3 per tile and the ticket), then the six records (V's as doubles: room for either type) */
