@@ -216,11 +216,13 @@ static const sat_variant sat_variants[] = {
     {"wide release dense", 0, {1, 0, 0, 1, 0, 0, 0}, NULL}, /* the default until 2026-11-27 11:00 */
     {"rebuild 32 rows", 0, {1, 0, 0, 1, 0, 1, 32}, NULL},
     {"rebuild 128 rows", 0, {1, 0, 0, 1, 0, 1, 128}, NULL}, /* U8 input alone */
+    {"rebuild 64 rows unparked", 0, {1, 0, 0, 1, 0, 1, 0, -1}, NULL}, /* F32: the 11:47 default */
     {"default", 0, rb_sat_shape_default, ""},
     {"floor wide", 0, {1, 0, 1, 0, 0, 0, 0}, NULL},
     {"floor wide dense", 0, {1, 0, 1, 1, 0, 0, 0}, NULL},
     {"floor rebuild", 0, {1, 0, 1, 1, 0, 1, 0}, NULL},
     {"floor rebuild 32 rows", 0, {1, 0, 1, 1, 0, 1, 32}, NULL},
+    {"floor rebuild 64 rows unparked", 0, {1, 0, 1, 1, 0, 1, 0, -1}, NULL},
 };
 static const int n_sat_variants = (int)(sizeof sat_variants / sizeof sat_variants[0]);
 
@@ -342,6 +344,7 @@ static void bench_sats(int quick, int size, const char *only, int fmt_only)
                 for (int v = 0; v < n_sat_variants; ++v) {
                     const sat_variant *var = &sat_variants[v];
                     if (var->shape.rows == 128 && f != RB_U8) continue; /* built for bytes alone */
+                    if (var->shape.park && f != RB_F32) continue;       /* F32's 64-row tiles alone */
                     if (only) {
                         char key[64];
                         snprintf(key, sizeof key, ",%s,", var->name);

@@ -555,10 +555,11 @@ static const char *sat_path(rb_context *g, int path)
 }
 
 /* formats x channels x sizes x host/device memory x strides, every path; sizes
- * off the tiles (32 x 128 samples, 32 x 96 for 3 channels; the default's 64 x 256
- * for 8/16-bit input, 32 x 256 for floats), one row or column, bands of over 32
- * tiles (4099 x 4 channels: 129) and tile columns of over 32 (2051 rows: 65 of 32
- * rows; 4163 rows: 66 of 64), so look-back windows continue */
+ * off the tiles (32 x 128 samples, 32 x 96 for 3 channels; the default's 64 x 256,
+ * 128 x 256 for floats of 1-2 channels, half their rows parked in shared memory),
+ * one row or column, bands of over 32 tiles (4099 x 4 channels: 129) and tile
+ * columns of over 32 (2051 rows: 65 of 32 rows; 4163 rows: 66 of 64, 33 of 128),
+ * so look-back windows continue */
 static void sat_exact_cases(rb_context *g, const char *path)
 {
     static const int sizes[][2] = {{1, 1},    {7, 5},      {33, 129},    {129, 33},  {1000, 777}, {4099, 300},

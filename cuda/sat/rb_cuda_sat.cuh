@@ -32,14 +32,16 @@ typedef enum {
  * kernel of rb_cuda_sat_rebuild.cu (the input kept, the table rebuilt at the end)
  * where it applies (U8/U16 input with h * max < 2^32, F32 input), the others
  * above (nocarry too) elsewhere; rows: its tiles' rows (0: 64; 32, or 128 for
- * one channel of U8 to F32, measured only). */
+ * one channel of U8 to F32, measured only; F32 input of 1-2 channels: 128);
+ * park: 0 F32 input of 1-2 channels in tiles of 128 rows, half of each warp's
+ * rows parked in shared memory; -1: 64 rows in registers (the 11:47 kernel). */
 typedef struct {
-    int wide, scfence, nocarry, dense, nap_ns, rebuild, rows;
+    int wide, scfence, nocarry, dense, nap_ns, rebuild, rows, park;
 } rb_sat_shape;
-static const rb_sat_shape rb_sat_shape_lookback = {0, 1, 0, 0, 0, 0, 0};
+static const rb_sat_shape rb_sat_shape_lookback = {0, 1, 0, 0, 0, 0, 0, 0};
 /* the 2026-11-27 08:40 default (1.1-1.3x the shape above on the H100) where the
  * rebuilding kernel does not apply, that kernel elsewhere (bench/RESULTS.md) */
-static const rb_sat_shape rb_sat_shape_default = {1, 0, 0, 1, 0, 1, 0};
+static const rb_sat_shape rb_sat_shape_default = {1, 0, 0, 1, 0, 1, 0, 0};
 
 size_t rb_cuda_sat_shape_work_bytes(rb_sat_shape shape, int w, int h, int ch);
 /* in/out device pointers with row pitches in bytes (in == out with one layout

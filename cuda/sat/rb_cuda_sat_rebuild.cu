@@ -12,7 +12,10 @@
  * (running column sums, a lane's prefix, a warp scan), so tiles are taller for
  * the same registers: 64 x 256 samples (half the tiles, half the look-backs and
  * records a pixel of the earlier 32 x 256), 4 a multiprocessor for 8-bit input,
- * 3 for 16-bit, 2 for floats.
+ * 3 for 16-bit, 2 for floats. Float tiles of one or two channels are 128 x 256
+ * (half the tiles and carries a pixel again): each warp holds 8 of its 16 rows
+ * in registers and parks the other 8 in shared memory (copied there by
+ * cp.async, no registers in flight), 2 tiles a multiprocessor.
  *
  * V's records are column sums, not prefixes across the tile: for 8/16-bit
  * input they fit 32 bits (h * 65535 < 2^32: the dispatcher checks), so the
@@ -33,11 +36,19 @@
 
 /* planted faults, built only to show that test_gpu_1d_sat fails (bench/RESULTS.md):
  * RB_SAT_PLANT=3 reads V's records from the tile column to the right, =4 drops
- * a row (the tile's last) from the running column sums of the table */
+ * a row (the tile's last) from the running column sums of the table, =5 the
+ * same with the tile's last row but one (parked in shared memory in the 128-row
+ * float tiles),
+ * =6 parks a row at the slot of the warp's next (another row's samples) */
 #if RB_SAT_PLANT == 3
 #define RB_RB_PLANT_V 1
 #else
 #define RB_RB_PLANT_V 0
+#endif
+#if RB_SAT_PLANT == 6
+#define RB_RB_PLANT_PARK 1
+#else
+#define RB_RB_PLANT_PARK 0
 #endif
 
 typedef struct {
@@ -130,6 +141,14 @@ static __device__ __forceinline__ void rb_rb_store(unsigned char *row, long long
         if (gx + j < n) r[j] = o[j];
 }
 
+/* one row's words parked in shared memory: lane-minor groups of four words, so a
+ * warp's 16-byte accesses meet no bank conflict */
+template <int W>
+static __device__ __forceinline__ uint4 *rb_rb_park(uint4 *park, int slot, int lane)
+{
+    return park + (size_t)slot * ((W + 3) / 4) * 32 + lane;
+}
+
 /* column x's total over the tile, from the warps' sums (recomputed where needed:
  * fewer registers held across the look-back) */
 template <typename A, int TW>
@@ -142,11 +161,13 @@ static __device__ __forceinline__ A rb_rb_coltotal(const A (*s_col)[TW], int x)
 }
 
 /* Tiles of TH rows x 32 P samples, a block of 8 warps each; NC: the carries
- * skipped (not a table: the benchmark's floor). Blocks a multiprocessor: 4 for
+ * skipped (not a table: the benchmark's floor); SR: the rows of each warp's
+ * TH / 8 parked in shared memory (dynamic: SR x 8 KB a block for floats; 8:
+ * 88-90 KB a block with the static arrays). Blocks a multiprocessor: 4 for
  * 8-bit input, 3 for 16-bit (85 registers: no spills), 2 for floats (128
  * registers; 3 for the benchmark's tiles of 32 rows, and of 128 rows of bytes). */
-template <int CH, typename TIn, typename TOut, typename R, int TH, int P, bool NC>
-__global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? 3 : sizeof(TIn) == 1 ? 4 : sizeof(TIn) == 2 || TH == 32 ? 3 : 2)
+template <int CH, typename TIn, typename TOut, typename R, int TH, int P, bool NC, int SR>
+__global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ? 3 : 2) : sizeof(TIn) == 1 ? 4 : sizeof(TIn) == 2 || TH == 32 ? 3 : 2)
     rb_rb_kernel(const rb_rb_args a)
 {
     typedef typename rb_rb_acc<TIn>::type A;
@@ -154,6 +175,8 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? 3 : sizeof(TIn) == 
     typedef typename std::conditional<sizeof(TIn) <= 2, unsigned long long, double>::type U;
     constexpr int TW = 32 * P, RPW = TH / RB_RB_WARPS, W = (P * (int)sizeof(TIn) + 3) / 4;
     constexpr int HS = TH * CH, NPH = RB_RB_THREADS / HS, RPL = TH / 32; /* H: rows a lane */
+    constexpr int RR = RPW - SR, G = (W + 3) / 4; /* rows a warp holds in registers; 16-byte groups a row */
+    static_assert(SR >= 0 && SR < RPW, "a warp keeps a row in registers");
     static_assert(TW <= RB_RB_THREADS && TW > RB_RB_THREADS / 2, "one V share: a thread per column");
     static_assert(HS <= RB_RB_THREADS && TH % 32 == 0 && P % CH == 0, "tile shape");
     __shared__ A s_col[RB_RB_WARPS][TW];  /* the warps' column sums */
@@ -163,6 +186,7 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? 3 : sizeof(TIn) == 
     __shared__ R s_V[TW];                 /* column sums above the tile */
     __shared__ int s_win[4];
     __shared__ long long s_k;
+    extern __shared__ uint4 s_park[]; /* [warp][row - RR][G][32 lanes] */
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     if (tid == 0) s_k = (long long)atomicAdd(a.ticket, 1u);
     __syncthreads();
@@ -170,14 +194,53 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? 3 : sizeof(TIn) == 
     const int ti = (int)(k / tx), si = (int)(k % tx);
     const long long gx = (long long)si * TW + lane * P;
     const int yw = ti * TH + warp * RPW; /* the warp's first row */
-    unsigned raw[RPW][W];
+    unsigned raw[RR > 0 ? RR : 1][W];
 #pragma unroll
-    for (int r = 0; r < RPW; ++r) {
+    for (int r = 0; r < RR; ++r) {
         if (yw + r < a.h) rb_rb_load<TIn, P>(a.in + (size_t)(yw + r) * a.in_pitch, gx, a.n, a.vec_in, raw[r]);
         else
 #pragma unroll
             for (int i = 0; i < W; ++i) raw[r][i] = 0u;
     }
+    /* the parked rows: copied global -> shared without registers where whole
+     * 16-byte groups are aligned, else loaded and stored (edges, odd pitches) */
+#pragma unroll
+    for (int r = RR; r < RPW; ++r) {
+        uint4 *d = rb_rb_park<W>(s_park, warp * SR + r - RR + (RB_RB_PLANT_PARK && r == RR), lane);
+        const unsigned char *row = a.in + (size_t)(yw + r) * a.in_pitch;
+        if (W % 4 == 0 && yw + r < a.h && a.vec_in && gx + P <= a.n) {
+#pragma unroll
+            for (int g = 0; g < G; ++g)
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(d + 32 * g)),
+                             "l"((const uint4 *)((const TIn *)row + gx) + g)
+                             : "memory");
+        } else {
+            unsigned t[4 * G];
+#pragma unroll
+            for (int i = 0; i < 4 * G; ++i) t[i] = 0u;
+            if (yw + r < a.h) rb_rb_load<TIn, P>(row, gx, a.n, a.vec_in, t);
+#pragma unroll
+            for (int g = 0; g < G; ++g) d[32 * g] = make_uint4(t[4 * g], t[4 * g + 1], t[4 * g + 2], t[4 * g + 3]);
+        }
+    }
+    if (SR) asm volatile("cp.async.wait_all;" ::: "memory"); /* a lane reads only what it copied */
+    /* row r's words: registers, or the parked copy */
+    auto row_words = [&](int r, unsigned *w) {
+        if (r < RR) {
+#pragma unroll
+            for (int i = 0; i < W; ++i) w[i] = raw[r < RR ? r : 0][i];
+        } else {
+            const uint4 *d = rb_rb_park<W>(s_park, warp * SR + r - RR, lane);
+#pragma unroll
+            for (int g = 0; g < G; ++g) {
+                const uint4 u = d[32 * g];
+                if (4 * g < W) w[4 * g] = u.x;
+                if (4 * g + 1 < W) w[4 * g + 1] = u.y;
+                if (4 * g + 2 < W) w[4 * g + 2] = u.z;
+                if (4 * g + 3 < W) w[4 * g + 3] = u.w;
+            }
+        }
+    };
 
     /* 1. the totals the chains need: the warp's column sums, every row's total */
     {
@@ -187,11 +250,13 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? 3 : sizeof(TIn) == 
 #pragma unroll
         for (int r = 0; r < RPW; ++r) {
             A t[CH];
+            unsigned wr[W];
+            row_words(r, wr);
 #pragma unroll
             for (int c = 0; c < CH; ++c) t[c] = (A)0;
 #pragma unroll
             for (int j = 0; j < P; ++j) {
-                const A x = rb_rb_get<TIn>(raw[r], j);
+                const A x = rb_rb_get<TIn>(wr, j);
                 col[j] += x;
                 t[j % CH] += x;
             }
@@ -385,7 +450,7 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? 3 : sizeof(TIn) == 
     /* the raw words as if new: else the compiler keeps phase 1's unpacked or
      * converted samples alive across the look-back (4-8x the registers) */
 #pragma unroll
-    for (int r = 0; r < RPW; ++r)
+    for (int r = 0; r < RR; ++r)
 #pragma unroll
         for (int i = 0; i < W; ++i) asm volatile("" : "+r"(raw[r][i]));
     A cs[P];
@@ -399,11 +464,15 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? 3 : sizeof(TIn) == 
     for (int r = 0; r < RPW; ++r) {
         const int y = warp * RPW + r;
         if (yw + r >= a.h) break;
+        unsigned wr[W];
+        row_words(r, wr);
 #if RB_SAT_PLANT == 4
         if (y != TH - 1)
+#elif RB_SAT_PLANT == 5
+        if (y != TH - 2) /* a parked row (the warp's last but one) */
 #endif
 #pragma unroll
-            for (int j = 0; j < P; ++j) cs[j] += rb_rb_get<TIn>(raw[r], j);
+            for (int j = 0; j < P; ++j) cs[j] += rb_rb_get<TIn>(wr, j);
         U run[CH];
         double hc[CH];
 #pragma unroll
@@ -429,11 +498,13 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? 3 : sizeof(TIn) == 
     }
 }
 
-/* rows of a tile: 64 (1.3x the speed of 32 for floats, 1.4x for bytes on the H100) */
-static int rb_rb_th(rb_sat_shape shape, rb_format in_fmt)
+/* rows of a tile: 64 (1.3x the speed of 32 for floats, 1.4x for bytes on the H100);
+ * 128 for floats of one or two channels (1.08x / 1.15x the 64 rows at 4096^2 / 8192^2;
+ * H's share: 128 x ch rows <= a thread each) */
+static int rb_rb_th(rb_sat_shape shape, rb_format in_fmt, int ch)
 {
-    (void)in_fmt;
-    return shape.rows ? shape.rows : 64;
+    if (shape.rows) return shape.rows;
+    return in_fmt == RB_F32 && ch <= 2 && shape.park == 0 ? 128 : 64;
 }
 
 /* flags (3 per tile and the ticket), then the six records (V's as doubles: room for either type) */
@@ -478,41 +549,47 @@ extern "C" int rb_cuda_sat_rebuild_fits(rb_sat_shape shape, rb_format in_fmt, in
 
 extern "C" size_t rb_cuda_sat_rebuild_work_bytes(rb_sat_shape shape, rb_format in_fmt, int w, int h, int ch)
 {
-    return rb_rb_layout(w, h, ch, rb_rb_th(shape, in_fmt), NULL, NULL);
+    return rb_rb_layout(w, h, ch, rb_rb_th(shape, in_fmt, ch), NULL, NULL);
 }
 
-template <int CH, typename TIn, typename TOut, int TH, bool NC> static void rb_rb_go(const rb_rb_args &a, cudaStream_t s)
+template <int CH, typename TIn, typename TOut, int TH, bool NC, int SR = 0>
+static cudaError_t rb_rb_go(const rb_rb_args &a, cudaStream_t s)
 {
-    typedef typename rb_rb_acc<TIn>::type A;
     typedef typename std::conditional<sizeof(TIn) <= 2, unsigned, double>::type R;
-    (void)sizeof(A);
-    rb_rb_kernel<CH, TIn, TOut, R, TH, CH == 3 ? 6 : 8, NC><<<(unsigned)a.tiles, RB_RB_THREADS, 0, s>>>(a);
+    constexpr int P = CH == 3 ? 6 : 8, G = (P * (int)sizeof(TIn) + 15) / 16;
+    const int park = RB_RB_WARPS * SR * G * 32 * 16;
+    auto k = rb_rb_kernel<CH, TIn, TOut, R, TH, P, NC, SR>;
+    if (SR) {
+        /* over 48 KB a block with the static arrays: opted in; shared memory first (L1 serves no reuse here) */
+        cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, park);
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+        if (e != cudaSuccess) return e;
+    }
+    k<<<(unsigned)a.tiles, RB_RB_THREADS, park, s>>>(a);
+    return cudaSuccess;
 }
 
 /* the dispatcher's callee */
 template <bool NC> struct rb_rb_launcher {
     const rb_rb_args *a;
     cudaStream_t s;
-    int th;
+    int th, park;
     template <int CH, typename TIn, typename TOut> cudaError_t go() const
     {
         /* F64 input is not this kernel's; the floor is built for one channel to F32 alone */
         if constexpr (sizeof(TIn) > 4 || (NC && (CH != 1 || sizeof(TOut) != 4))) {
             return cudaErrorInvalidValue;
         } else {
-            if (th == 64) {
-                rb_rb_go<CH, TIn, TOut, 64, NC>(*a, s);
-                return cudaSuccess;
-            }
+            if (th == 64) return rb_rb_go<CH, TIn, TOut, 64, NC>(*a, s);
+            /* floats of 1-2 channels: 128 rows, 8 of a warp's 16 parked in shared memory */
+            if constexpr (sizeof(TIn) == 4 && CH <= 2)
+                if (th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC, 8>(*a, s);
             /* measured only: 128 rows of one channel of bytes (bench/RESULTS.md) */
             if constexpr (sizeof(TIn) == 1 && CH == 1 && sizeof(TOut) == 4)
-                if (th == 128) {
-                    rb_rb_go<CH, TIn, TOut, 128, NC>(*a, s);
-                    return cudaSuccess;
-                }
+                if (th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC>(*a, s);
             if (th != 32) return cudaErrorInvalidValue;
-            rb_rb_go<CH, TIn, TOut, 32, NC>(*a, s);
-            return cudaSuccess;
+            return rb_rb_go<CH, TIn, TOut, 32, NC>(*a, s);
         }
     }
 };
@@ -528,7 +605,7 @@ extern "C" cudaError_t rb_cuda_sat_rebuild_run(rb_sat_shape shape, const void *i
                                                int w, int h, int ch, void *work, cudaStream_t s, unsigned delay_ns)
 {
     if (ch < 1 || ch > 4 || !rb_cuda_sat_rebuild_fits(shape, in_fmt, h)) return cudaErrorInvalidValue;
-    const int th = rb_rb_th(shape, in_fmt), p = ch == 3 ? 6 : 8;
+    const int th = rb_rb_th(shape, in_fmt, ch), p = ch == 3 ? 6 : 8;
     rb_rb_args a;
     rb_rb_layout(w, h, ch, th, (char *)work, &a);
     a.in = (const unsigned char *)in;
@@ -543,8 +620,8 @@ extern "C" cudaError_t rb_cuda_sat_rebuild_run(rb_sat_shape shape, const void *i
     if (a.tiles > 0x7fffffffLL) return cudaErrorInvalidValue;
     cudaError_t e = cudaMemsetAsync(a.hflag, 0, (3 * (size_t)a.tiles + 1) * sizeof(int), s);
     if (e != cudaSuccess) return e;
-    e = shape.nocarry ? rb_sat_dispatch(rb_rb_launcher<true>{&a, s, th}, ch, in_fmt, out_fmt)
-                      : rb_sat_dispatch(rb_rb_launcher<false>{&a, s, th}, ch, in_fmt, out_fmt);
+    e = shape.nocarry ? rb_sat_dispatch(rb_rb_launcher<true>{&a, s, th, shape.park}, ch, in_fmt, out_fmt)
+                      : rb_sat_dispatch(rb_rb_launcher<false>{&a, s, th, shape.park}, ch, in_fmt, out_fmt);
     if (e != cudaSuccess) return e;
     return rb_cuda_launch_check();
 }
