@@ -115,7 +115,12 @@ static int rb_emu_axis(const rb_cuda_tiled &f, const float *in, float *out, size
         }
     }
     if (f.dbl || f.seq_chain) { /* RECBLUR_CUDA_CHAIN=seq, as the kernels' launcher */
-        for (size_t lane = 0; lane < lanes; ++lane) rb_tiled_chain<R, CT>(f, in, car1, car2, sums, mean, lanes, lane);
+        /* each lane's group of threads in lockstep, its state gathered from their slots */
+        constexpr int TPL = RB_TILED_TPL(R);
+        for (size_t lane = 0; lane < lanes; ++lane) {
+            const rb_tiled_lg g = {lanes, lane, 0, 0u};
+            rb_tiled_chain<R, CT, TPL, TPL>(f, in, car1, car2, sums, mean, g);
+        }
     } else {
         /* the parallel chain, phase by phase as rb_tiled_pchain_k runs it (each
          * phase for every group of the lane before the next phase) */

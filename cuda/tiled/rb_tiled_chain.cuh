@@ -1,7 +1,7 @@
 /* The chain of the tiled solver (rb_tiled_block.cuh gives the per-block
  * arithmetic): per lane, the carries of stage 1 become the true states
- * entering every block, sequentially (one thread per lane, double carries)
- * or in RB_TILED_NG groups per lane (float carries). __host__ __device__, so
+ * entering every block, sequentially (a lane's state over a few threads,
+ * double carries) or in RB_TILED_NG groups per lane (float carries). __host__ __device__, so
  * the host emulation (tests/gpu_emu.cu) runs this very code. */
 #ifndef RB_TILED_CHAIN_CUH
 #define RB_TILED_CHAIN_CUH
@@ -92,217 +92,336 @@ RB_UNROLL
     }
 }
 
-/* How many blocks ahead a chain's loads run. One thread walks a lane's blocks
- * in a dependent sequence, and with one or two warps an SM nothing hides a
- * load issued only when its block comes up: loaded 4 blocks at a time, the
- * Gaussian's chain at 8192^2 ran at 28 % of the H100's DRAM bandwidth, its
- * warps stalled on long scoreboard (ncu). Instead the next D blocks' carries
- * stay in flight in a ring of registers: each step consumes its slot and
- * reloads it with the block D further on (54 %, 2.2x faster). N: carry
- * values a block loads; the ring holds about 32 of them for double carries
- * (64 spilled the order-4 chain past the one-warp blocks' 255 registers),
- * 16-24 for orders 6-8 (32 spilled the order-8 chain); float carries
- * (RECBLUR_CUDA_CHAIN=seq) as the parallel chain's batches. */
+/* ---- the sequential chain, a lane's state over TPL threads ----------------
+ * One lane's chain is a dependent sequence of block steps (nb of them each
+ * way, more round periodic lines), and double carries must keep exactly that
+ * sequence. One thread a lane left one or two warps an SM on the H100 (8192
+ * lanes over 132 SMs), issuing ~140 instructions a step, most of them the
+ * R x R products of one thread. Instead the state's R components are spread
+ * over TPL threads of one warp (component i = s TPL + t in slot s of thread
+ * t): each step the group gathers the whole state by shuffles, every thread
+ * forms its differences (the same doubles in the same order: the same
+ * values), and each computes only its own rows of the block transfers and
+ * loads and stores only its own components. The arithmetic of every
+ * component is that of one thread stepping the whole state (rb_tiled_mv's
+ * row, its order of summation), so the carries are the same; there are TPL
+ * times as many warps and each loads a ring of its own components.
+ * NT: the group's threads one caller runs in lockstep: 1 on the device (t0 =
+ * the thread's place in its group), TPL in the host emulation (t0 = 0: every
+ * thread of the group, gathered from its slots instead of by shuffles). */
+#define RB_TILED_TPL(R) ((R) >= 4 ? 4 : (R) >= 2 ? 2 : 1)
+
+/* How many blocks ahead a chain's loads run. The steps are a dependent
+ * sequence, and nothing hides a load issued only when its block comes up:
+ * the next D blocks' carries stay in flight in a ring of registers, each
+ * step consuming its slot and reloading it with the block D further on
+ * (gchain, bench/RESULTS.md: 2.2x over loads 4 blocks at a time). N: carry
+ * values one device thread loads a block; the ring holds up to 40 of them
+ * for double carries (64 spilled the one-thread order-4 chain, 56 the split
+ * order-5 one), 8-20 for orders 5-8 (two slots a thread); float carries (RECBLUR_CUDA_CHAIN=seq) as the parallel chain's
+ * batches. */
 #define RB_TILED_AHEAD(N, CT, R)                                                                 \
     (sizeof(CT) == sizeof(float) ? ((N) <= 4 ? 8 : 4)                                             \
-     : (R) > 5 ? ((N) >= 16 ? 1 : (N) >= 8 ? 2 : 4)                                              \
-     : (N) >= 16 ? 2 : (N) >= 8 ? 4 : (N) >= 4 ? 8 : 16)
+     : (R) > 4 ? ((N) >= 16 ? 1 : (N) >= 8 ? 2 : 4)                                              \
+     : (N) >= 16 ? 2 : (N) >= 6 ? 4 : (N) >= 3 ? 8 : 16)
 
-/* one causal block step from the true state St entering block blk (last: the
- * line's last block): writes P_b (car1) and, with HEADS, the head H_b = Hbar_b
- * - mu H1 + G P_b (car2); St leaves as the state entering blk + 1 */
-template <int R, typename CT, bool HEADS>
-RB_HD void rb_tiled_step_c(const rb_cuda_tiled &f, bool last, int blk, double *St, const CT *tl, const CT *hd,
-                           double mu, CT *car1, CT *car2, size_t lanes, size_t lane)
+/* one lane's group: its lane, the caller's first thread t0, the warp's mask */
+struct rb_tiled_lg {
+    size_t lanes, lane;
+    int t0;
+    unsigned mask;
+};
+
+/* the whole state from the group's slots (see above) */
+template <int R, int TPL, int NT, int NS>
+RB_HD void rb_tiled_gather(const double (&own)[NT][NS], double *all, const rb_tiled_lg &g)
 {
-    const double *T1 = last ? f.T1_last : f.T1, *H1 = last ? f.H1_last : f.H1;
-    double t[R], h[R];
-    if (RB_TILED_DIFF(CT, f)) {
-        rb_tiled_diff_c<R>(f, last, St, t, HEADS ? h : (double *)0);
-    } else {
-        if (HEADS) rb_tiled_mv<R>(last ? f.G_last : f.G, St, h);
-        rb_tiled_mv<R>(last ? f.b.Mc_last : f.b.Mc, St, t);
-    }
 RB_UNROLL
-    for (int k = 0; k < R; ++k) {
-        double tail = (double)tl[k] - mu * T1[k];
-        RB_TILED_CAR(car1, blk, k) = (CT)St[k];
-        if (HEADS) RB_TILED_CAR(car2, blk, k) = (CT)((double)hd[k] - mu * H1[k] + h[k]);
-        St[k] = t[k] + tail;
+    for (int j = 0; j < R; ++j) {
+        if constexpr (NT == TPL) {
+            all[j] = own[j % TPL][j / TPL];
+        } else {
+#ifdef __CUDA_ARCH__
+            all[j] = __shfl_sync(g.mask, own[0][j / TPL], j % TPL, TPL);
+#endif
+        }
     }
 }
 
-/* The causal chain over blocks b0 .. b1-1 from the true state St entering b0:
- * writes P_b (car1) and, with HEADS, the heads H_b (car2, which holds Hbar);
- * St leaves as the state after b1-1. Without HEADS (double carries off
- * periodic lines) car2 keeps Hbar and rb_tiled_chain_a without HEADS forms
- * each head where it is used, from the same doubles: one store and one load
- * of R values a block fewer. The line's last block (its own transfer) is stepped
- * apart, so every other step takes the block constants at fixed addresses;
- * the loads run D blocks ahead (RB_TILED_AHEAD). */
-template <int R, typename CT, bool HEADS = true>
-RB_HD void rb_tiled_chain_c(const rb_cuda_tiled &f, int b0, int b1, double *St, double mu, CT *car1, CT *car2,
-                            size_t lanes, size_t lane)
+/* thread t0 + q's slot s from a whole state */
+template <int R, int TPL, int NT, int NS>
+RB_HD void rb_tiled_scatter(const double *all, double (&own)[NT][NS], const rb_tiled_lg &g)
 {
-    const int nb = f.b.nb;
-    const int e = b1 == nb ? nb - 1 : b1; /* the ring's blocks b0 .. e-1 */
-    constexpr int D = RB_TILED_AHEAD(HEADS ? 2 * R : R, CT, R);
-    CT tl[D][R], hd[D][HEADS ? R : 1], tl_last[R], hd_last[HEADS ? R : 1];
-    const bool last = b1 == nb && b0 <= nb - 1;
-    if (last) /* untouched until its own step: loaded with the ring's first blocks */
 RB_UNROLL
-        for (int k = 0; k < R; ++k) {
-            tl_last[k] = RB_TILED_CAR(car1, nb - 1, k);
-            if (HEADS) hd_last[k] = RB_TILED_CAR(car2, nb - 1, k);
+    for (int q = 0; q < NT; ++q)
+RB_UNROLL
+        for (int s = 0; s < NS; ++s) {
+            const int i = s * TPL + g.t0 + q;
+            double v = 0.0;
+RB_UNROLL
+            for (int k = 0; k < R; ++k) /* a run-time index into the kernel's parameters would copy them */
+                if (k == i) v = all[k];
+            own[q][s] = v;
         }
+}
+
+/* row i of the R x R matrix M times v, summed as rb_tiled_mv sums it */
+template <int R>
+RB_HD double rb_tiled_row(const double *M, int i, const double *v)
+{
+    double s = 0.0;
 RB_UNROLL
-    for (int d = 0; d < D; ++d)
-        if (b0 + d < e)
+    for (int j = 0; j < R; ++j) {
+        double m = 0.0;
 RB_UNROLL
-            for (int k = 0; k < R; ++k) {
-                tl[d][k] = RB_TILED_CAR(car1, b0 + d, k);
-                if (HEADS) hd[d][k] = RB_TILED_CAR(car2, b0 + d, k);
+        for (int k = 0; k < R; ++k)
+            if (k == i) m = M[k * R + j];
+        s += m * v[j];
+    }
+    return s;
+}
+
+/* entry i of a vector of R constants (fixed addresses, as rb_tiled_row) */
+template <int R>
+RB_HD double rb_tiled_at(const double *v, int i)
+{
+    double m = 0.0;
+RB_UNROLL
+    for (int k = 0; k < R; ++k)
+        if (k == i) m = v[k];
+    return m;
+}
+
+/* A thread's rows of the block constants but the last block's: the causal
+ * transfer and head (on the differences for double carries, else the
+ * companion matrices), the anticausal transfer, T1, H1 */
+template <int R, int NT, int NS>
+struct rb_tiled_own_rows {
+    double c[NT][NS][R], g[NT][NS][R], a[NT][NS][R], t1[NT][NS], h1[NT][NS];
+};
+
+template <int R, int TPL, int NT, int NS, typename CT>
+RB_HD void rb_tiled_rows_init(const rb_cuda_tiled &f, const rb_tiled_lg &g, rb_tiled_own_rows<R, NT, NS> &w)
+{
+    const bool diff = RB_TILED_DIFF(CT, f);
+    const double *C = diff ? f.Dc : f.b.Mc, *G = diff ? f.Dg : f.G, *A = diff ? f.Da : f.b.Ma;
+RB_UNROLL
+    for (int q = 0; q < NT; ++q)
+RB_UNROLL
+        for (int s = 0; s < NS; ++s) {
+            const int i = s * TPL + g.t0 + q;
+RB_UNROLL
+            for (int j = 0; j < R; ++j) {
+                double c = 0.0, h = 0.0, a = 0.0;
+RB_UNROLL
+                for (int k = 0; k < R; ++k)
+                    if (k == i) {
+                        c = C[k * R + j];
+                        h = G[k * R + j];
+                        a = A[k * R + j];
+                    }
+                w.c[q][s][j] = c;
+                w.g[q][s][j] = h;
+                w.a[q][s][j] = a;
             }
-    for (int c0 = b0; c0 < e; c0 += D) {
-RB_UNROLL
-        for (int d = 0; d < D; ++d) {
-            const int blk = c0 + d;
-            if (blk >= e) break;
-            rb_tiled_step_c<R, CT, HEADS>(f, false, blk, St, tl[d], hd[d], mu, car1, car2, lanes, lane);
-            if (blk + D < e)
-RB_UNROLL
-                for (int k = 0; k < R; ++k) {
-                    tl[d][k] = RB_TILED_CAR(car1, blk + D, k);
-                    if (HEADS) hd[d][k] = RB_TILED_CAR(car2, blk + D, k);
-                }
+            w.t1[q][s] = rb_tiled_at<R>(f.T1, i);
+            w.h1[q][s] = rb_tiled_at<R>(f.H1, i);
         }
-    }
-    if (last) rb_tiled_step_c<R, CT, HEADS>(f, true, nb - 1, St, tl_last, hd_last, mu, car1, car2, lanes, lane);
 }
 
-/* one anticausal block step from the true state E entering block blk from the
- * right, over its head hd (HEADS) or, without, the head formed here from Hbar
- * (hd) and the true causal state P entering the block (p), exactly as
- * rb_tiled_step_c forms it on double carries: writes E_b (car2) if WRITE; E
- * leaves as the state entering blk - 1 */
-template <int R, typename CT, bool WRITE, bool HEADS>
-RB_HD void rb_tiled_step_a(const rb_cuda_tiled &f, bool last, int blk, double *E, const CT *hd, const CT *p,
-                           double mu, CT *car2, size_t lanes, size_t lane)
+/* a row held by the thread (or the last block's, from the constants), times v */
+template <int R>
+RB_HD double rb_tiled_row_own(const double *own, const double *M_last, bool last, int i, const double *v)
 {
-    double t[R], h[R];
-    if (!HEADS) {
-        double P[R], d[R];
+    if (last) return rb_tiled_row<R>(M_last, i, v);
+    double s = 0.0;
 RB_UNROLL
-        for (int k = 0; k < R; ++k) P[k] = (double)p[k];
-        rb_tiled_diffs<R>(P, d);
-        rb_tiled_mv<R>(last ? f.Dg_last : f.Dg, d, h);
-    }
-    if (RB_TILED_DIFF(CT, f)) rb_tiled_diff_a<R>(f, last, E, t);
-    else rb_tiled_mv<R>(last ? f.b.Ma_last : f.b.Ma, E, t);
-    const double *H1 = last ? f.H1_last : f.H1;
-RB_UNROLL
-    for (int k = 0; k < R; ++k) {
-        if (WRITE) RB_TILED_CAR(car2, blk, k) = (CT)E[k];
-        E[k] = t[k] + (HEADS ? (double)hd[k] : (double)(CT)((double)hd[k] - mu * H1[k] + h[k]));
-    }
+    for (int j = 0; j < R; ++j) s += own[j] * v[j];
+    return s;
 }
 
-/* The anticausal chain over blocks b1-1 down to b0 from the true state E
- * entering b1-1 from the right: writes E_b (car2) unless WRITE is false; E
- * leaves as the state entering b0-1. HEADS: car2 holds the heads H_b; else
- * (double carries, rb_tiled_chain_c without HEADS) it holds Hbar and each head
- * is formed from it and P_b (car1). The last block apart and the loads
- * ahead, as in rb_tiled_chain_c. */
-template <int R, typename CT, bool WRITE = true, bool HEADS = true>
-RB_HD void rb_tiled_chain_a(const rb_cuda_tiled &f, int b0, int b1, double *E, CT *car2, size_t lanes,
-                            size_t lane, double mu = 0.0, const CT *car1 = (const CT *)0)
+/* One causal block step of the group from the true states St entering block
+ * blk (last: the line's last block): with WRITE, P_b (car1) and, with HEADS,
+ * the head H_b = Hbar_b - mu H1 + G P_b (car2); St leaves as the state
+ * entering blk + 1. Without WRITE a lap's step (rb_cuda_tiled_wraps, the
+ * zero-initialised pass of (49)): St <- T St + (Tbar_b - mu T1). */
+template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS>
+RB_HD void rb_tiled_gstep_c(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, NT, NS> &w, bool last, int blk,
+                            double (&St)[NT][NS], const CT (&tl)[NT][NS], const CT (&hd)[NT][NS], double mu,
+                            CT *car1, CT *car2, const rb_tiled_lg &g)
 {
-    const int nb = f.b.nb;
-    const int e = b1 == nb ? nb - 1 : b1; /* the ring's blocks e-1 .. b0 */
-    constexpr int D = RB_TILED_AHEAD(HEADS ? R : 2 * R, CT, R);
-    CT hd[D][R], pp[D][HEADS ? 1 : R], hd_last[R], p_last[HEADS ? 1 : R];
-    const bool last = b1 == nb && b0 <= nb - 1;
-    if (last)
+    const size_t lanes = g.lanes, lane = g.lane;
+    const bool diff = RB_TILED_DIFF(CT, f);
+    double all[R], d[R];
+    rb_tiled_gather<R, TPL, NT, NS>(St, all, g);
+    if (diff) rb_tiled_diffs<R>(all, d);
+    else
 RB_UNROLL
-        for (int k = 0; k < R; ++k) {
-            hd_last[k] = RB_TILED_CAR(car2, nb - 1, k);
-            if (!HEADS) p_last[k] = RB_TILED_CAR(car1, nb - 1, k);
-        }
+        for (int k = 0; k < R; ++k) d[k] = all[k];
 RB_UNROLL
-    for (int d = 0; d < D; ++d)
-        if (e - 1 - d >= b0)
+    for (int q = 0; q < NT; ++q)
 RB_UNROLL
-            for (int k = 0; k < R; ++k) {
-                hd[d][k] = RB_TILED_CAR(car2, e - 1 - d, k);
-                if (!HEADS) pp[d][k] = RB_TILED_CAR(car1, e - 1 - d, k);
+        for (int s = 0; s < NS; ++s) {
+            const int i = s * TPL + g.t0 + q;
+            if (i >= R) continue;
+            const double t = rb_tiled_row_own<R>(w.c[q][s], diff ? f.Dc_last : f.b.Mc_last, last, i, d);
+            const double tail = (double)tl[q][s] - mu * (last ? rb_tiled_at<R>(f.T1_last, i) : w.t1[q][s]);
+            if (WRITE) RB_TILED_CAR(car1, blk, i) = (CT)St[q][s];
+            if (HEADS) {
+                const double h = rb_tiled_row_own<R>(w.g[q][s], diff ? f.Dg_last : f.G_last, last, i, d);
+                const double h1 = last ? rb_tiled_at<R>(f.H1_last, i) : w.h1[q][s];
+                RB_TILED_CAR(car2, blk, i) = (CT)((double)hd[q][s] - mu * h1 + h);
             }
-    if (last) rb_tiled_step_a<R, CT, WRITE, HEADS>(f, true, nb - 1, E, hd_last, p_last, mu, car2, lanes, lane);
-    for (int c1 = e - 1; c1 >= b0; c1 -= D) {
-RB_UNROLL
-        for (int d = 0; d < D; ++d) {
-            const int blk = c1 - d;
-            if (blk < b0) break;
-            rb_tiled_step_a<R, CT, WRITE, HEADS>(f, false, blk, E, hd[d], pp[d], mu, car2, lanes, lane);
-            if (blk - D >= b0)
-RB_UNROLL
-                for (int k = 0; k < R; ++k) {
-                    hd[d][k] = RB_TILED_CAR(car2, blk - D, k);
-                    if (!HEADS) pp[d][k] = RB_TILED_CAR(car1, blk - D, k);
-                }
+            St[q][s] = t + tail;
         }
-    }
 }
 
-/* one block of a causal lap: St <- T St + (Tbar_b - mu T1) */
-template <int R, typename CT>
-RB_HD void rb_tiled_lap_step(const rb_cuda_tiled &f, bool last, double *St, const CT *tl, double mu)
+/* load the group's own components of block blk of buf into r */
+template <int R, int TPL, int NT, int NS, typename CT>
+RB_HD void rb_tiled_gload(CT (&r)[NT][NS], const CT *buf, int blk, const rb_tiled_lg &g)
 {
-    const double *T1 = last ? f.T1_last : f.T1;
-    double t[R];
-    if (RB_TILED_DIFF(CT, f)) rb_tiled_diff_c<R>(f, last, St, t, (double *)0);
-    else rb_tiled_mv<R>(last ? f.b.Mc_last : f.b.Mc, St, t);
+    const size_t lanes = g.lanes, lane = g.lane;
 RB_UNROLL
-    for (int k = 0; k < R; ++k) St[k] = t[k] + ((double)tl[k] - mu * T1[k]);
+    for (int q = 0; q < NT; ++q)
+RB_UNROLL
+        for (int s = 0; s < NS; ++s) {
+            const int i = s * TPL + g.t0 + q;
+            if (i < R) r[q][s] = RB_TILED_CAR(buf, blk, i);
+        }
 }
 
-/* One lap of the causal chain round a periodic line (rb_cuda_tiled_wraps; and
- * the zero-initialised pass of (49)), writing nothing: St <- T St + z block by
- * block, P_{b+1} = A_F^len P_b + Tbar_b - mu T1 with the chain's own block
- * steps (on the differences for double carries), the loads ahead as in
- * rb_tiled_chain_c. */
-template <int R, typename CT>
-RB_HD void rb_tiled_lap_c(const rb_cuda_tiled &f, double *St, double mu, const CT *car1, size_t lanes, size_t lane)
+/* The causal chain over the line's blocks from the true states St entering
+ * block 0 (WRITE: writes P_b to car1 and, with HEADS, the heads H_b to car2,
+ * which holds Hbar; without WRITE a lap round the line, writing nothing). St
+ * leaves as the state after the last block. Without HEADS (double carries
+ * off periodic lines) car2 keeps Hbar and rb_tiled_gchain_a forms each head
+ * where it is used, from the same doubles: one store and one load of R
+ * values a block fewer. The line's last block (its own transfer) is stepped
+ * apart, so every other step takes the block constants from the thread's
+ * rows; the loads run D blocks ahead (RB_TILED_AHEAD). */
+template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS>
+RB_HD void rb_tiled_gchain_c(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, NT, NS> &w, double (&St)[NT][NS],
+                             double mu, CT *car1, CT *car2, const rb_tiled_lg &g)
 {
-    const int nb = f.b.nb;
-    const int e = nb - 1;
-    constexpr int D = RB_TILED_AHEAD(R, CT, R);
-    CT tl[D][R], tl_last[R];
-RB_UNROLL
-    for (int k = 0; k < R; ++k) tl_last[k] = RB_TILED_CAR(car1, nb - 1, k);
+    const int nb = f.b.nb, e = nb - 1; /* the ring's blocks 0 .. e-1 */
+    constexpr int D = RB_TILED_AHEAD(HEADS ? 2 * NS : NS, CT, R);
+    CT tl[D][NT][NS], hd[D][NT][NS], tl_last[NT][NS], hd_last[NT][NS];
+    /* untouched until its own step: loaded with the ring's first blocks */
+    rb_tiled_gload<R, TPL, NT, NS, CT>(tl_last, car1, nb - 1, g);
+    if (HEADS) rb_tiled_gload<R, TPL, NT, NS, CT>(hd_last, car2, nb - 1, g);
 RB_UNROLL
     for (int d = 0; d < D; ++d)
-        if (d < e)
-RB_UNROLL
-            for (int k = 0; k < R; ++k) tl[d][k] = RB_TILED_CAR(car1, d, k);
+        if (d < e) {
+            rb_tiled_gload<R, TPL, NT, NS, CT>(tl[d], car1, d, g);
+            if (HEADS) rb_tiled_gload<R, TPL, NT, NS, CT>(hd[d], car2, d, g);
+        }
     for (int c0 = 0; c0 < e; c0 += D) {
 RB_UNROLL
         for (int d = 0; d < D; ++d) {
             const int blk = c0 + d;
             if (blk >= e) break;
-            rb_tiled_lap_step<R, CT>(f, false, St, tl[d], mu);
-            if (blk + D < e)
-RB_UNROLL
-                for (int k = 0; k < R; ++k) tl[d][k] = RB_TILED_CAR(car1, blk + D, k);
+            rb_tiled_gstep_c<R, TPL, NT, NS, CT, WRITE, HEADS>(f, w, false, blk, St, tl[d], hd[d], mu, car1, car2, g);
+            if (blk + D < e) {
+                rb_tiled_gload<R, TPL, NT, NS, CT>(tl[d], car1, blk + D, g);
+                if (HEADS) rb_tiled_gload<R, TPL, NT, NS, CT>(hd[d], car2, blk + D, g);
+            }
         }
     }
-    rb_tiled_lap_step<R, CT>(f, true, St, tl_last, mu);
+    rb_tiled_gstep_c<R, TPL, NT, NS, CT, WRITE, HEADS>(f, w, true, nb - 1, St, tl_last, hd_last, mu, car1, car2, g);
+}
+
+/* One anticausal block step of the group from the true states E entering
+ * block blk from the right, over its heads hd (HEADS) or, without, the heads
+ * formed here from Hbar (hd) and the whole true causal state P entering the
+ * block (p), exactly as rb_tiled_gstep_c forms them on double carries:
+ * writes E_b (car2) if WRITE; E leaves as the state entering blk - 1 */
+template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS>
+RB_HD void rb_tiled_gstep_a(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, NT, NS> &w, bool last, int blk,
+                            double (&E)[NT][NS], const CT (&hd)[NT][NS], const CT *p, double mu, CT *car2,
+                            const rb_tiled_lg &g)
+{
+    const size_t lanes = g.lanes, lane = g.lane;
+    const bool diff = RB_TILED_DIFF(CT, f);
+    double all[R], d[R], dp[R];
+    rb_tiled_gather<R, TPL, NT, NS>(E, all, g);
+    if (diff) rb_tiled_diffs<R>(all, d);
+    else
+RB_UNROLL
+        for (int k = 0; k < R; ++k) d[k] = all[k];
+    if (!HEADS) {
+        double P[R];
+RB_UNROLL
+        for (int k = 0; k < R; ++k) P[k] = (double)p[k];
+        rb_tiled_diffs<R>(P, dp);
+    }
+RB_UNROLL
+    for (int q = 0; q < NT; ++q)
+RB_UNROLL
+        for (int s = 0; s < NS; ++s) {
+            const int i = s * TPL + g.t0 + q;
+            if (i >= R) continue;
+            const double t = rb_tiled_row_own<R>(w.a[q][s], diff ? f.Da_last : f.b.Ma_last, last, i, d);
+            double head = (double)hd[q][s];
+            if (!HEADS) {
+                const double h = rb_tiled_row_own<R>(w.g[q][s], f.Dg_last, last, i, dp);
+                const double h1 = last ? rb_tiled_at<R>(f.H1_last, i) : w.h1[q][s];
+                head = (double)(CT)(head - mu * h1 + h);
+            }
+            if (WRITE) RB_TILED_CAR(car2, blk, i) = (CT)E[q][s];
+            E[q][s] = t + head;
+        }
+}
+
+/* The anticausal chain over the line's blocks, last to first, from the true
+ * states E entering the last block from the right: writes E_b (car2) unless
+ * WRITE is false (a lap); E leaves as the state entering block -1. HEADS:
+ * car2 holds the heads H_b; else (double carries, rb_tiled_gchain_c without
+ * HEADS) it holds Hbar and each head is formed from it and the whole P_b
+ * (car1; every thread of the group loads all R, the same addresses). The last
+ * block apart and the loads ahead, as in rb_tiled_gchain_c. */
+template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS>
+RB_HD void rb_tiled_gchain_a(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, NT, NS> &w, double (&E)[NT][NS],
+                             CT *car2, const rb_tiled_lg &g, double mu, const CT *car1)
+{
+    const size_t lanes = g.lanes, lane = g.lane;
+    const int nb = f.b.nb, e = nb - 1; /* the ring's blocks e-1 .. 0 */
+    constexpr int PR = HEADS ? 1 : R;
+    constexpr int D = RB_TILED_AHEAD(HEADS ? NS : NS + R, CT, R);
+    CT hd[D][NT][NS], pp[D][PR], hd_last[NT][NS], p_last[PR];
+    rb_tiled_gload<R, TPL, NT, NS, CT>(hd_last, car2, nb - 1, g);
+    if (!HEADS)
+RB_UNROLL
+        for (int k = 0; k < R; ++k) p_last[k] = RB_TILED_CAR(car1, nb - 1, k);
+RB_UNROLL
+    for (int d = 0; d < D; ++d)
+        if (e - 1 - d >= 0) {
+            rb_tiled_gload<R, TPL, NT, NS, CT>(hd[d], car2, e - 1 - d, g);
+            if (!HEADS)
+RB_UNROLL
+                for (int k = 0; k < R; ++k) pp[d][k] = RB_TILED_CAR(car1, e - 1 - d, k);
+        }
+    rb_tiled_gstep_a<R, TPL, NT, NS, CT, WRITE, HEADS>(f, w, true, nb - 1, E, hd_last, p_last, mu, car2, g);
+    for (int c1 = e - 1; c1 >= 0; c1 -= D) {
+RB_UNROLL
+        for (int d = 0; d < D; ++d) {
+            const int blk = c1 - d;
+            if (blk < 0) break;
+            rb_tiled_gstep_a<R, TPL, NT, NS, CT, WRITE, HEADS>(f, w, false, blk, E, hd[d], pp[d], mu, car2, g);
+            if (blk - D >= 0) {
+                rb_tiled_gload<R, TPL, NT, NS, CT>(hd[d], car2, blk - D, g);
+                if (!HEADS)
+RB_UNROLL
+                    for (int k = 0; k < R; ++k) pp[d][k] = RB_TILED_CAR(car1, blk - D, k);
+            }
+        }
+    }
 }
 
 /* The parallel chain's groups (float carries, 512-thread blocks of 128
- * registers a thread): rb_tiled_chain_c and rb_tiled_chain_a with the carries
- * of D blocks loaded together before they are used, the block constants
- * selected per block; the rings of those spilled the order-3 and 5 kernels.
- * The same arithmetic. */
+ * registers a thread): the sequential chain's block steps, one thread
+ * stepping the whole state, with the carries of D blocks loaded together
+ * before they are used, the block constants selected per block; rings
+ * spilled the order-3 and 5 kernels. */
 template <int R, typename CT>
 RB_HD void rb_tiled_chain_c_batch(const rb_cuda_tiled &f, int b0, int b1, double *St, double mu, CT *car1, CT *car2,
                             size_t lanes, size_t lane)
@@ -394,16 +513,22 @@ RB_UNROLL
     return f.b.ax.gain * m;
 }
 
-/* The chain of one lane (see the top of rb_tiled_block.cuh). car1: Tbar in, true
- * causal states P out; car2: Hbar in, true anticausal states E out; sums:
- * block sums in; mean: the mean the final stage must take off. */
-template <int R, typename CT>
-RB_HD void rb_tiled_chain(const rb_cuda_tiled &f, const float *in, CT *car1, CT *car2,
-                          const float *sums, float *mean, size_t lanes, size_t lane)
+/* The chain of one lane (see the top of rb_tiled_block.cuh), over the
+ * lane's group of TPL threads (rb_tiled_lg; NT of them run by this caller,
+ * see the sequential chain above). car1: Tbar in, true causal states P out;
+ * car2: Hbar in, true anticausal states E out; sums: block sums in; mean: the
+ * mean the final stage must take off. Every thread of the group sums the
+ * mean and forms the boundary closures from the whole state alike (the
+ * same doubles); the block steps are split. */
+template <int R, typename CT, int TPL, int NT>
+RB_HD void rb_tiled_chain(const rb_cuda_tiled &f, const float *in, CT *car1, CT *car2, const float *sums,
+                          float *mean, const rb_tiled_lg &g)
 {
+    constexpr int NS = (R + TPL - 1) / TPL;
     const rb_cuda_blocks &b = f.b;
     const rb_cuda_axis &a = b.ax;
     const int nb = b.nb;
+    const size_t lanes = g.lanes, lane = g.lane;
     double mu = 0.0;
     float mf = 0.0f;
     if (a.shift) {
@@ -426,50 +551,58 @@ RB_UNROLL
         mf = (float)(s / a.n);
         mu = (double)mf * f.sumfird;
     }
-    mean[lane] = mf;
-    double c1, St[R], t[R];
-    const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, St, &c1);
+    if (g.t0 == 0) mean[lane] = mf;
+    rb_tiled_own_rows<R, NT, NS> w;
+    rb_tiled_rows_init<R, TPL, NT, NS, CT>(f, g, w);
+    double c1, S[R], t[R], St[NT][NS], E[NT][NS];
+    const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, S, &c1);
+    rb_tiled_scatter<R, TPL, NT, NS>(S, St, g);
     if (b.periodic_like) {
         /* b.wrap: p(Y) of (49) as the fixed point of a lap, X = T X + z: b.wrap laps
          * from the zero state (St, as rb_tiled_chain_start left it), error ~ rho^(wrap n);
          * else one zero-initialised lap, e_{-1}(Yhat), and (49) gives the true p(Y) */
-        for (int w = 0; w < (b.wrap ? b.wrap : 1); ++w) rb_tiled_lap_c<R, CT>(f, St, mu, car1, lanes, lane);
+        for (int l = 0; l < (b.wrap ? b.wrap : 1); ++l)
+            rb_tiled_gchain_c<R, TPL, NT, NS, CT, false, false>(f, w, St, mu, car1, car2, g);
         if (!b.wrap) {
-            rb_tiled_mv<R>(b.Qc, St, t);
-RB_UNROLL
-            for (int k = 0; k < R; ++k) St[k] = t[k];
+            rb_tiled_gather<R, TPL, NT, NS>(St, S, g);
+            rb_tiled_mv<R>(b.Qc, S, t);
+            rb_tiled_scatter<R, TPL, NT, NS>(t, St, g);
         }
     }
     /* double carries off periodic lines: the heads formed in the anticausal chain
-     * (rb_tiled_chain_c without HEADS); periodic lines read them more than once */
+     * (rb_tiled_gchain_c without HEADS); periodic lines read them more than once */
     bool heads = true;
     if constexpr (sizeof(CT) == sizeof(double)) heads = !RB_TILED_DIFF(CT, f) || b.periodic_like;
-    if (heads) rb_tiled_chain_c<R, CT, true>(f, 0, nb, St, mu, car1, car2, lanes, lane);
+    if (heads) rb_tiled_gchain_c<R, TPL, NT, NS, CT, true, true>(f, w, St, mu, car1, car2, g);
     else if constexpr (sizeof(CT) == sizeof(double))
-        rb_tiled_chain_c<R, CT, false>(f, 0, nb, St, mu, car1, car2, lanes, lane);
-    double E[R];
-    rb_tiled_epilogue<R>(a, const_like, St, c1, E);
+        rb_tiled_gchain_c<R, TPL, NT, NS, CT, true, false>(f, w, St, mu, car1, car2, g);
+    rb_tiled_gather<R, TPL, NT, NS>(St, S, g);
+    rb_tiled_epilogue<R>(a, const_like, S, c1, t);
+    rb_tiled_scatter<R, TPL, NT, NS>(t, E, g);
     if (b.periodic_like) {
         /* e(Z) of (51) likewise, over the heads H_b of the exact causal states just
          * written: b.wrap anticausal laps from zero (the epilogue left E zero), or one
          * and (51) */
 RB_UNROLL
-        for (int k = 0; k < R; ++k) E[k] = 0.0;
-        for (int w = 0; w < (b.wrap ? b.wrap : 1); ++w) rb_tiled_chain_a<R, CT, false>(f, 0, nb, E, car2, lanes, lane);
-        if (!b.wrap) {
-            rb_tiled_mv<R>(b.Qa, E, t); /* (51) */
+        for (int q = 0; q < NT; ++q)
 RB_UNROLL
-            for (int k = 0; k < R; ++k) E[k] = t[k];
+            for (int s = 0; s < NS; ++s) E[q][s] = 0.0;
+        for (int l = 0; l < (b.wrap ? b.wrap : 1); ++l)
+            rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, true>(f, w, E, car2, g, mu, car1);
+        if (!b.wrap) {
+            rb_tiled_gather<R, TPL, NT, NS>(E, S, g);
+            rb_tiled_mv<R>(b.Qa, S, t); /* (51) */
+            rb_tiled_scatter<R, TPL, NT, NS>(t, E, g);
         }
     }
-    if (heads) rb_tiled_chain_a<R, CT, true, true>(f, 0, nb, E, car2, lanes, lane);
+    if (heads) rb_tiled_gchain_a<R, TPL, NT, NS, CT, true, true>(f, w, E, car2, g, mu, car1);
     else if constexpr (sizeof(CT) == sizeof(double))
-        rb_tiled_chain_a<R, CT, true, false>(f, 0, nb, E, car2, lanes, lane, mu, car1);
+        rb_tiled_gchain_a<R, TPL, NT, NS, CT, true, false>(f, w, E, car2, g, mu, car1);
 }
 
 /* ---- the parallel chain (float carries) ----------------------------------
- * The sequential chain above walks all nb blocks of a lane in one thread,
- * which leaves the GPU with one thread per lane (4096 at 4096^2) waiting out
+ * The sequential chain above walks all nb blocks of a lane in one group,
+ * which leaves the GPU with a few threads per lane (4096 lanes at 4096^2) waiting out
  * one memory latency after another. Instead each lane's blocks are cut into
  * RB_TILED_NG groups of nbg consecutive blocks, one thread per (lane, group):
  *   1. every group runs the causal chain from a zero state over its blocks
