@@ -737,15 +737,17 @@ static void test_tiled_solver_emulated(void **state)
 
 /* The double-carry chain (rb_tiled_chain.cuh) walks a lane's blocks with its
  * loads a ring of D blocks ahead (D = 16 .. 1 by order and pass), the line's
- * last block apart: double carries forced (RECBLUR_CUDA_CARRY=double) on lines
- * of 1, 2, 4, 5, 8, 9, 16, 17 and 33 blocks, a short last block each, along
- * rows and along columns, every mode, against the CPU back end and the
- * float64 reference. A tail, head or state taken from the wrong block, or a
- * block skipped at a ring's end, is off by far more than the tolerance. */
+ * last block apart, the lane's state spread over 1, 2 or 4 threads (orders 3,
+ * 5 and 7 leave a thread's second slot empty): double carries forced
+ * (RECBLUR_CUDA_CARRY=double) on lines of 1, 2, 4, 5, 8, 9, 16, 17 and 33
+ * blocks, a short last block each, along rows and along columns, every mode,
+ * against the CPU back end and the float64 reference. A tail, head or state
+ * taken from the wrong block or the wrong thread, or a block skipped at a
+ * ring's end, is off by far more than the tolerance. */
 static void test_double_chain_emulated(void **state)
 {
     (void)state;
-    static const int nbs[] = {1, 2, 4, 5, 8, 9, 16, 17, 33}, orders[] = {1, 2, 4, 5, 8};
+    static const int nbs[] = {1, 2, 4, 5, 8, 9, 16, 17, 33}, orders[] = {1, 2, 3, 4, 5, 7, 8};
     const uint64_t saved = tu_state; /* the later tests' draws stay those of earlier runs */
     rb_context *ctx = backend_ctx(RB_BACKEND_CPU);
     assert_int_equal(rb_switch_set(ctx, "RECBLUR_CUDA_CARRY", "double"), RB_OK);
