@@ -1,7 +1,8 @@
 /* The chain of the tiled solver (rb_tiled_block.cuh gives the per-block
  * arithmetic): per lane, the carries of stage 1 become the true states
- * entering every block, sequentially (a lane's state over a few threads,
- * double carries) or in RB_TILED_NG groups per lane (float carries). __host__ __device__, so
+ * entering every block, sequentially (one thread a lane, or a lane's state
+ * over a few threads where lanes are few; double carries) or in RB_TILED_NG
+ * groups per lane (float carries). __host__ __device__, so
  * the host emulation (tests/gpu_emu.cu) runs this very code. */
 #ifndef RB_TILED_CHAIN_CUH
 #define RB_TILED_CHAIN_CUH
@@ -92,35 +93,245 @@ RB_UNROLL
     }
 }
 
-/* ---- the sequential chain, a lane's state over TPL threads ----------------
- * One lane's chain is a dependent sequence of block steps (nb of them each
- * way, more round periodic lines), and double carries must keep exactly that
- * sequence. One thread a lane left one or two warps an SM on the H100 (8192
- * lanes over 132 SMs), issuing ~140 instructions a step, most of them the
- * R x R products of one thread. Instead the state's R components are spread
- * over TPL threads of one warp (component i = s TPL + t in slot s of thread
- * t): each step the group gathers the whole state by shuffles, every thread
- * forms its differences (the same doubles in the same order: the same
- * values), and each computes only its own rows of the block transfers and
- * loads and stores only its own components. The arithmetic of every
- * component is that of one thread stepping the whole state (rb_tiled_mv's
- * row, its order of summation), so the carries are the same; there are TPL
- * times as many warps and each loads a ring of its own components.
+/* How many blocks ahead a chain's loads run. One thread walks a lane's blocks
+ * in a dependent sequence, and with one or two warps an SM nothing hides a
+ * load issued only when its block comes up: loaded 4 blocks at a time, the
+ * Gaussian's chain at 8192^2 ran at 28 % of the H100's DRAM bandwidth, its
+ * warps stalled on long scoreboard (ncu). Instead the next D blocks' carries
+ * stay in flight in a ring of registers: each step consumes its slot and
+ * reloads it with the block D further on (54 %, 2.2x faster). N: carry
+ * values a block loads; the ring holds about 32 of them for double carries
+ * (64 spilled the order-4 chain past the one-warp blocks' 255 registers),
+ * 16-24 for orders 6-8 (32 spilled the order-8 chain); float carries
+ * (RECBLUR_CUDA_CHAIN=seq) as the parallel chain's batches. */
+#define RB_TILED_AHEAD(N, CT, R)                                                                 \
+    (sizeof(CT) == sizeof(float) ? ((N) <= 4 ? 8 : 4)                                             \
+     : (R) > 5 ? ((N) >= 16 ? 1 : (N) >= 8 ? 2 : 4)                                              \
+     : (N) >= 16 ? 2 : (N) >= 8 ? 4 : (N) >= 4 ? 8 : 16)
+
+/* one causal block step from the true state St entering block blk (last: the
+ * line's last block): writes P_b (car1) and, with HEADS, the head H_b = Hbar_b
+ * - mu H1 + G P_b (car2); St leaves as the state entering blk + 1 */
+template <int R, typename CT, bool HEADS>
+RB_HD void rb_tiled_step_c(const rb_cuda_tiled &f, bool last, int blk, double *St, const CT *tl, const CT *hd,
+                           double mu, CT *car1, CT *car2, size_t lanes, size_t lane)
+{
+    const double *T1 = last ? f.T1_last : f.T1, *H1 = last ? f.H1_last : f.H1;
+    double t[R], h[R];
+    if (RB_TILED_DIFF(CT, f)) {
+        rb_tiled_diff_c<R>(f, last, St, t, HEADS ? h : (double *)0);
+    } else {
+        if (HEADS) rb_tiled_mv<R>(last ? f.G_last : f.G, St, h);
+        rb_tiled_mv<R>(last ? f.b.Mc_last : f.b.Mc, St, t);
+    }
+RB_UNROLL
+    for (int k = 0; k < R; ++k) {
+        double tail = (double)tl[k] - mu * T1[k];
+        RB_TILED_CAR(car1, blk, k) = (CT)St[k];
+        if (HEADS) RB_TILED_CAR(car2, blk, k) = (CT)((double)hd[k] - mu * H1[k] + h[k]);
+        St[k] = t[k] + tail;
+    }
+}
+
+/* The causal chain over blocks b0 .. b1-1 from the true state St entering b0:
+ * writes P_b (car1) and, with HEADS, the heads H_b (car2, which holds Hbar);
+ * St leaves as the state after b1-1. Without HEADS (double carries off
+ * periodic lines) car2 keeps Hbar and rb_tiled_chain_a without HEADS forms
+ * each head where it is used, from the same doubles: one store and one load
+ * of R values a block fewer. The line's last block (its own transfer) is stepped
+ * apart, so every other step takes the block constants at fixed addresses;
+ * the loads run D blocks ahead (RB_TILED_AHEAD). */
+template <int R, typename CT, bool HEADS = true>
+RB_HD void rb_tiled_chain_c(const rb_cuda_tiled &f, int b0, int b1, double *St, double mu, CT *car1, CT *car2,
+                            size_t lanes, size_t lane)
+{
+    const int nb = f.b.nb;
+    const int e = b1 == nb ? nb - 1 : b1; /* the ring's blocks b0 .. e-1 */
+    constexpr int D = RB_TILED_AHEAD(HEADS ? 2 * R : R, CT, R);
+    CT tl[D][R], hd[D][HEADS ? R : 1], tl_last[R], hd_last[HEADS ? R : 1];
+    const bool last = b1 == nb && b0 <= nb - 1;
+    if (last) /* untouched until its own step: loaded with the ring's first blocks */
+RB_UNROLL
+        for (int k = 0; k < R; ++k) {
+            tl_last[k] = RB_TILED_CAR(car1, nb - 1, k);
+            if (HEADS) hd_last[k] = RB_TILED_CAR(car2, nb - 1, k);
+        }
+RB_UNROLL
+    for (int d = 0; d < D; ++d)
+        if (b0 + d < e)
+RB_UNROLL
+            for (int k = 0; k < R; ++k) {
+                tl[d][k] = RB_TILED_CAR(car1, b0 + d, k);
+                if (HEADS) hd[d][k] = RB_TILED_CAR(car2, b0 + d, k);
+            }
+    for (int c0 = b0; c0 < e; c0 += D) {
+RB_UNROLL
+        for (int d = 0; d < D; ++d) {
+            const int blk = c0 + d;
+            if (blk >= e) break;
+            rb_tiled_step_c<R, CT, HEADS>(f, false, blk, St, tl[d], hd[d], mu, car1, car2, lanes, lane);
+            if (blk + D < e)
+RB_UNROLL
+                for (int k = 0; k < R; ++k) {
+                    tl[d][k] = RB_TILED_CAR(car1, blk + D, k);
+                    if (HEADS) hd[d][k] = RB_TILED_CAR(car2, blk + D, k);
+                }
+        }
+    }
+    if (last) rb_tiled_step_c<R, CT, HEADS>(f, true, nb - 1, St, tl_last, hd_last, mu, car1, car2, lanes, lane);
+}
+
+/* one anticausal block step from the true state E entering block blk from the
+ * right, over its head hd (HEADS) or, without, the head formed here from Hbar
+ * (hd) and the true causal state P entering the block (p), exactly as
+ * rb_tiled_step_c forms it on double carries: writes E_b (car2) if WRITE; E
+ * leaves as the state entering blk - 1 */
+template <int R, typename CT, bool WRITE, bool HEADS>
+RB_HD void rb_tiled_step_a(const rb_cuda_tiled &f, bool last, int blk, double *E, const CT *hd, const CT *p,
+                           double mu, CT *car2, size_t lanes, size_t lane)
+{
+    double t[R], h[R];
+    if (!HEADS) {
+        double P[R], d[R];
+RB_UNROLL
+        for (int k = 0; k < R; ++k) P[k] = (double)p[k];
+        rb_tiled_diffs<R>(P, d);
+        rb_tiled_mv<R>(last ? f.Dg_last : f.Dg, d, h);
+    }
+    if (RB_TILED_DIFF(CT, f)) rb_tiled_diff_a<R>(f, last, E, t);
+    else rb_tiled_mv<R>(last ? f.b.Ma_last : f.b.Ma, E, t);
+    const double *H1 = last ? f.H1_last : f.H1;
+RB_UNROLL
+    for (int k = 0; k < R; ++k) {
+        if (WRITE) RB_TILED_CAR(car2, blk, k) = (CT)E[k];
+        E[k] = t[k] + (HEADS ? (double)hd[k] : (double)(CT)((double)hd[k] - mu * H1[k] + h[k]));
+    }
+}
+
+/* The anticausal chain over blocks b1-1 down to b0 from the true state E
+ * entering b1-1 from the right: writes E_b (car2) unless WRITE is false; E
+ * leaves as the state entering b0-1. HEADS: car2 holds the heads H_b; else
+ * (double carries, rb_tiled_chain_c without HEADS) it holds Hbar and each head
+ * is formed from it and P_b (car1). The last block apart and the loads
+ * ahead, as in rb_tiled_chain_c. */
+template <int R, typename CT, bool WRITE = true, bool HEADS = true>
+RB_HD void rb_tiled_chain_a(const rb_cuda_tiled &f, int b0, int b1, double *E, CT *car2, size_t lanes,
+                            size_t lane, double mu = 0.0, const CT *car1 = (const CT *)0)
+{
+    const int nb = f.b.nb;
+    const int e = b1 == nb ? nb - 1 : b1; /* the ring's blocks e-1 .. b0 */
+    constexpr int D = RB_TILED_AHEAD(HEADS ? R : 2 * R, CT, R);
+    CT hd[D][R], pp[D][HEADS ? 1 : R], hd_last[R], p_last[HEADS ? 1 : R];
+    const bool last = b1 == nb && b0 <= nb - 1;
+    if (last)
+RB_UNROLL
+        for (int k = 0; k < R; ++k) {
+            hd_last[k] = RB_TILED_CAR(car2, nb - 1, k);
+            if (!HEADS) p_last[k] = RB_TILED_CAR(car1, nb - 1, k);
+        }
+RB_UNROLL
+    for (int d = 0; d < D; ++d)
+        if (e - 1 - d >= b0)
+RB_UNROLL
+            for (int k = 0; k < R; ++k) {
+                hd[d][k] = RB_TILED_CAR(car2, e - 1 - d, k);
+                if (!HEADS) pp[d][k] = RB_TILED_CAR(car1, e - 1 - d, k);
+            }
+    if (last) rb_tiled_step_a<R, CT, WRITE, HEADS>(f, true, nb - 1, E, hd_last, p_last, mu, car2, lanes, lane);
+    for (int c1 = e - 1; c1 >= b0; c1 -= D) {
+RB_UNROLL
+        for (int d = 0; d < D; ++d) {
+            const int blk = c1 - d;
+            if (blk < b0) break;
+            rb_tiled_step_a<R, CT, WRITE, HEADS>(f, false, blk, E, hd[d], pp[d], mu, car2, lanes, lane);
+            if (blk - D >= b0)
+RB_UNROLL
+                for (int k = 0; k < R; ++k) {
+                    hd[d][k] = RB_TILED_CAR(car2, blk - D, k);
+                    if (!HEADS) pp[d][k] = RB_TILED_CAR(car1, blk - D, k);
+                }
+        }
+    }
+}
+
+/* one block of a causal lap: St <- T St + (Tbar_b - mu T1) */
+template <int R, typename CT>
+RB_HD void rb_tiled_lap_step(const rb_cuda_tiled &f, bool last, double *St, const CT *tl, double mu)
+{
+    const double *T1 = last ? f.T1_last : f.T1;
+    double t[R];
+    if (RB_TILED_DIFF(CT, f)) rb_tiled_diff_c<R>(f, last, St, t, (double *)0);
+    else rb_tiled_mv<R>(last ? f.b.Mc_last : f.b.Mc, St, t);
+RB_UNROLL
+    for (int k = 0; k < R; ++k) St[k] = t[k] + ((double)tl[k] - mu * T1[k]);
+}
+
+/* One lap of the causal chain round a periodic line (rb_cuda_tiled_wraps; and
+ * the zero-initialised pass of (49)), writing nothing: St <- T St + z block by
+ * block, P_{b+1} = A_F^len P_b + Tbar_b - mu T1 with the chain's own block
+ * steps (on the differences for double carries), the loads ahead as in
+ * rb_tiled_chain_c. */
+template <int R, typename CT>
+RB_HD void rb_tiled_lap_c(const rb_cuda_tiled &f, double *St, double mu, const CT *car1, size_t lanes, size_t lane)
+{
+    const int nb = f.b.nb;
+    const int e = nb - 1;
+    constexpr int D = RB_TILED_AHEAD(R, CT, R);
+    CT tl[D][R], tl_last[R];
+RB_UNROLL
+    for (int k = 0; k < R; ++k) tl_last[k] = RB_TILED_CAR(car1, nb - 1, k);
+RB_UNROLL
+    for (int d = 0; d < D; ++d)
+        if (d < e)
+RB_UNROLL
+            for (int k = 0; k < R; ++k) tl[d][k] = RB_TILED_CAR(car1, d, k);
+    for (int c0 = 0; c0 < e; c0 += D) {
+RB_UNROLL
+        for (int d = 0; d < D; ++d) {
+            const int blk = c0 + d;
+            if (blk >= e) break;
+            rb_tiled_lap_step<R, CT>(f, false, St, tl[d], mu);
+            if (blk + D < e)
+RB_UNROLL
+                for (int k = 0; k < R; ++k) tl[d][k] = RB_TILED_CAR(car1, blk + D, k);
+        }
+    }
+    rb_tiled_lap_step<R, CT>(f, true, St, tl_last, mu);
+}
+
+/* ---- the split sequential chain: a lane's state over TPL threads --------
+ * The chain above runs one thread a lane. Where that leaves the SMs at most
+ * one warp each (4096 lanes over the H100's 132 SMs: a wide periodic
+ * Gaussian at 4096^2, its laps round the line), the dependent FP64 steps of
+ * one thread are the bound. There the state's R components are spread over
+ * TPL threads of one warp (component i = s TPL + t in slot s of thread t):
+ * each step the group gathers the whole state by shuffles, every thread forms
+ * its differences (the same doubles in the same order: the same values), and
+ * each computes only its own rows of the block transfers and loads and
+ * stores only its own components. The arithmetic of every component is that
+ * of one thread stepping the whole state (rb_tiled_mv's row, its order of
+ * summation), so the carries are the same. Measured (H100, order 4, double
+ * carries): chains 1.27x faster at 4096 lanes, but 1.1x slower at 8192 and
+ * 1.6x at 32768, where the loads bound the chain and the split's
+ * finer-grained rings waited on them more (ncu: long scoreboard 79 % of
+ * 11.6 cycles an instruction, against 54 % of 4.9): rb_tiled_chain_splits.
  * NT: the group's threads one caller runs in lockstep: 1 on the device (t0 =
  * the thread's place in its group), TPL in the host emulation (t0 = 0: every
  * thread of the group, gathered from its slots instead of by shuffles). */
 #define RB_TILED_TPL(R) ((R) >= 4 ? 4 : (R) >= 2 ? 2 : 1)
+#define RB_TILED_SPLIT_LANES 4096
 
-/* How many blocks ahead a chain's loads run. The steps are a dependent
- * sequence, and nothing hides a load issued only when its block comes up:
- * the next D blocks' carries stay in flight in a ring of registers, each
- * step consuming its slot and reloading it with the block D further on
- * (gchain, bench/RESULTS.md: 2.2x over loads 4 blocks at a time). N: carry
- * values one device thread loads a block; the ring holds up to 40 of them
- * for double carries (64 spilled the one-thread order-4 chain, 56 the split
- * order-5 one), 8-20 for orders 5-8 (two slots a thread); float carries (RECBLUR_CUDA_CHAIN=seq) as the parallel chain's
- * batches. */
-#define RB_TILED_AHEAD(N, CT, R)                                                                 \
+/* whether an axis of `lanes` lanes takes the split chain (double carries or
+ * RECBLUR_CUDA_CHAIN=seq, as the one-thread chain) */
+RB_HD int rb_tiled_chain_splits(size_t lanes)
+{
+    return lanes <= RB_TILED_SPLIT_LANES;
+}
+
+/* RB_TILED_AHEAD for the split chain (N: carry values one device thread
+ * loads a block): up to 40 values for double carries (56 spilled the split
+ * order-5 chain), 8-20 for orders 5-8 (two slots a thread) */
+#define RB_TILED_AHEAD_SPLIT(N, CT, R)                                                           \
     (sizeof(CT) == sizeof(float) ? ((N) <= 4 ? 8 : 4)                                             \
      : (R) > 4 ? ((N) >= 16 ? 1 : (N) >= 8 ? 2 : 4)                                              \
      : (N) >= 16 ? 2 : (N) >= 6 ? 4 : (N) >= 3 ? 8 : 16)
@@ -298,13 +509,13 @@ RB_UNROLL
  * where it is used, from the same doubles: one store and one load of R
  * values a block fewer. The line's last block (its own transfer) is stepped
  * apart, so every other step takes the block constants from the thread's
- * rows; the loads run D blocks ahead (RB_TILED_AHEAD). */
+ * rows; the loads run D blocks ahead (RB_TILED_AHEAD_SPLIT). */
 template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS>
 RB_HD void rb_tiled_gchain_c(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, NT, NS> &w, double (&St)[NT][NS],
                              double mu, CT *car1, CT *car2, const rb_tiled_lg &g)
 {
     const int nb = f.b.nb, e = nb - 1; /* the ring's blocks 0 .. e-1 */
-    constexpr int D = RB_TILED_AHEAD(HEADS ? 2 * NS : NS, CT, R);
+    constexpr int D = RB_TILED_AHEAD_SPLIT(HEADS ? 2 * NS : NS, CT, R);
     CT tl[D][NT][NS], hd[D][NT][NS], tl_last[NT][NS], hd_last[NT][NS];
     /* untouched until its own step: loaded with the ring's first blocks */
     rb_tiled_gload<R, TPL, NT, NS, CT>(tl_last, car1, nb - 1, g);
@@ -386,7 +597,7 @@ RB_HD void rb_tiled_gchain_a(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, 
     const size_t lanes = g.lanes, lane = g.lane;
     const int nb = f.b.nb, e = nb - 1; /* the ring's blocks e-1 .. 0 */
     constexpr int PR = HEADS ? 1 : R;
-    constexpr int D = RB_TILED_AHEAD(HEADS ? NS : NS + R, CT, R);
+    constexpr int D = RB_TILED_AHEAD_SPLIT(HEADS ? NS : NS + R, CT, R);
     CT hd[D][NT][NS], pp[D][PR], hd_last[NT][NS], p_last[PR];
     rb_tiled_gload<R, TPL, NT, NS, CT>(hd_last, car2, nb - 1, g);
     if (!HEADS)
@@ -418,10 +629,10 @@ RB_UNROLL
 }
 
 /* The parallel chain's groups (float carries, 512-thread blocks of 128
- * registers a thread): the sequential chain's block steps, one thread
- * stepping the whole state, with the carries of D blocks loaded together
- * before they are used, the block constants selected per block; rings
- * spilled the order-3 and 5 kernels. */
+ * registers a thread): rb_tiled_chain_c and rb_tiled_chain_a with the carries
+ * of D blocks loaded together before they are used, the block constants
+ * selected per block; the rings of those spilled the order-3 and 5 kernels.
+ * The same arithmetic. */
 template <int R, typename CT>
 RB_HD void rb_tiled_chain_c_batch(const rb_cuda_tiled &f, int b0, int b1, double *St, double mu, CT *car1, CT *car2,
                             size_t lanes, size_t lane)
@@ -513,16 +724,86 @@ RB_UNROLL
     return f.b.ax.gain * m;
 }
 
-/* The chain of one lane (see the top of rb_tiled_block.cuh), over the
- * lane's group of TPL threads (rb_tiled_lg; NT of them run by this caller,
- * see the sequential chain above). car1: Tbar in, true causal states P out;
- * car2: Hbar in, true anticausal states E out; sums: block sums in; mean: the
- * mean the final stage must take off. Every thread of the group sums the
- * mean and forms the boundary closures from the whole state alike (the
- * same doubles); the block steps are split. */
+/* The chain of one lane (see the top of rb_tiled_block.cuh). car1: Tbar in, true
+ * causal states P out; car2: Hbar in, true anticausal states E out; sums:
+ * block sums in; mean: the mean the final stage must take off. */
+template <int R, typename CT>
+RB_HD void rb_tiled_chain(const rb_cuda_tiled &f, const float *in, CT *car1, CT *car2,
+                          const float *sums, float *mean, size_t lanes, size_t lane)
+{
+    const rb_cuda_blocks &b = f.b;
+    const rb_cuda_axis &a = b.ax;
+    const int nb = b.nb;
+    double mu = 0.0;
+    float mf = 0.0f;
+    if (a.shift) {
+        /* summed in block order, the loads 32 blocks ahead (RB_TILED_AHEAD) */
+        constexpr int DS = 32;
+        float q[DS];
+        double s = 0.0;
+RB_UNROLL
+        for (int d = 0; d < DS; ++d)
+            if (d < nb) q[d] = RB_TILED_SUM(sums, d);
+        for (int c0 = 0; c0 < nb; c0 += DS) {
+RB_UNROLL
+            for (int d = 0; d < DS; ++d) {
+                const int blk = c0 + d;
+                if (blk >= nb) break;
+                s += (double)q[d];
+                if (blk + DS < nb) q[d] = RB_TILED_SUM(sums, blk + DS);
+            }
+        }
+        mf = (float)(s / a.n);
+        mu = (double)mf * f.sumfird;
+    }
+    mean[lane] = mf;
+    double c1, St[R], t[R];
+    const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, St, &c1);
+    if (b.periodic_like) {
+        /* b.wrap: p(Y) of (49) as the fixed point of a lap, X = T X + z: b.wrap laps
+         * from the zero state (St, as rb_tiled_chain_start left it), error ~ rho^(wrap n);
+         * else one zero-initialised lap, e_{-1}(Yhat), and (49) gives the true p(Y) */
+        for (int w = 0; w < (b.wrap ? b.wrap : 1); ++w) rb_tiled_lap_c<R, CT>(f, St, mu, car1, lanes, lane);
+        if (!b.wrap) {
+            rb_tiled_mv<R>(b.Qc, St, t);
+RB_UNROLL
+            for (int k = 0; k < R; ++k) St[k] = t[k];
+        }
+    }
+    /* double carries off periodic lines: the heads formed in the anticausal chain
+     * (rb_tiled_chain_c without HEADS); periodic lines read them more than once */
+    bool heads = true;
+    if constexpr (sizeof(CT) == sizeof(double)) heads = !RB_TILED_DIFF(CT, f) || b.periodic_like;
+    if (heads) rb_tiled_chain_c<R, CT, true>(f, 0, nb, St, mu, car1, car2, lanes, lane);
+    else if constexpr (sizeof(CT) == sizeof(double))
+        rb_tiled_chain_c<R, CT, false>(f, 0, nb, St, mu, car1, car2, lanes, lane);
+    double E[R];
+    rb_tiled_epilogue<R>(a, const_like, St, c1, E);
+    if (b.periodic_like) {
+        /* e(Z) of (51) likewise, over the heads H_b of the exact causal states just
+         * written: b.wrap anticausal laps from zero (the epilogue left E zero), or one
+         * and (51) */
+RB_UNROLL
+        for (int k = 0; k < R; ++k) E[k] = 0.0;
+        for (int w = 0; w < (b.wrap ? b.wrap : 1); ++w) rb_tiled_chain_a<R, CT, false>(f, 0, nb, E, car2, lanes, lane);
+        if (!b.wrap) {
+            rb_tiled_mv<R>(b.Qa, E, t); /* (51) */
+RB_UNROLL
+            for (int k = 0; k < R; ++k) E[k] = t[k];
+        }
+    }
+    if (heads) rb_tiled_chain_a<R, CT, true, true>(f, 0, nb, E, car2, lanes, lane);
+    else if constexpr (sizeof(CT) == sizeof(double))
+        rb_tiled_chain_a<R, CT, true, false>(f, 0, nb, E, car2, lanes, lane, mu, car1);
+}
+
+/* rb_tiled_chain over the lane's group of TPL threads (rb_tiled_lg; NT of
+ * them run by this caller, see the split chain above). Every thread of the
+ * group sums the mean and forms the boundary closures from the whole state
+ * alike (the same doubles); the block steps are split. */
 template <int R, typename CT, int TPL, int NT>
-RB_HD void rb_tiled_chain(const rb_cuda_tiled &f, const float *in, CT *car1, CT *car2, const float *sums,
-                          float *mean, const rb_tiled_lg &g)
+RB_HD void rb_tiled_chain_split(const rb_cuda_tiled &f, const float *in, CT *car1, CT *car2, const float *sums,
+                                float *mean, const rb_tiled_lg &g)
 {
     constexpr int NS = (R + TPL - 1) / TPL;
     const rb_cuda_blocks &b = f.b;
@@ -601,8 +882,8 @@ RB_UNROLL
 }
 
 /* ---- the parallel chain (float carries) ----------------------------------
- * The sequential chain above walks all nb blocks of a lane in one group,
- * which leaves the GPU with a few threads per lane (4096 lanes at 4096^2) waiting out
+ * The sequential chain above walks all nb blocks of a lane in one thread,
+ * which leaves the GPU with one thread per lane (4096 at 4096^2) waiting out
  * one memory latency after another. Instead each lane's blocks are cut into
  * RB_TILED_NG groups of nbg consecutive blocks, one thread per (lane, group):
  *   1. every group runs the causal chain from a zero state over its blocks
