@@ -6,13 +6,14 @@
  * poisoned with NaN before the checked run, every CUDA call checked, and every
  * workload's output checked against the CPU back end before it is timed.
  *
- *   gpu_bench [--quick] [--big] [--all-modes] [--no-1d] [--focus] [--gauss | --gauss-one | --gauss-prof | --gauss-steps |
+ *   gpu_bench [--quick] [--big] [--all-modes] [--no-1d] [--focus] [--gauss | --gauss-one | --gauss-fuse | --gauss-prof | --gauss-steps |
  *             --wide | --chain | --chain-gauss] [--no-abort]
  *   (--quick: 4096^2 only, fewer workloads; --focus: the 2D solver alone, for
  *   comparing its routes and settings between runs; --gauss: only the Gaussian
  *   (sigma 2, 8, 30, 100; clamp, periodic, mirror; 1 and 4 channels) next to the
  *   plain order-4 filter at 8192^2; --gauss-one: sigma 8 clamp only, for timing
  *   variants, without the plain rows (a profiler's first launches are the Gaussian's); --no-abort: report a failed check and go on, for such variants;
+ *   --gauss-fuse: the Gaussian's fused route against the unfused, sigma 2-100, 1 and 4 channels (run_gauss_fuse);
  *   --wide: wide periodic Gaussians, the wrapped route against the padded one
  *   (RECBLUR_CUDA_PERIODIC=padded) in the same run: sigma n/6 at 4096^2 next to
  *   cuFFT, then sigma 100, 300, 683, 2000 at 4096^2 and 8192^2, 1 and 4 channels;
@@ -194,6 +195,13 @@ static row_t rows[256];
 static int nrows;
 static int no_abort; /* --no-abort: a failed check is reported, the run goes on */
 
+/* the workloads timed with RECBLUR_CUDA_FUSE=off and =on too: the plain
+ * filters and the Gaussians (whose FIR rows fuse too) */
+static int fuse_compared(const char *what)
+{
+    return !strcmp(what, "iir-2d") || !strncmp(what, "gauss s", 7);
+}
+
 /* One 2D workload: check against the CPU back end, then time. naive: the
  * per-line baseline (gpu_naive_lanes.cu) on the same plan's axes instead of
  * rb_execute. */
@@ -248,7 +256,7 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     snprintf(r->solver, sizeof r->solver, "%s", nv ? "one thread per line" : last_solver);
     r->ms_alt[0] = r->ms_alt[1] = 0;
     r->ndiff = 0;
-    for (int alt = 0; alt < 2 && !strcmp(what, "iir-2d"); ++alt) {
+    for (int alt = 0; alt < 2 && fuse_compared(what); ++alt) {
         /* the route without (off) and with (on) the row stage 1 fused into the
          * column final stage, same plan, same run: its time, and its output on
          * the checked input must be the same bits */
@@ -263,7 +271,7 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     }
     if (!nv) profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
     r->steps_off[0] = 0;
-    if (!strcmp(what, "iir-2d")) {
+    if (fuse_compared(what)) {
         rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", "off");
         profile_steps(gctx, gp, &di, &dout_im, r->steps_off, sizeof r->steps_off);
         rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", NULL);
@@ -577,6 +585,34 @@ static void run_gauss_table(rb_context *gctx, rb_context *cctx, int one)
     }
 }
 
+/* --gauss-fuse: the Gaussian's fused route against the three-kernel one (each
+ * row times the default, RECBLUR_CUDA_FUSE=off and =on in the same run),
+ * 8192^2: sigma 8 and 100 periodic and mirror one channel, sigma 8 mirror
+ * RGBA, then sigma 2, 8, 30, 100 clamp one channel and 8, 100 clamp RGBA */
+static void run_gauss_fuse(rb_context *gctx, rb_context *cctx)
+{
+    const int n = 8192;
+    float copy1, copy4;
+    measure_copies(n, &copy1, &copy4);
+    static const struct {
+        double sigma;
+        const char *name;
+        rb_boundary_mode mode;
+        int ch;
+    } w[] = {{8, "gauss s8", RB_BOUNDARY_PERIODIC, 1},  {8, "gauss s8", RB_BOUNDARY_MIRROR, 1},
+             {100, "gauss s100", RB_BOUNDARY_PERIODIC, 1}, {100, "gauss s100", RB_BOUNDARY_MIRROR, 1},
+             {8, "gauss s8", RB_BOUNDARY_MIRROR, 4},    {2, "gauss s2", RB_BOUNDARY_CLAMP, 1},
+             {8, "gauss s8", RB_BOUNDARY_CLAMP, 1},     {30, "gauss s30", RB_BOUNDARY_CLAMP, 1},
+             {100, "gauss s100", RB_BOUNDARY_CLAMP, 1}, {8, "gauss s8", RB_BOUNDARY_CLAMP, 4},
+             {100, "gauss s100", RB_BOUNDARY_CLAMP, 4}};
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; ++i) {
+        rb_filter *g;
+        RK(gctx, rb_filter_gaussian(gctx, w[i].sigma, w[i].sigma, RB_GAUSSIAN_DEFAULT, &g));
+        run_2d(gctx, cctx, w[i].name, g, w[i].mode, n, w[i].ch, 4, w[i].ch == 1 ? copy1 : copy4);
+        rb_filter_destroy(g);
+    }
+}
+
 /* --gauss-prof: one execute each of the plain order-4 filter and the Gaussian
  * of sigma 8, clamp, 8192^2, one channel then RGBA, on fresh input, unchecked
  * and untimed: the launches a profiler (Nsight Compute) takes, and no others;
@@ -693,8 +729,8 @@ int main(int argc, char **argv)
     int quick = 0, big = 0, no1d = 0, allmodes = 0; /* --all-modes: every boundary mode with --quick too */
     int focus = 0; /* --focus: the 2D tiled solver only (no baselines, SAT, Gaussian, 1D): route comparisons */
     int gauss = 0; /* --gauss: the Gaussian table only (1); --gauss-one: its sigma-8 clamp rows (2); --wide (3);
-                      --chain (4), --chain-gauss (7): run_chain_rows; --gauss-prof (5), --gauss-steps (6):
-                      run_gauss_prof */
+                      --chain (4), --chain-gauss (8): run_chain_rows; --gauss-prof (5), --gauss-steps (6):
+                      run_gauss_prof; --gauss-fuse (7) */
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--focus")) focus = no1d = 1;
@@ -705,9 +741,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--gauss-one")) gauss = 2;
         else if (!strcmp(argv[i], "--wide")) gauss = 3;
         else if (!strcmp(argv[i], "--chain")) gauss = 4;
-        else if (!strcmp(argv[i], "--chain-gauss")) gauss = 7;
+        else if (!strcmp(argv[i], "--chain-gauss")) gauss = 8;
         else if (!strcmp(argv[i], "--gauss-prof")) gauss = 5;
         else if (!strcmp(argv[i], "--gauss-steps")) gauss = 6;
+        else if (!strcmp(argv[i], "--gauss-fuse")) gauss = 7;
         else if (!strcmp(argv[i], "--no-abort")) no_abort = 1;
     }
     setvbuf(stderr, NULL, _IONBF, 0);
@@ -731,11 +768,14 @@ int main(int argc, char **argv)
         run_gauss_prof(gctx, gauss == 6);
         return 0;
     }
-    if (gauss == 3) {
+    if (gauss == 7) {
+        run_gauss_fuse(gctx, cctx);
+        no1d = 1;
+    } else if (gauss == 3) {
         run_wide(gctx, cctx);
         no1d = 1;
-    } else if (gauss == 4 || gauss == 7) {
-        run_chain_rows(gctx, cctx, gauss == 7);
+    } else if (gauss == 4 || gauss == 8) {
+        run_chain_rows(gctx, cctx, gauss == 8);
         no1d = 1;
     } else if (gauss) {
         run_gauss_table(gctx, cctx, gauss == 2);

@@ -541,7 +541,8 @@ static void fill(void *data, rb_format f, size_t count)
 
 /* The GPU SAT paths, set on the context g: 0 the multi-pass one
  * (RECBLUR_CUDA_SAT=multipass), 1 the default one-pass look-back kernel
- * (cuda/sat/rb_cuda_sat_lookback.cu, rb_sat_shape_default), 2 its 2026-11-27
+ * (rb_sat_shape_default: cuda/sat/rb_cuda_sat_rebuild.cu for U8/U16/F32 input,
+ * else cuda/sat/rb_cuda_sat_lookback.cu), 2 the latter's 2026-11-27
  * shape (RECBLUR_CUDA_SAT=lookback), 3 the one-pass tile kernel
  * (cuda/sat/rb_cuda_scan_sat.cu, RECBLUR_CUDA_SAT=tiles). */
 #define SAT_PATHS 4
@@ -554,13 +555,14 @@ static const char *sat_path(rb_context *g, int path)
 }
 
 /* formats x channels x sizes x host/device memory x strides, every path; sizes
- * off the tiles (32 x 128 samples, 32 x 96 for 3 channels), one row or column,
- * bands of over 32 tiles (4099 x 4 channels: 129) and tile columns of over 32
- * (2051 rows: 65), so look-back windows continue */
+ * off the tiles (32 x 128 samples, 32 x 96 for 3 channels; the default's 64 x 256
+ * for 8/16-bit input, 32 x 256 for floats), one row or column, bands of over 32
+ * tiles (4099 x 4 channels: 129) and tile columns of over 32 (2051 rows: 65 of 32
+ * rows; 4163 rows: 66 of 64), so look-back windows continue */
 static void sat_exact_cases(rb_context *g, const char *path)
 {
     static const int sizes[][2] = {{1, 1},    {7, 5},      {33, 129},    {129, 33},  {1000, 777}, {4099, 300},
-                                   {300, 2051}, {1, 3001}, {3001, 1}, {1021, 777}, {4097, 3}};
+                                   {300, 2051}, {1, 3001}, {3001, 1}, {1021, 777}, {4097, 3}, {130, 4163}};
     const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
     static const rb_format fin[] = {RB_U8, RB_U16, RB_F32};
     int cases = 0;

@@ -18,6 +18,8 @@ typedef struct {
     cudaStream_t stream;
     float *A, *B;              /* two full float images */
     float *carry;              /* the tiled solver's carries (both axes' at once on the fused route) */
+    size_t fuse_off;           /* rb_cuda_fuse_off, made at plan time: it steps the recursion to
+                                  size the carries, too slow for every execute (bench/RESULTS.md) */
     size_t floats;             /* w * h * channels */
     rb_cuda_tiled *col_axis, *row_axis; /* the tiled solver's per-axis parameters (host memory) */
     cudaEvent_t ev[10];        /* RECBLUR_CUDA_PROFILE=1: per-step times in the log */
@@ -42,10 +44,15 @@ typedef struct {
     float *host_mid;           /* the float image between the passes: made by the first execute
                                   that needs it, kept with the plan (w * h * channels floats) */
     int host_mid_pinned;       /* host_mid is page-locked (rb_cuda_malloc_host), else malloc'ed */
+    int fused;                 /* the last 2D execute ran the fused column final + row stage 1
+                                  (rb_cuda_plan_fused: tests assert the route they mean to reach) */
 } rb_cuda_state;
 
 /* Where the row carries start in s->carry on the fused route (rb_cuda_backend.cu). */
 size_t rb_cuda_fuse_off(const rb_plan *plan);
+/* 1 when the plan's last 2D execute took the fused column final + row stage 1
+ * (rb_tiled_final_cols_s1), 0 otherwise or for a plan of another back end. */
+int rb_cuda_plan_fused(const rb_plan *plan);
 /* rb_backend_ops.execute of a 2D plan (rb_cuda_execute.cu). */
 rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, rb_nan_tally *nan);
 

@@ -189,7 +189,8 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
     }
     if (plan->cols.ax.active && plan->rows.ax.active && rb_cuda_tiled_can_fuse(s->col_axis, s->row_axis)) {
         /* the fused route keeps the column and the row carries at once */
-        const size_t t = rb_cuda_fuse_off(plan) + rb_cuda_tiled_carry(&plan->rows, &ctx->sw) * h * c;
+        s->fuse_off = rb_cuda_fuse_off(plan);
+        const size_t t = s->fuse_off + rb_cuda_tiled_carry(&plan->rows, &ctx->sw) * h * c;
         if (t > scratch) scratch = t;
     }
     rb_log(ctx, "recblur: cuda solver: tiled (carries in one read, one chain per line, "

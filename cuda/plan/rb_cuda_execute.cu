@@ -147,11 +147,18 @@ static void rb_cuda_axis_skipped(cudaEvent_t *ev, cudaStream_t q)
     for (int i = 0; i < 3; ++i) cudaEventRecord(ev[i], q);
 }
 
+extern "C" int rb_cuda_plan_fused(const rb_plan *plan)
+{
+    const rb_cuda_state *s = plan && plan->backend == rb_backend_cuda() ? (const rb_cuda_state *)plan->backend_state : NULL;
+    return s ? s->fused : 0;
+}
+
 rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, rb_nan_tally *nan)
 {
     rb_context *ctx = plan->ctx;
     rb_status st = RB_OK;
     rb_cuda_state *s = (rb_cuda_state *)plan->backend_state;
+    s->fused = 0;
     if (s->banded) return rb_cuda_execute_banded(plan, in, out, nan);
     const int w = plan->width, h = plan->height, c = plan->channels;
     const long long packed = (long long)w * c;
@@ -179,7 +186,8 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, r
     const int fuse_cols_rows = nbands == 1 && plan->cols.ax.active && plan->rows.ax.active &&
                       !(out->memory == RB_MEMORY_HOST && s->stage && !prof) &&
                       rb_cuda_tiled_fuse_wanted(s->col_axis, s->row_axis, ctx->sw.cuda_fuse);
-    float *rcarry = fuse_cols_rows ? s->carry + rb_cuda_fuse_off(plan) : NULL;
+    float *rcarry = fuse_cols_rows ? s->carry + s->fuse_off : NULL;
+    s->fused = fuse_cols_rows;
     rb_nan_tally *count_nan = in->format == RB_F32 ? nan : NULL;  /* the staging copy counts them */
     RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
     if (prof) cudaEventRecord(ev[0], q);

@@ -1,7 +1,8 @@
 /* Summed-area tables on the GPU (rb_sat through ops->sat): the route
  * (RECBLUR_CUDA_SAT, rb_cuda_sat.cuh's rb_sat_route), the staging every
  * one-pass kernel shares, and the multi-pass path. Default: the look-back
- * kernel of rb_cuda_sat_lookback.cu in its default shape; =lookback its
+ * kernel of rb_cuda_sat_rebuild.cu (U8/U16/F32 input), else that of
+ * rb_cuda_sat_lookback.cu in its default shape; =lookback the latter's
  * 2026-11-27 shape, =tiles the tile kernel of rb_cuda_scan_sat.cu,
  * =multipass the path below; test_gpu_1d_sat checks all four. Multi-pass: samples to double
  * (U8/U16 in integer units, so sums of up to 2^53 are exact), a column scan

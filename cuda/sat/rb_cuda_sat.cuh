@@ -28,13 +28,18 @@ typedef enum {
  * 2026-11-27 kernel's sequentially consistent fences instead of release/acquire
  * flags; nocarry: the carries skipped (not a table: the benchmark's floor of the
  * tiles' own loads, scans and stores); dense: wide tiles of 8/16-bit input 3 blocks
- * a multiprocessor instead of 2; nap_ns: a poll's pause (0: 32 ns). */
+ * a multiprocessor instead of 2; nap_ns: a poll's pause (0: 32 ns); rebuild: the
+ * kernel of rb_cuda_sat_rebuild.cu (the input kept, the table rebuilt at the end)
+ * where it applies (U8/U16 input with h * max < 2^32, F32 input), the others
+ * above (nocarry too) elsewhere; rows: its tiles' rows (0: 64; 32, or 128 for
+ * one channel of U8 to F32, measured only). */
 typedef struct {
-    int wide, scfence, nocarry, dense, nap_ns;
+    int wide, scfence, nocarry, dense, nap_ns, rebuild, rows;
 } rb_sat_shape;
-static const rb_sat_shape rb_sat_shape_lookback = {0, 1, 0, 0, 0};
-/* 1.1-1.3x the 2026-11-27 shape on the H100 (bench/RESULTS.md, 2026-11-27 08:40) */
-static const rb_sat_shape rb_sat_shape_default = {1, 0, 0, 1, 0};
+static const rb_sat_shape rb_sat_shape_lookback = {0, 1, 0, 0, 0, 0, 0};
+/* the 2026-11-27 08:40 default (1.1-1.3x the shape above on the H100) where the
+ * rebuilding kernel does not apply, that kernel elsewhere (bench/RESULTS.md) */
+static const rb_sat_shape rb_sat_shape_default = {1, 0, 0, 1, 0, 1, 0};
 
 size_t rb_cuda_sat_shape_work_bytes(rb_sat_shape shape, int w, int h, int ch);
 /* in/out device pointers with row pitches in bytes (in == out with one layout
@@ -43,6 +48,14 @@ size_t rb_cuda_sat_shape_work_bytes(rb_sat_shape shape, int w, int h, int ch);
 cudaError_t rb_cuda_sat_shape_run(rb_sat_shape shape, const void *in, size_t in_pitch, rb_format in_fmt,
                                   void *out, size_t out_pitch, rb_format out_fmt, int w, int h, int ch,
                                   void *work, cudaStream_t s, unsigned delay_ns);
+
+/* the rebuilding kernel (rb_cuda_sat_rebuild.cu), which rb_cuda_sat_shape_run calls
+ * for shape.rebuild where rb_cuda_sat_rebuild_fits */
+int rb_cuda_sat_rebuild_fits(rb_sat_shape shape, rb_format in_fmt, int h);
+size_t rb_cuda_sat_rebuild_work_bytes(rb_sat_shape shape, rb_format in_fmt, int w, int h, int ch);
+cudaError_t rb_cuda_sat_rebuild_run(rb_sat_shape shape, const void *in, size_t in_pitch, rb_format in_fmt,
+                                    void *out, size_t out_pitch, rb_format out_fmt, int w, int h, int ch,
+                                    void *work, cudaStream_t s, unsigned delay_ns);
 
 /* the tile kernel: tiles of 32 x 128, warp 0 computes every carry */
 size_t rb_cuda_sat_tiles_work_bytes(int w, int h, int ch);

@@ -1,6 +1,8 @@
 /* Summed-area tables on the GPU in one pass, carries by decoupled look-back that
- * no warp waits on another for. One kernel, its shapes in rb_cuda_sat.cuh:
- * rb_sat's default, tiles of 32 x 256 samples whose flags are published by
+ * no warp waits on another for. One kernel, its shapes in rb_cuda_sat.cuh
+ * (rb_cuda_sat_rebuild.cu's kernel, with the same carries, is rb_sat's default
+ * where it applies: this one is the default for F64 input and for 8/16-bit
+ * images of h * max >= 2^32): tiles of 32 x 256 samples whose flags are published by
  * release stores and read by acquire loads (3 blocks a multiprocessor for
  * 8/16-bit input, 2 for floats); and the 2026-11-27 kernel
  * (RECBLUR_CUDA_SAT=lookback), tiles of 32 x 128 and a sequentially consistent
@@ -39,6 +41,7 @@
 #include "rb_cuda_alloc.h"
 #include "rb_cuda_scan.cuh"
 #include "rb_cuda_sat.cuh"
+#include "rb_cuda_sat_lb.cuh"
 #include <stdint.h>
 #include <stdio.h>
 
@@ -46,7 +49,6 @@
 #define RB_LB_WARPS 8
 #define RB_LB_RPW (RB_LB_TH / RB_LB_WARPS) /* rows per warp */
 #define RB_LB_THREADS (32 * RB_LB_WARPS)
-#define RB_LB_FULL 0xffffffffu
 static_assert(RB_LB_TH == 32, "the H look-back takes a lane per row");
 
 /* planted faults, built only to show that test_gpu_1d_sat's delayed look-back
@@ -84,63 +86,6 @@ typedef struct {
 template <typename T> struct rb_lb_acc { typedef double type; };
 template <> struct rb_lb_acc<unsigned char> { typedef unsigned type; };
 template <> struct rb_lb_acc<unsigned short> { typedef unsigned type; };
-
-static __device__ __forceinline__ int rb_lb_acquire(const int *p)
-{
-    int v;
-    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-/* After the warp's lanes stored a record: make it visible, then flag it
- * (1: aggregate, 2: inclusive). sc (the 2026-11-27 kernel): every lane's
- * sequentially consistent fence (fence.sc.gpu, the costly one), then a plain
- * store; else the warp's barrier (which orders its lanes' stores before lane
- * 0's) and one release store of the flag, cumulative over them (PTX memory
- * model: release patterns). */
-static __device__ __forceinline__ void rb_lb_publish(int *flag, int state, int lane, bool sc)
-{
-    if (sc) {
-        __threadfence();
-        __syncwarp();
-        if (lane == 0) *(volatile int *)flag = state;
-        return;
-    }
-    __syncwarp();
-    if (lane == 0) asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(flag), "r"(state) : "memory");
-}
-
-/* One look-back window: lane q polls predecessor q (flag index base - q * stride)
- * for q < left. Returns how many records to sum, base's first: up to and with
- * the nearest inclusive one (*incl), else all of the window. Lane q's acquire
- * orders its own reads of record q; other threads read the records after a
- * block barrier that follows it (sc: a fence in every lane as well). */
-static __device__ __forceinline__ int rb_lb_window(const int *flags, long long base, long long stride, int left,
-                                                   int lane, bool *incl, bool sc, unsigned nap)
-{
-    const bool within = lane < left;
-    int f = 0;
-    if (within) {
-        const int *p = flags + (base - (long long)lane * stride);
-        while ((f = rb_lb_acquire(p)) == 0) __nanosleep(nap);
-    }
-    const unsigned m = __ballot_sync(RB_LB_FULL, within && f == 2);
-    if (sc) __threadfence(); /* the records other lanes' flags announced, for every lane */
-    *incl = m != 0;
-    return m ? __ffs(m) : (left < 32 ? left : 32);
-}
-
-/* test hook: a tile waits before its inclusive records, so successors meet
- * aggregates and deep windows the normal schedule rarely makes */
-static __device__ __forceinline__ void rb_lb_delay(unsigned delay_ns, long long k)
-{
-    if (!delay_ns) return;
-    unsigned x = (unsigned)k * 2654435761u;
-    x ^= x >> 15;
-    x *= 2246822519u;
-    x ^= x >> 13;
-    __nanosleep(x % delay_ns);
-}
 
 /* 4 samples at r by one vector access */
 template <typename T>
@@ -193,41 +138,6 @@ static __device__ __forceinline__ void rb_lb_load(const unsigned char *row, long
     }
 #pragma unroll
     for (int j = 0; j < P; ++j) v[j] = gx + j < n ? __ldcs(r + j) : (T)0;
-}
-
-template <typename T, int P>
-static __device__ __forceinline__ void rb_lb_store(unsigned char *row, long long gx, long long n, bool vec,
-                                                   const double *s)
-{
-    T *r = (T *)row + gx;
-    if (P % 4 == 0 && vec && gx + P <= n) {
-#pragma unroll
-        for (int g = 0; g < P / 4; ++g) {
-            const double *q = s + 4 * g;
-            if (sizeof(T) == 4) {
-                __stcs((float4 *)r + g, make_float4((float)q[0], (float)q[1], (float)q[2], (float)q[3]));
-            } else {
-                __stcs((double2 *)r + 2 * g, make_double2(q[0], q[1]));
-                __stcs((double2 *)r + 2 * g + 1, make_double2(q[2], q[3]));
-            }
-        }
-        return;
-    }
-#pragma unroll
-    for (int j = 0; j < P; ++j)
-        if (gx + j < n) r[j] = (T)s[j];
-}
-
-/* warp inclusive scan (Kogge-Stone) */
-template <typename A>
-static __device__ __forceinline__ A rb_lb_wscan(A x, int lane)
-{
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const A t = __shfl_up_sync(RB_LB_FULL, x, o);
-        if (lane >= o) x += t;
-    }
-    return x;
 }
 
 /* the warp's RPW rows of tile k, as stored (zeros off the image) */
@@ -542,9 +452,14 @@ static int rb_lb_p(rb_sat_shape shape, int ch)
     return ch == 3 ? (wide ? 6 : 3) : (wide ? 8 : 4);
 }
 
+/* room for either kernel: the input's format, which picks, is not known here */
 extern "C" size_t rb_cuda_sat_shape_work_bytes(rb_sat_shape shape, int w, int h, int ch)
 {
-    return rb_lb_layout(w, h, ch, 32 * rb_lb_p(shape, ch), NULL, NULL);
+    const size_t b = rb_lb_layout(w, h, ch, 32 * rb_lb_p(shape, ch), NULL, NULL);
+    if (!shape.rebuild) return b;
+    const size_t r = rb_cuda_sat_rebuild_work_bytes(shape, RB_F32, w, h, ch),
+                 r8 = rb_cuda_sat_rebuild_work_bytes(shape, RB_U8, w, h, ch); /* taller tiles: larger H records */
+    return r > b ? (r > r8 ? r : r8) : (b > r8 ? b : r8);
 }
 
 /* the dispatcher's callee: a block per tile */
@@ -570,6 +485,9 @@ extern "C" cudaError_t rb_cuda_sat_shape_run(rb_sat_shape shape, const void *in,
                                              void *work, cudaStream_t s, unsigned delay_ns)
 {
     if (ch < 1 || ch > 4) return cudaErrorInvalidValue;
+    if (shape.rebuild && rb_cuda_sat_rebuild_fits(shape, in_fmt, h))
+        return rb_cuda_sat_rebuild_run(shape, in, in_pitch, in_fmt, out, out_pitch, out_fmt, w, h, ch, work, s,
+                                       delay_ns);
     const int p = rb_lb_p(shape, ch);
     rb_lb_args a;
     rb_lb_layout(w, h, ch, 32 * p, (char *)work, &a);

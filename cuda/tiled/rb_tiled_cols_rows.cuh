@@ -2,6 +2,7 @@
 #define RB_TILED_COLS_ROWS_CUH
 
 #include "rb_tiled_kernels.cuh"
+#include "rb_tiled_cols.cuh"
 
 /* The column final stage fused with the row stage 1 (RECBLUR_CUDA_FUSE; by
  * default where it covers the axes and measured faster: rb_cuda_tiled_fuse_wanted). The thread block's
@@ -100,6 +101,128 @@ rb_tiled_final_cols_s1(const rb_cuda_tiled f, const rb_cuda_tiled fr, const floa
     if (fr.wdot && rlen == B) rb_tiled_stage1_dot<R>(fr, u, T, H);
     else rb_tiled_stage1<R, float>(fr, u, rlen, T, H);
     rb_tiled_put_carries<R, float>(ra, rcar1, rcar2, rsums, qg, T, H, bs, rlanes, rlane);
+}
+
+/* ---- rows with a FIR (the Gaussian's centred taps) -------------------------
+ * The same fusion for rows whose blocks take their FIR from a tile
+ * (rb_tiled_fir_tiled), float or double carries (the Gaussian's from sigma 4:
+ * rb_cuda_tiled.dbl). A row block reads ntaps - 1 pixels beyond its own 32,
+ * and with clamp's s0 = -fir_ext its blocks do not start at the tile's
+ * pixels: so the thread block also runs the column final stage of the hl
+ * pixels left and hr right of its 128 lanes (a fifth warp; their outputs go
+ * to the tile only, their own thread blocks write them), and makes the row
+ * blocks that start in its pixels and read only the line (the edge blocks,
+ * whose FIR reads the extension, and the padding's are left to
+ * rb_tiled_s1_rows, reading the column output). Per lane and per row block
+ * the same functions on the same floats as rb_tiled_final_cols and
+ * rb_tiled_s1_rows, u in registers instead of in place (neighbouring row
+ * blocks share the tile's halo): the carries are bit-identical to the
+ * three-kernel route's. */
+
+/* which row blocks the fused FIR kernel makes and the halo it needs: row
+ * block q of the line starts at pixel s0 + 32 q = d0 + 32 (q - k0), d0 in
+ * (-32, 0]; thread block (column tile) lc, pixels [lc W, lc W + W) with
+ * W = 128 / c, makes the W / 32 blocks from q - k0 = lc W / 32 that lie in
+ * [qlo, qhi) */
+struct rb_tiled_fir_span {
+    int hl, hr;   /* pixels of the column output left and right of the tile a row block reads */
+    int d0, k0;   /* start of the first row block at or after pixel 0 - 31, its index */
+    int qlo, qhi; /* q - k0 of the fused row blocks: whole, their FIR reach inside the line */
+};
+
+static __host__ __device__ __forceinline__ rb_tiled_fir_span rb_tiled_fir_span_of(const rb_cuda_tiled &fr)
+{
+    const rb_cuda_axis &ra = fr.b.ax;
+    rb_tiled_fir_span sp;
+    sp.k0 = (-ra.s0) / B;
+    sp.d0 = ra.s0 + B * sp.k0;
+    const int lo = sp.d0 + ra.fir_lo, hi = lo + ra.ntaps - 1;
+    sp.hl = lo < 0 ? -lo : 0;
+    sp.hr = hi > 0 ? hi : 0;
+    /* the whole blocks whose reach lies in [0, n): q' >= ceil(-lo / 32), and
+     * d0 + 32 q' + fir_lo + 31 + ntaps <= n, q' + k0 a whole block */
+    sp.qlo = lo < 0 ? (-lo + B - 1) / B : 0;
+    const long long top = (long long)ra.n - (lo + B + ra.ntaps - 1); /* 32 q' <= top */
+    int qhi = top < 0 ? 0 : (int)(top / B) + 1;
+    const int whole = fr.b.last_len == B ? fr.b.nb : fr.b.nb - 1; /* blocks q < whole are whole */
+    if (qhi > whole - sp.k0) qhi = whole - sp.k0;
+    sp.qhi = qhi > sp.qlo ? qhi : sp.qlo;
+    return sp;
+}
+
+template <int R, typename CT, int C>
+__global__ void __launch_bounds__(RB_TILED_COL_THREADS + B)
+rb_tiled_final_cols_s1_fir(const rb_cuda_tiled f, const rb_cuda_tiled fr, const rb_tiled_fir_span sp,
+                           const float *__restrict__ in, float *__restrict__ out, const CT *__restrict__ car1,
+                           const CT *__restrict__ car2, const float *__restrict__ mean, size_t lanes, unsigned nlc,
+                           CT *__restrict__ rcar1, CT *__restrict__ rcar2, float *__restrict__ rsums, size_t rlanes)
+{
+    typedef CT IT; /* double carries go with double recursion, float with float */
+    constexpr int ST = RB_TILED_COL_THREADS + B + 1; /* odd: columns and rows both hit 32 banks */
+    __shared__ float sm[B * ST];
+    const int c = C ? C : f.c, t = threadIdx.x;
+    const unsigned lc = blockIdx.x % nlc;
+    const int blk = (int)(blockIdx.x / nlc);
+    const rb_cuda_axis &a = f.b.ax;
+    const long long j0 = (long long)a.s0 + (long long)blk * B;
+    const int len = min(B, a.m - blk * B);
+    if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line: uniform */
+    /* the thread's lane: 128 of the tile (written out), or one of the halo's */
+    const long long base = (long long)lc * RB_TILED_COL_THREADS;
+    long long lane;
+    int sc, own = t < RB_TILED_COL_THREADS;
+    if (own) {
+        lane = base + t;
+        sc = sp.hl * c + t;
+    } else {
+        const int i = t - RB_TILED_COL_THREADS;
+        lane = i < sp.hl * c ? base - sp.hl * c + i : base + RB_TILED_COL_THREADS + (i - sp.hl * c);
+        sc = i < sp.hl * c ? i : RB_TILED_COL_THREADS + i;
+        if (i >= (sp.hl + sp.hr) * c) lane = -1;
+    }
+    if (lane >= 0 && lane < (long long)lanes) {
+        /* rb_tiled_final_cols for this lane */
+        const long long S = f.ld;
+        const float *x = in + lane;
+        IT u[B];
+        double bs;
+        if (rb_tiled_plain(f, j0, len)) {
+#pragma unroll
+            for (int j = 0; j < B; ++j)
+                if (j < len) u[j] = (IT)__ldg(x + (j0 + j) * S);
+        } else if (rb_tiled_fir_tiled(f, j0, len)) {
+            rb_tiled_load_fir<IT>(f, x, S, j0, len, u, (double *)0);
+        } else {
+            rb_tiled_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
+        }
+        const double back = rb_tiled_final_from_carries<R, CT, IT>(f, u, len, blk, car1, car2, mean, lanes, (size_t)lane);
+        float *z = out + lane;
+#pragma unroll
+        for (int j = 0; j < B; ++j) {
+            const long long jj = j0 + j;
+            if (j < len && jj >= 0 && jj < a.n) {
+                const float v = (float)((double)u[j] + back);
+                if (own) z[jj * f.ld_out] = v;
+                sm[j * ST + sc] = v;
+            }
+        }
+    }
+    __syncthreads();
+    if (!own) return;
+    /* row stage 1: thread = (tile row r, row block q of the tile, channel k) */
+    const int r = t & (B - 1), rest = t / B, q = rest / c, k = rest - q * c;
+    const long long y = j0 + r;
+    const rb_cuda_axis &ra = fr.b.ax;
+    const int ql = (int)lc * (RB_TILED_COL_THREADS / (B * c)) + q;
+    if (r >= len || y < 0 || y >= a.n || ql < sp.qlo || ql >= sp.qhi) return;
+    /* the block's FIR reach starts at pixel d0 + 32 ql + fir_lo, the tile at lc W - hl */
+    const int off = sp.d0 + B * q + ra.fir_lo + sp.hl;
+    const rb_tiled_smc<C> x = {sm + r * ST + off * c + k, c};
+    double bs = 0.0, T[R], H[R];
+    IT u[B];
+    rb_tiled_fir_block<IT>(fr, x, B, u, &bs);
+    rb_tiled_stage1<R, IT>(fr, u, B, T, H);
+    rb_tiled_put_carries<R, CT>(ra, rcar1, rcar2, rsums, ql + sp.k0, T, H, bs, rlanes, (size_t)y * c + k);
 }
 
 #endif

@@ -13,6 +13,7 @@
  * rb_tiled_launch.cuh, compiled one order per translation unit; this file
  * dispatches on the run-time order. */
 #include "rb_tiled_orders.h"
+#include "rb_tiled_cols_rows.cuh" /* rb_tiled_fir_span_of */
 #include <type_traits>
 
 /* fn(std::integral_constant<int, R>) for the axis' order R (1 .. 8): the
@@ -60,46 +61,51 @@ extern "C" cudaError_t rb_cuda_tiled_axis(const rb_cuda_tiled *f, const float *i
 
 /* ---- columns with the row stage 1 fused into their final stage ---------- */
 
-/* Whether the fused route covers this pair of axes (see rb_tiled_final_cols_s1):
- * the same order, float carries and float recursion on both, 1, 2 or 4
- * channels, and row blocks from pixel 0 over the bare line (no FIR, no
- * padding, no 2n-periodic mirror). */
+/* Whether the fused FIR route (rb_tiled_final_cols_s1_fir) covers the rows:
+ * their in-line blocks take the FIR from a tile (rb_tiled_fir_tiled), the
+ * halo fits the fifth warp, and some row block is left for it to make. */
+static int rb_tiled_can_fuse_fir(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr)
+{
+    const rb_cuda_axis &ra = fr->b.ax;
+    if (fc->dbl != fr->dbl || (!fc->dbl && (!fc->fin || !fr->fin))) return 0;
+    if (!fr->fir_tile || ra.ntaps > RB_TILED_HALO + 1 || ra.fir_lo > 0 || ra.fir_lo + ra.ntaps <= 0) return 0;
+    if (ra.s0 > 0 || ra.via_periodic) return 0;
+    const rb_tiled_fir_span sp = rb_tiled_fir_span_of(*fr);
+    return (sp.hl + sp.hr) * fr->c <= RB_TILED_B && sp.qhi > sp.qlo;
+}
+
+/* Whether the fused route covers this pair of axes: the same order, 1, 2 or
+ * 4 channels, and for rows without a FIR (rb_tiled_final_cols_s1) float
+ * carries and float recursion on both and row blocks from pixel 0 over the
+ * bare line (no padding, no 2n-periodic mirror); rows with a FIR:
+ * rb_tiled_can_fuse_fir. */
 extern "C" int rb_cuda_tiled_can_fuse(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr)
 {
     const rb_cuda_axis &a = fc->b.ax, &ra = fr->b.ax;
     if (fc->rows || !fr->rows || fc->c != fr->c) return 0;
     if (fc->c != 1 && fc->c != 2 && fc->c != 4) return 0;
     if (a.r != ra.r || a.r < 1 || a.r > RB_TILED_MAX_ORDER) return 0;
+    if (ra.ntaps != 0) return rb_tiled_can_fuse_fir(fc, fr);
     if (fc->dbl || fr->dbl || !fc->fin || !fr->fin) return 0;
-    if (ra.ntaps != 0 || ra.via_periodic) return 0;
+    if (ra.via_periodic) return 0;
     if (ra.padded) return ra.s0 <= 0 && (-ra.s0) % RB_TILED_B == 0 && ra.m == ra.n - 2 * ra.s0;
     return ra.s0 == 0 && ra.m == ra.n;
 }
 
 /* Whether the fused route runs: RECBLUR_CUDA_FUSE=off never (the three-kernel
- * route on both axes), =on wherever it covers the axes; by default where it
- * measured faster on the H100 (bench/RESULTS.md, helper "fuse", 2026-11-27,
- * both routes timed in the same run, 4096^2 and 8192^2, 1 and 4 channels):
- * - padded rows (mirror) above order 1: not (the fused column final plus the
- *   padding's separate row blocks cost more than the row stage 1 they save:
- *   order 3 0.473 vs 0.278 ms at 4096^2, 0.996 vs 0.863 at 8192^2);
- * - order 3: only from 2^27 samples (w h c) up. Its fused call costs a near
- *   constant 0.14-0.2 ms more than its own kernels' event times (not seen at
- *   orders 1 and 5, cause not found), which only the row stage 1's read of a
- *   large image pays back: 4096^2 0.37 vs 0.25 ms, 8192^2 0.87-0.95 vs 0.82,
- *   4096^2 RGBA 0.94 vs 0.84, but 8192^2 RGBA 2.88 vs 3.08;
- * - orders 1 and 5 everywhere else (order 1 3-14 % faster fused, order 5 equal
- *   at 4096^2, 3-5 % faster at 8192^2); orders 2, 4, 6-8 unmeasured, fused. */
+ * route on both axes), =on and by default wherever it covers the axes. The
+ * exceptions measured earlier (padded mirror rows above order 1, order 3 below
+ * 2^27 samples: bench/RESULTS.md, helper "fuse") were a per-execute host cost,
+ * the sizing of the row carries, now made at plan time (helper "gfuse"); with
+ * it gone the fused route measured faster everywhere on the H100: plain order
+ * 1 / 3 / 5 at 4096^2 9-13 %, order 4 at 8192^2 clamp / periodic / mirror
+ * 8-10 %, RGBA 10 %, Gaussian rows 2-6 % (sigma 2-100, 1 and 4 channels); the
+ * lead's merged check re-times default, =off and =on in one run (gpu_bench
+ * --focus, every boundary, orders 1 / 3 / 5, 4096^2 and 8192^2). */
 extern "C" int rb_cuda_tiled_fuse_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force)
 {
     if (!rb_cuda_tiled_can_fuse(fc, fr)) return 0;
-    if (force == RB_FORCE_OFF) return 0;
-    if (force == RB_FORCE_ON) return 1;
-    const int r = fc->b.ax.r;
-    if (fr->b.ax.padded && r > 1) return 0;
-    const double samples = (double)fc->b.ax.n * fr->b.ax.n * fc->c;
-    if (r == 3) return samples >= (double)(1 << 27);
-    return 1;
+    return force != RB_FORCE_OFF;
 }
 
 /* Columns in -> mid, with the row carries into rcarry (the row pass's own

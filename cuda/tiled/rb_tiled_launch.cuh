@@ -244,11 +244,51 @@ cudaError_t rb_tiled_launch_ct(const rb_cuda_tiled *f, const float *in, float *o
                   : rb_tiled_launch<R, float, double>(f, in, out, carry, lanes, s, ev);
 }
 
+/* the fused route for rows with a FIR (rb_tiled_final_cols_s1_fir): CT float
+ * or double, the recursion in the same type */
+template <int R, typename CT>
+static cudaError_t rb_tiled_launch_cols_s1_fir(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in,
+                                               float *mid, float *ccarry, float *rcarry, size_t lanes,
+                                               size_t rlanes, cudaStream_t s, cudaEvent_t *ev)
+{
+    const rb_tiled_geom g = rb_tiled_grid(fc, lanes);
+    if (!g.grid) return cudaErrorInvalidConfiguration;
+    const rb_tiled_bufs<CT> m(fc, ccarry, lanes, R), rm(fr, rcarry, rlanes, R);
+    const rb_tiled_fir_span sp = rb_tiled_fir_span_of(*fr);
+    rb_tiled_s1_cols<R, CT, CT><<<g.grid, g.bs, 0, s>>>(*fc, in, m.car1, m.car2, m.sums, lanes, g.n2);
+    if (ev) cudaEventRecord(ev[0], s);
+    rb_tiled_chain_launch<R, CT>(fc, in, m, lanes, s);
+    if (ev) cudaEventRecord(ev[1], s);
+    const int bs = RB_TILED_COL_THREADS + B;
+    if (fc->c == 1)
+        rb_tiled_final_cols_s1_fir<R, CT, 1><<<g.grid, bs, 0, s>>>(*fc, *fr, sp, in, mid, m.car1, m.car2, m.mean, lanes,
+                                                                 g.n2, rm.car1, rm.car2, rm.sums, rlanes);
+    else if (fc->c == 4)
+        rb_tiled_final_cols_s1_fir<R, CT, 4><<<g.grid, bs, 0, s>>>(*fc, *fr, sp, in, mid, m.car1, m.car2, m.mean, lanes,
+                                                                 g.n2, rm.car1, rm.car2, rm.sums, rlanes);
+    else
+        rb_tiled_final_cols_s1_fir<R, CT, 0><<<g.grid, bs, 0, s>>>(*fc, *fr, sp, in, mid, m.car1, m.car2, m.mean, lanes,
+                                                                 g.n2, rm.car1, rm.car2, rm.sums, rlanes);
+    const int nf = sp.qhi - sp.qlo, nrest = fr->b.nb - nf;
+    if (nrest > 0) {
+        /* the edge blocks (their FIR reads the extension) and the padding's */
+        rb_tiled_geom rg = rb_tiled_grid(fr, rlanes);
+        if (!rg.grid) return cudaErrorInvalidConfiguration;
+        rg.grid = rg.n2 * (unsigned)nrest;
+        rb_tiled_s1_rows_launch<R, CT, CT>(fr, mid, rm, rlanes, rg, sp.qlo + sp.k0, nf, s);
+    }
+    if (ev) cudaEventRecord(ev[2], s);
+    return cudaGetLastError();
+}
+
 template <int R>
 cudaError_t rb_tiled_launch_cols_s1(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in, float *mid,
                                         float *ccarry, float *rcarry, size_t lanes, size_t rlanes,
                                         cudaStream_t s, cudaEvent_t *ev)
 {
+    if (fr->b.ax.ntaps != 0)
+        return fr->dbl ? rb_tiled_launch_cols_s1_fir<R, double>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev)
+                       : rb_tiled_launch_cols_s1_fir<R, float>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev);
     const rb_tiled_geom g = rb_tiled_grid(fc, lanes);
     if (!g.grid) return cudaErrorInvalidConfiguration;
     const rb_tiled_bufs<float> m(fc, ccarry, lanes, R), rm(fr, rcarry, rlanes, R);
@@ -283,7 +323,11 @@ cudaError_t rb_tiled_launch_rows_rest(const rb_cuda_tiled *fr, const float *mid,
 {
     const rb_tiled_geom g = rb_tiled_grid(fr, rlanes);
     if (!g.grid) return cudaErrorInvalidConfiguration;
-    /* no row stage 1 of its own: rb_cuda_tiled_cols_making_row_carries made the carries */
+    /* no row stage 1 of its own: rb_cuda_tiled_cols_making_row_carries made the carries
+     * (double ones only on the FIR route: rb_cuda_tiled_can_fuse) */
+    if (fr->dbl)
+        return rb_tiled_chain_final<R, double, double>(fr, mid, out, rb_tiled_bufs<double>(fr, rcarry, rlanes, R),
+                                                       rlanes, g, s, ev);
     return rb_tiled_chain_final<R, float, float>(fr, mid, out, rb_tiled_bufs<float>(fr, rcarry, rlanes, R), rlanes, g, s,
                                                  ev);
 }

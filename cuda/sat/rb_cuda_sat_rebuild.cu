@@ -1,0 +1,550 @@
+/* Summed-area tables in one pass, the look-back kernel that keeps only the
+ * input in registers and rebuilds the tile's table while it writes it. The
+ * carries are those of rb_cuda_sat_lookback.cu (S = L + Hc(y) + Vc(x) + C, the
+ * 2011 paper's algorithm SAT with its stages 2-4 folded into the pass; three
+ * chains H, V, B by decoupled look-back); what differs is what a tile holds
+ * while it waits for them. The earlier kernel held its whole table L (32-bit
+ * sums, or doubles for float input: 128 registers a thread, 2 tiles a
+ * multiprocessor); this one holds the input as stored (packed bytes for
+ * 8/16-bit samples) and only the tile's row and column totals, which are all
+ * the chains need: H's aggregate is the prefix over the tile's rows of the row
+ * totals, V's the column totals. The table is formed row by row at the end
+ * (running column sums, a lane's prefix, a warp scan), so tiles are taller for
+ * the same registers: 64 x 256 samples (half the tiles, half the look-backs and
+ * records a pixel of the earlier 32 x 256), 4 a multiprocessor for 8-bit input,
+ * 3 for 16-bit, 2 for floats.
+ *
+ * V's records are column sums, not prefixes across the tile: for 8/16-bit
+ * input they fit 32 bits (h * 65535 < 2^32: the dispatcher checks), so the
+ * records V's look-back reads are half the bytes; the tile forms its prefix
+ * Vc(x) from them once. Precision: integer tiles sum in 32 bits (64 x 256 x
+ * 65535 < 2^32), H, B and Vc in double (integers below 2^53: exact), one
+ * rounding to F32; float input sums in double throughout and rounds once. */
+#include "rb_cuda_check.h"
+#include "rb_cuda.h"
+#include "rb_cuda_alloc.h"
+#include "rb_cuda_sat.cuh"
+#include "rb_cuda_sat_lb.cuh"
+#include <stdint.h>
+#include <type_traits>
+
+#define RB_RB_WARPS 8
+#define RB_RB_THREADS (32 * RB_RB_WARPS)
+
+/* planted faults, built only to show that test_gpu_1d_sat fails (bench/RESULTS.md):
+ * RB_SAT_PLANT=3 reads V's records from the tile column to the right, =4 drops
+ * a row (the tile's last) from the running column sums of the table */
+#if RB_SAT_PLANT == 3
+#define RB_RB_PLANT_V 1
+#else
+#define RB_RB_PLANT_V 0
+#endif
+
+typedef struct {
+    const unsigned char *in;
+    unsigned char *out;
+    size_t in_pitch, out_pitch;
+    long long n; /* samples per row */
+    long long tiles;
+    int h, tiles_x;
+    int vec_in, vec_out;
+    unsigned delay_ns; /* test hook: inclusive records published late */
+    int *hflag, *vflag, *bflag;
+    unsigned *ticket;
+    double *hagg, *hinc, *bagg, *binc;
+    void *vagg, *vinc; /* column sums: 32-bit for 8/16-bit input, else double */
+} rb_rb_args;
+
+/* tile sums: 32-bit integers for 8/16-bit input, double for floats */
+template <typename T> struct rb_rb_acc { typedef double type; };
+template <> struct rb_rb_acc<unsigned char> { typedef unsigned type; };
+template <> struct rb_rb_acc<unsigned short> { typedef unsigned type; };
+
+/* sample j of a row held as 32-bit words (bytes and halves packed) */
+template <typename T>
+static __device__ __forceinline__ typename rb_rb_acc<T>::type rb_rb_get(const unsigned *w, int j)
+{
+    if (sizeof(T) == 1) return (w[j >> 2] >> (8 * (j & 3))) & 0xffu;
+    if (sizeof(T) == 2) return (w[j >> 1] >> (16 * (j & 1))) & 0xffffu;
+    return (typename rb_rb_acc<T>::type)__uint_as_float(w[j]);
+}
+
+/* P samples of a row at gx into W words, by vector loads where aligned */
+template <typename T, int P>
+static __device__ __forceinline__ void rb_rb_load(const unsigned char *row, long long gx, long long n, bool vec,
+                                                  unsigned *w)
+{
+    constexpr int B = P * (int)sizeof(T), W = (B + 3) / 4;
+    const T *r = (const T *)row + gx;
+    if (B % 8 == 0 && vec && gx + P <= n) {
+        if (B % 16 == 0) {
+#pragma unroll
+            for (int g = 0; g < B / 16; ++g) {
+                const uint4 u = __ldcs((const uint4 *)r + g);
+                w[4 * g] = u.x;
+                w[4 * g + 1] = u.y;
+                w[4 * g + 2] = u.z;
+                w[4 * g + 3] = u.w;
+            }
+        } else {
+#pragma unroll
+            for (int g = 0; g < B / 8; ++g) {
+                const uint2 u = __ldcs((const uint2 *)r + g);
+                w[2 * g] = u.x;
+                w[2 * g + 1] = u.y;
+            }
+        }
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < W; ++i) w[i] = 0u;
+#pragma unroll
+    for (int j = 0; j < P; ++j)
+        if (gx + j < n) {
+            if (sizeof(T) == 1) w[j >> 2] |= (unsigned)__ldcs((const unsigned char *)r + j) << (8 * (j & 3));
+            else if (sizeof(T) == 2) w[j >> 1] |= (unsigned)__ldcs((const unsigned short *)r + j) << (16 * (j & 1));
+            else w[j] = __float_as_uint(__ldcs((const float *)r + j));
+        }
+}
+
+/* P samples of the table at gx, by vector stores where aligned */
+template <typename T, int P>
+static __device__ __forceinline__ void rb_rb_store(unsigned char *row, long long gx, long long n, bool vec,
+                                                   const T *o)
+{
+    T *r = (T *)row + gx;
+    if (P % 4 == 0 && vec && gx + P <= n) {
+#pragma unroll
+        for (int g = 0; g < P / 4; ++g) {
+            if (sizeof(T) == 4) {
+                __stcs((float4 *)r + g, make_float4(o[4 * g], o[4 * g + 1], o[4 * g + 2], o[4 * g + 3]));
+            } else {
+                __stcs((double2 *)r + 2 * g, make_double2(o[4 * g], o[4 * g + 1]));
+                __stcs((double2 *)r + 2 * g + 1, make_double2(o[4 * g + 2], o[4 * g + 3]));
+            }
+        }
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < P; ++j)
+        if (gx + j < n) r[j] = o[j];
+}
+
+/* column x's total over the tile, from the warps' sums (recomputed where needed:
+ * fewer registers held across the look-back) */
+template <typename A, int TW>
+static __device__ __forceinline__ A rb_rb_coltotal(const A (*s_col)[TW], int x)
+{
+    A t = (A)0;
+#pragma unroll
+    for (int w = 0; w < RB_RB_WARPS; ++w) t += s_col[w][x];
+    return t;
+}
+
+/* Tiles of TH rows x 32 P samples, a block of 8 warps each; NC: the carries
+ * skipped (not a table: the benchmark's floor). Blocks a multiprocessor: 4 for
+ * 8-bit input, 3 for 16-bit (85 registers: no spills), 2 for floats (128
+ * registers; 3 for the benchmark's tiles of 32 rows, and of 128 rows of bytes). */
+template <int CH, typename TIn, typename TOut, typename R, int TH, int P, bool NC>
+__global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? 3 : sizeof(TIn) == 1 ? 4 : sizeof(TIn) == 2 || TH == 32 ? 3 : 2)
+    rb_rb_kernel(const rb_rb_args a)
+{
+    typedef typename rb_rb_acc<TIn>::type A;
+    /* the table's prefixes across the tile: 64-bit for integer input (h * 65535 * 256 may pass 2^32) */
+    typedef typename std::conditional<sizeof(TIn) <= 2, unsigned long long, double>::type U;
+    constexpr int TW = 32 * P, RPW = TH / RB_RB_WARPS, W = (P * (int)sizeof(TIn) + 3) / 4;
+    constexpr int HS = TH * CH, NPH = RB_RB_THREADS / HS, RPL = TH / 32; /* H: rows a lane */
+    static_assert(TW <= RB_RB_THREADS && TW > RB_RB_THREADS / 2, "one V share: a thread per column");
+    static_assert(HS <= RB_RB_THREADS && TH % 32 == 0 && P % CH == 0, "tile shape");
+    __shared__ A s_col[RB_RB_WARPS][TW];  /* the warps' column sums */
+    __shared__ A s_rt[TH][CH];            /* row totals */
+    __shared__ double s_hA[TH][CH], s_Hc[TH][CH], s_B[CH], s_C[CH];
+    __shared__ double s_pH[NPH][HS];
+    __shared__ R s_V[TW];                 /* column sums above the tile */
+    __shared__ int s_win[4];
+    __shared__ long long s_k;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (tid == 0) s_k = (long long)atomicAdd(a.ticket, 1u);
+    __syncthreads();
+    const long long k = s_k, tx = a.tiles_x;
+    const int ti = (int)(k / tx), si = (int)(k % tx);
+    const long long gx = (long long)si * TW + lane * P;
+    const int yw = ti * TH + warp * RPW; /* the warp's first row */
+    unsigned raw[RPW][W];
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
+        if (yw + r < a.h) rb_rb_load<TIn, P>(a.in + (size_t)(yw + r) * a.in_pitch, gx, a.n, a.vec_in, raw[r]);
+        else
+#pragma unroll
+            for (int i = 0; i < W; ++i) raw[r][i] = 0u;
+    }
+
+    /* 1. the totals the chains need: the warp's column sums, every row's total */
+    {
+        A col[P];
+#pragma unroll
+        for (int j = 0; j < P; ++j) col[j] = (A)0;
+#pragma unroll
+        for (int r = 0; r < RPW; ++r) {
+            A t[CH];
+#pragma unroll
+            for (int c = 0; c < CH; ++c) t[c] = (A)0;
+#pragma unroll
+            for (int j = 0; j < P; ++j) {
+                const A x = rb_rb_get<TIn>(raw[r], j);
+                col[j] += x;
+                t[j % CH] += x;
+            }
+#pragma unroll
+            for (int c = 0; c < CH; ++c) {
+#pragma unroll
+                for (int o = 16; o > 0; o >>= 1) t[c] += __shfl_xor_sync(RB_LB_FULL, t[c], o);
+            }
+            if (lane == 0)
+#pragma unroll
+                for (int c = 0; c < CH; ++c) s_rt[warp * RPW + r][c] = t[c];
+        }
+#pragma unroll
+        for (int j = 0; j < P; ++j) s_col[warp][lane * P + j] = col[j];
+    }
+    __syncthreads();
+    /* H's aggregate L(y, right edge): the prefix of the row totals (warp 0, RPL rows a lane) */
+    if (warp == 0) {
+#pragma unroll
+        for (int c = 0; c < CH; ++c) {
+            A p[RPL];
+#pragma unroll
+            for (int i = 0; i < RPL; ++i) p[i] = s_rt[lane * RPL + i][c] + (i ? p[i - 1] : (A)0);
+            const A incl = rb_lb_wscan(p[RPL - 1], lane);
+            A excl = __shfl_up_sync(RB_LB_FULL, incl, 1);
+            if (lane == 0) excl = (A)0;
+#pragma unroll
+            for (int i = 0; i < RPL; ++i) {
+                const double v = (double)(p[i] + excl);
+                s_hA[lane * RPL + i][c] = v;
+                if (!NC && si > 0) __stcg(a.hagg + k * HS + (lane * RPL + i) * CH + c, v);
+            }
+        }
+        if (!NC && si > 0) rb_lb_publish(a.hflag + k, 1, lane, false);
+    }
+    /* V's aggregate: the tile's column sums (the last warp, P columns a lane) */
+    if (!NC && warp == RB_RB_WARPS - 1 && ti > 0) {
+#pragma unroll
+        for (int j = 0; j < P; ++j) __stcg((R *)a.vagg + k * TW + lane * P + j, rb_rb_coltotal(s_col, lane * P + j));
+        rb_lb_publish(a.vflag + k, 1, lane, false);
+    }
+
+    /* 2. the look-backs (rb_cuda_sat_lookback.cu's): warp 0 polls H's window, the
+     * last warp V's; every thread reads a share of the records found */
+    const int eh = tid % HS, ph = tid / HS, ev = tid;
+    double hsum = 0.0;
+    R vsum = (R)0;
+    long long baseH = k - 1, baseV = k - tx;
+    int leftH = NC ? 0 : si, leftV = NC ? 0 : ti;
+    for (;;) {
+        if (warp == 0) {
+            bool incl = true;
+            const int d = leftH > 0 ? rb_lb_window(a.hflag, baseH, 1, leftH, lane, &incl, false, 32) : 0;
+            if (lane == 0) {
+                s_win[0] = d;
+                s_win[1] = incl;
+            }
+        } else if (warp == RB_RB_WARPS - 1) {
+            bool incl = true;
+            const int d = leftV > 0 ? rb_lb_window(a.vflag, baseV, tx, leftV, lane, &incl, false, 32) : 0;
+            if (lane == 0) {
+                s_win[2] = d;
+                s_win[3] = incl;
+            }
+        }
+        __syncthreads();
+        const int dH = s_win[0], dV = s_win[2];
+        const bool iH = s_win[1], iV = s_win[3];
+        constexpr int U = sizeof(TIn) <= 2 || TH == 64 ? 8 : 4; /* loads in flight: fewer where registers are short */
+        for (int q0 = 0; q0 * NPH < dH || q0 < dV; q0 += U) {
+            double th[U];
+            R tv[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int qh = ph + NPH * (q0 + u), qv = q0 + u;
+                const double *sh = (iH && qh == dH - 1 ? a.hinc : a.hagg) + (baseH - qh) * HS + eh;
+                const R *sv = (const R *)(iV && qv == dV - 1 ? a.vinc : a.vagg) +
+                              (baseV - (long long)qv * tx + RB_RB_PLANT_V) * TW + ev;
+                th[u] = qh < dH && ph < NPH ? __ldcg(sh) : 0.0;
+                tv[u] = qv < dV && ev < TW ? __ldcg(sv) : (R)0;
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                hsum += th[u];
+                vsum += tv[u];
+            }
+        }
+        baseH -= 32;
+        leftH -= 32;
+        baseV -= 32 * tx;
+        leftV -= 32;
+        if (iH && iV) break;
+        __syncthreads(); /* s_win is rewritten */
+        if (iH) leftH = 0;
+        if (iV) leftV = 0;
+    }
+    if (ph < NPH) s_pH[ph][eh] = hsum;
+    if (ev < TW) s_V[ev] = vsum;
+    __syncthreads();
+    if (warp == 0) {
+        /* H along the band: RPL rows a lane */
+#pragma unroll
+        for (int i = 0; i < RPL; ++i) {
+            const int y = lane * RPL + i;
+#pragma unroll
+            for (int c = 0; c < CH; ++c) {
+                double hc = 0.0;
+#pragma unroll
+                for (int q = 0; q < NPH; ++q) hc += s_pH[q][y * CH + c];
+                s_Hc[y][c] = hc;
+            }
+        }
+        if (!NC) {
+            rb_lb_delay(a.delay_ns, k);
+#pragma unroll
+            for (int i = 0; i < RPL; ++i)
+#pragma unroll
+                for (int c = 0; c < CH; ++c) {
+                    const int y = lane * RPL + i;
+                    __stcg(a.hinc + k * HS + y * CH + c, s_Hc[y][c] + s_hA[y][c]);
+                }
+            rb_lb_publish(a.hflag + k, 2, lane, false);
+        }
+        /* B = Hc at the bottom row: the band's sum left of the tile */
+        __syncwarp();
+        if (lane == 31) {
+#pragma unroll
+            for (int c = 0; c < CH; ++c) {
+                const double hb = s_Hc[TH - 1][c];
+                s_B[c] = hb;
+                if (!NC) __stcg((ti > 0 && si > 0 ? a.bagg : a.binc) + k * CH + c, hb);
+            }
+        }
+        __syncwarp();
+        if (!NC) rb_lb_publish(a.bflag + k, ti > 0 && si > 0 ? 1 : 2, lane, false);
+    } else if (warp == 1) {
+        /* the corner: B of the tiles above, 32 at a time */
+        double cc[CH];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) cc[c] = 0.0;
+        if (!NC && ti > 0 && si > 0) {
+            long long base = k - tx;
+            int left = ti;
+            for (;;) {
+                bool incl;
+                const int d = rb_lb_window(a.bflag, base, tx, left, lane, &incl, false, 32);
+                if (lane < d) {
+                    const double *src =
+                        (incl && lane == d - 1 ? a.binc : a.bagg) + (base - (long long)lane * tx) * CH;
+#pragma unroll
+                    for (int c = 0; c < CH; ++c) cc[c] += __ldcg(src + c);
+                }
+                if (incl) break;
+                base -= 32 * tx;
+                left -= 32;
+            }
+#pragma unroll
+            for (int c = 0; c < CH; ++c)
+#pragma unroll
+                for (int o = 16; o > 0; o >>= 1) cc[c] += __shfl_xor_sync(RB_LB_FULL, cc[c], o);
+        }
+        if (lane < CH)
+#pragma unroll
+            for (int c = 0; c < CH; ++c)
+                if (c == lane) s_C[c] = cc[c];
+    } else if (warp == RB_RB_WARPS - 1) {
+        /* V up the tile column: the inclusive column sums */
+        if (!NC) {
+            rb_lb_delay(a.delay_ns, k + 1);
+#pragma unroll
+            for (int j = 0; j < P; ++j)
+                __stcg((R *)a.vinc + k * TW + lane * P + j, (R)(s_V[lane * P + j] + rb_rb_coltotal(s_col, lane * P + j)));
+            rb_lb_publish(a.vflag + k, 2, lane, false);
+        }
+    }
+    __syncthreads();
+    /* B's inclusive record: the sum left of the tile over every row down to its bottom */
+    if (!NC && warp == 0 && ti > 0 && si > 0) {
+        rb_lb_delay(a.delay_ns, k + 2);
+        if (lane < CH)
+#pragma unroll
+            for (int c = 0; c < CH; ++c)
+                if (c == lane) __stcg(a.binc + k * CH + c, s_C[c] + s_B[c]);
+        rb_lb_publish(a.bflag + k, 2, lane, false);
+    }
+
+    /* 3. the table, row by row: running column sums cs from the top of the image
+     * (the sums above the tile, V's, and the tile's rows above the warp's, the other
+     * warps'), their prefix across the lane and the warp in 64 bits or double: that
+     * is L(y, x) + Vc(x); S = that + Hc(y) + C */
+    /* the raw words as if new: else the compiler keeps phase 1's unpacked or
+     * converted samples alive across the look-back (4-8x the registers) */
+#pragma unroll
+    for (int r = 0; r < RPW; ++r)
+#pragma unroll
+        for (int i = 0; i < W; ++i) asm volatile("" : "+r"(raw[r][i]));
+    A cs[P];
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+        A o = (A)s_V[lane * P + j];
+        for (int w = 0; w < warp; ++w) o += s_col[w][lane * P + j];
+        cs[j] = o;
+    }
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
+        const int y = warp * RPW + r;
+        if (yw + r >= a.h) break;
+#if RB_SAT_PLANT == 4
+        if (y != TH - 1)
+#endif
+#pragma unroll
+            for (int j = 0; j < P; ++j) cs[j] += rb_rb_get<TIn>(raw[r], j);
+        U run[CH];
+        double hc[CH];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) {
+            run[c] = (U)0;
+            hc[c] = s_Hc[y][c] + s_C[c];
+        }
+#pragma unroll
+        for (int j = 0; j < P; ++j) run[j % CH] += (U)cs[j];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) {
+            const U incl = rb_lb_wscan(run[c], lane);
+            run[c] = __shfl_up_sync(RB_LB_FULL, incl, 1); /* exclusive: the lanes to the left */
+            if (lane == 0) run[c] = (U)0;
+        }
+        TOut o[P]; /* rounded at once: fewer registers than P doubles */
+#pragma unroll
+        for (int j = 0; j < P; ++j) {
+            run[j % CH] += (U)cs[j];
+            o[j] = (TOut)((double)run[j % CH] + hc[j % CH]);
+        }
+        rb_rb_store<TOut, P>(a.out + (size_t)(yw + r) * a.out_pitch, gx, a.n, a.vec_out, o);
+    }
+}
+
+/* rows of a tile: 64 (1.3x the speed of 32 for floats, 1.4x for bytes on the H100) */
+static int rb_rb_th(rb_sat_shape shape, rb_format in_fmt)
+{
+    (void)in_fmt;
+    return shape.rows ? shape.rows : 64;
+}
+
+/* flags (3 per tile and the ticket), then the six records (V's as doubles: room for either type) */
+static size_t rb_rb_layout(int w, int h, int ch, int th, char *base, rb_rb_args *a)
+{
+    const int tw = ch == 3 ? 192 : 256;
+    const long long n = (long long)w * ch;
+    const size_t tx = (size_t)((n + tw - 1) / tw), ty = (size_t)((h + th - 1) / th);
+    const size_t tiles = tx * ty, hs = (size_t)th * ch;
+    const size_t sizes[6] = {hs, hs, (size_t)tw, (size_t)tw, (size_t)ch, (size_t)ch};
+    size_t off = rb_sat_align((3 * tiles + 1) * sizeof(int));
+    void *p[6];
+    for (int i = 0; i < 6; ++i) {
+        p[i] = base + off;
+        off += rb_sat_align(tiles * sizes[i] * sizeof(double));
+    }
+    if (a) {
+        a->hflag = (int *)base;
+        a->vflag = a->hflag + tiles;
+        a->bflag = a->vflag + tiles;
+        a->ticket = (unsigned *)(a->bflag + tiles);
+        a->tiles_x = (int)tx;
+        a->tiles = (long long)tiles;
+        a->hagg = (double *)p[0];
+        a->hinc = (double *)p[1];
+        a->vagg = p[2];
+        a->vinc = p[3];
+        a->bagg = (double *)p[4];
+        a->binc = (double *)p[5];
+    }
+    return off;
+}
+
+extern "C" int rb_cuda_sat_rebuild_fits(rb_sat_shape shape, rb_format in_fmt, int h)
+{
+    (void)shape;
+    /* V's 32-bit column sums: h * the largest sample below 2^32 */
+    if (in_fmt == RB_U8) return (unsigned long long)h * 255u <= 0xffffffffull;
+    if (in_fmt == RB_U16) return (unsigned long long)h * 65535u <= 0xffffffffull;
+    return in_fmt == RB_F32;
+}
+
+extern "C" size_t rb_cuda_sat_rebuild_work_bytes(rb_sat_shape shape, rb_format in_fmt, int w, int h, int ch)
+{
+    return rb_rb_layout(w, h, ch, rb_rb_th(shape, in_fmt), NULL, NULL);
+}
+
+template <int CH, typename TIn, typename TOut, int TH, bool NC> static void rb_rb_go(const rb_rb_args &a, cudaStream_t s)
+{
+    typedef typename rb_rb_acc<TIn>::type A;
+    typedef typename std::conditional<sizeof(TIn) <= 2, unsigned, double>::type R;
+    (void)sizeof(A);
+    rb_rb_kernel<CH, TIn, TOut, R, TH, CH == 3 ? 6 : 8, NC><<<(unsigned)a.tiles, RB_RB_THREADS, 0, s>>>(a);
+}
+
+/* the dispatcher's callee */
+template <bool NC> struct rb_rb_launcher {
+    const rb_rb_args *a;
+    cudaStream_t s;
+    int th;
+    template <int CH, typename TIn, typename TOut> cudaError_t go() const
+    {
+        /* F64 input is not this kernel's; the floor is built for one channel to F32 alone */
+        if constexpr (sizeof(TIn) > 4 || (NC && (CH != 1 || sizeof(TOut) != 4))) {
+            return cudaErrorInvalidValue;
+        } else {
+            if (th == 64) {
+                rb_rb_go<CH, TIn, TOut, 64, NC>(*a, s);
+                return cudaSuccess;
+            }
+            /* measured only: 128 rows of one channel of bytes (bench/RESULTS.md) */
+            if constexpr (sizeof(TIn) == 1 && CH == 1 && sizeof(TOut) == 4)
+                if (th == 128) {
+                    rb_rb_go<CH, TIn, TOut, 128, NC>(*a, s);
+                    return cudaSuccess;
+                }
+            if (th != 32) return cudaErrorInvalidValue;
+            rb_rb_go<CH, TIn, TOut, 32, NC>(*a, s);
+            return cudaSuccess;
+        }
+    }
+};
+
+static int rb_rb_vec(const void *p, size_t pitch, size_t bytes)
+{
+    const size_t al = bytes > 16 ? 16 : bytes;
+    return ((uintptr_t)p % al) == 0 && pitch % al == 0;
+}
+
+extern "C" cudaError_t rb_cuda_sat_rebuild_run(rb_sat_shape shape, const void *in, size_t in_pitch,
+                                               rb_format in_fmt, void *out, size_t out_pitch, rb_format out_fmt,
+                                               int w, int h, int ch, void *work, cudaStream_t s, unsigned delay_ns)
+{
+    if (ch < 1 || ch > 4 || !rb_cuda_sat_rebuild_fits(shape, in_fmt, h)) return cudaErrorInvalidValue;
+    const int th = rb_rb_th(shape, in_fmt), p = ch == 3 ? 6 : 8;
+    rb_rb_args a;
+    rb_rb_layout(w, h, ch, th, (char *)work, &a);
+    a.in = (const unsigned char *)in;
+    a.out = (unsigned char *)out;
+    a.in_pitch = in_pitch;
+    a.out_pitch = out_pitch;
+    a.n = (long long)w * ch;
+    a.h = h;
+    a.delay_ns = delay_ns;
+    a.vec_in = ch != 3 && rb_rb_vec(in, in_pitch, (size_t)p * rb_format_size(in_fmt));
+    a.vec_out = ch != 3 && rb_rb_vec(out, out_pitch, (size_t)4 * rb_format_size(out_fmt));
+    if (a.tiles > 0x7fffffffLL) return cudaErrorInvalidValue;
+    cudaError_t e = cudaMemsetAsync(a.hflag, 0, (3 * (size_t)a.tiles + 1) * sizeof(int), s);
+    if (e != cudaSuccess) return e;
+    e = shape.nocarry ? rb_sat_dispatch(rb_rb_launcher<true>{&a, s, th}, ch, in_fmt, out_fmt)
+                      : rb_sat_dispatch(rb_rb_launcher<false>{&a, s, th}, ch, in_fmt, out_fmt);
+    if (e != cudaSuccess) return e;
+    return rb_cuda_launch_check();
+}

@@ -1,0 +1,449 @@
+/* The fused column final + row stage 1 (rb_tiled_final_cols_s1 in
+ * cuda/tiled/rb_tiled_cols_rows.cuh), which every device-pointer call of a
+ * plain filter takes by default and no other suite reaches: test_gpu's cases
+ * run on host images, whose rows go down through the staging in strips and
+ * never fuse (rb_cuda_execute.cu), so a wrong column store planted there went
+ * unnoticed (bench/RESULTS.md, 2026-11-27).
+ *
+ * Device images (cudaMalloc'd float32, 1, 2 and 4 channels; packed, pitched,
+ * and in place), plain filters (no FIR, poles <= 0.9), every order 1-8, every
+ * boundary, sizes that are not multiples of the 32-sample block or of the
+ * 128-lane column tile. Only float carries fuse: orders 6-8 take them only
+ * when told (RECBLUR_CUDA_CARRY=float, here with poles <= 0.5), orders 1-5 by
+ * default except where a filter's feedback outweighs 30 times its DC gain
+ * (rb_tiled_want_double: 67 of 150 first draws of orders 2-5; forced to float
+ * carries those lose up to 1.2e-3), so such draws are drawn again.
+ * Each case runs with RECBLUR_CUDA_FUSE=on, =off and the default on one plan,
+ * and checks:
+ *  - the route each call took (rb_cuda_plan_fused): =on fused wherever the
+ *    plan's carries are float, =off never; and that most cases fuse;
+ *  - both against the independent float64 reference (tests/reference.c);
+ *  - fused and unfused bit-identical (the fused kernel makes the same row
+ *    carries from the same floats, rb_tiled_cols_rows.cuh), and the default
+ *    equal to the route it reports.
+ * The host part runs the same cases through the CPU emulation of the tiled
+ * solver (tests/gpu_emu.cu) against the same reference, so the tolerance the
+ * device part asserts is known to hold for the arithmetic; a device failure
+ * then points at a kernel, not at float carries. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "rb_cuda.h" /* rb_cuda_plan_fused, rb_cuda_tiled_init: the route taken, the carries */
+#include "rb_internal.h"
+#include "recblur.h"
+#include "reference.h"
+#include "test_util.h"
+
+/* tests/gpu_emu.cu: the tiled solver's per-lane code run on the host */
+int rb_gpu_emulate_2d(const rb_plan *plan, const float *in, float *out, float bval);
+
+#define GPU_SUITE "test_gpu_fused"
+#include "gpu_skip.h"
+
+/* widths below one block (20), lines ending in a 1-sample block (257), column
+ * tiles cut short (257, 1000 and 77 lanes times c are no multiples of 128),
+ * a height below one block (7) */
+static const int sizes[][2] = {{257, 129}, {1000, 37}, {20, 45}, {77, 300}, {300, 7}};
+#define NSIZES (int)(sizeof sizes / sizeof sizes[0])
+static const int chans[3] = {1, 2, 4};
+static const char *const layouts[3] = {"packed", "pitched", "in place"};
+
+/* orders 6-8 in float carries: poles <= 0.5 and 3e-5 (the emulated solver's
+ * worst of these cases: 1.4e-5, order 8 mirror; 4.1e-5 with poles <= 0.6) */
+static double case_pmax(int order) { return order <= 5 ? 0.9 : 0.5; }
+static double case_tol(int order) { return order <= 5 ? 1e-5 : 3e-5; }
+
+typedef struct {
+    int order, mode, w, h, ch, layout;
+    rb_axis_filter ax[2]; /* x (rows), y (columns): different feedbacks, one order */
+    rb_boundary b;
+} fcase;
+
+/* The case's context: orders 6-8 in float carries, the only ones that fuse
+ * (rb_tiled_want_double gives them double by default); orders 1-5 as the
+ * plan chooses. */
+static rb_context *case_ctx(rb_backend be, int order)
+{
+    rb_context *ctx = NULL;
+    assert_int_equal(rb_context_create(&ctx), RB_OK);
+    assert_int_equal(rb_context_set_backend(ctx, be), RB_OK);
+    assert_int_equal(rb_switch_set(ctx, "RECBLUR_CUDA_CARRY", order > 5 ? "float" : NULL), RB_OK);
+    assert_int_equal(rb_switch_set(ctx, "RECBLUR_CUDA_FUSE", NULL), RB_OK);
+    return ctx;
+}
+
+static rb_filter *case_filter(rb_context *ctx, const fcase *fc)
+{
+    rb_filter *f = NULL;
+    rb_status st = rb_filter_create(ctx, &fc->ax[0], &fc->ax[1], &f);
+    if (st != RB_OK) fprintf(stderr, "%s: filter: %s\n", GPU_SUITE, rb_context_error(ctx));
+    assert_int_equal(st, RB_OK);
+    return f;
+}
+
+/* Whether the fused route covers the plan, as far as the cases do not set it
+ * themselves (1, 2 or 4 channels, no FIR, one order on both axes): float
+ * carries and float recursion on both axes, as the CUDA back end makes them
+ * (rb_cuda_tiled_init, also for a CPU plan: the host part draws the same). */
+static int plan_float_carries(const rb_plan *plan)
+{
+    static rb_cuda_tiled t; /* 11 KB */
+    int ok = 1;
+    for (int rows = 0; rows < 2; ++rows) {
+        if (rb_cuda_tiled_init(rows ? &plan->rows : &plan->cols, plan->channels, rows, &plan->ctx->sw, &t) != 0)
+            return 0;
+        ok = ok && !t.dbl && t.fin;
+    }
+    return ok;
+}
+
+/* The case of order/mode/size si. Its feedbacks are redrawn (up to 16 times)
+ * until the plan takes float carries, so that nearly every case reaches the
+ * fused kernel; the draws come in a fixed order, so the host and device parts
+ * see the same filters and inputs for a seed. */
+static void case_make(fcase *fc, int order, int mode, int si)
+{
+    memset(fc, 0, sizeof *fc);
+    fc->order = order;
+    fc->mode = mode;
+    fc->w = sizes[si][0];
+    fc->h = sizes[si][1];
+    fc->ch = chans[(order + mode + si) % 3];
+    fc->layout = (order + si + mode) % 3;
+    fc->b.mode = (rb_boundary_mode)mode;
+    fc->b.value = 0.3f;
+    rb_context *ctx = case_ctx(RB_BACKEND_CPU, order);
+    for (int tries = 0; tries < 16; ++tries) {
+        for (int a = 0; a < 2; ++a) {
+            fc->ax[a].causal_order = fc->ax[a].anticausal_order = order;
+            tu_random_feedback(order, case_pmax(order), fc->ax[a].causal);
+            memcpy(fc->ax[a].anticausal, fc->ax[a].causal, sizeof fc->ax[a].causal);
+        }
+        rb_filter *f = case_filter(ctx, fc);
+        rb_plan *plan = NULL;
+        assert_int_equal(rb_plan_create(ctx, f, fc->b, fc->w, fc->h, fc->ch, &plan), RB_OK);
+        const int floats = plan_float_carries(plan);
+        rb_plan_destroy(plan);
+        rb_filter_destroy(f);
+        if (floats) break;
+    }
+    rb_context_destroy(ctx);
+}
+
+static size_t case_count(const fcase *fc) { return (size_t)fc->w * fc->h * fc->ch; }
+
+/* the float64 reference of the case's input, rounded to float */
+static float *case_reference(const fcase *fc, const float *in)
+{
+    const size_t n = case_count(fc);
+    double *d = malloc(n * sizeof *d);
+    float *ref = malloc(n * sizeof *ref);
+    assert_true(d && ref);
+    for (size_t i = 0; i < n; ++i) d[i] = in[i];
+    assert_int_equal(ref_filter_image(&fc->ax[0], &fc->ax[1], fc->b, d, d, fc->w, fc->h, fc->ch), 0);
+    for (size_t i = 0; i < n; ++i) ref[i] = (float)d[i];
+    free(d);
+    return ref;
+}
+
+/* relative RMS of a against the reference r; NaN anywhere is infinite */
+static double rel_rms(const float *a, const float *r, size_t n)
+{
+    double se = 0.0, sr = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        if (isnan(a[i]) || isnan(r[i])) return INFINITY;
+        se += ((double)a[i] - r[i]) * ((double)a[i] - r[i]);
+        sr += (double)r[i] * r[i];
+    }
+    return sr > 0 ? sqrt(se / sr) : sqrt(se);
+}
+
+static size_t bits_differ(const float *a, const float *b, size_t n, double *maxabs)
+{
+    size_t d = 0;
+    *maxabs = 0.0;
+    for (size_t i = 0; i < n; ++i)
+        if (memcmp(&a[i], &b[i], sizeof(float)) != 0) {
+            d++;
+            double x = fabs((double)a[i] - b[i]);
+            if (!(x <= *maxabs)) *maxabs = x;
+        }
+    return d;
+}
+
+
+
+#define CASE_FMT "order %d %s %dx%dx%d %s"
+#define CASE_ARGS(fc) (fc)->order, rb_boundary_name((rb_boundary_mode)(fc)->mode), (fc)->w, (fc)->h, (fc)->ch, \
+                      layouts[(fc)->layout]
+
+/* ------------------------------------------------------------- device part */
+
+typedef struct {
+    void *din, *dout; /* dout == din in place */
+    size_t pin, pout; /* bytes between rows */
+} dbufs;
+
+static void dbufs_make(const fcase *fc, dbufs *d)
+{
+    const size_t row = (size_t)fc->w * fc->ch * sizeof(float);
+    if (fc->layout == 0) {
+        assert_int_equal(cudaMalloc(&d->din, row * fc->h), cudaSuccess);
+        assert_int_equal(cudaMalloc(&d->dout, row * fc->h), cudaSuccess);
+        d->pin = d->pout = row;
+    } else {
+        /* one float wider than a row: the pitch is never the packed row */
+        assert_int_equal(cudaMallocPitch(&d->din, &d->pin, row + sizeof(float), fc->h), cudaSuccess);
+        if (fc->layout == 1) {
+            assert_int_equal(cudaMallocPitch(&d->dout, &d->pout, row + sizeof(float), fc->h), cudaSuccess);
+        } else {
+            d->dout = d->din;
+            d->pout = d->pin;
+        }
+    }
+}
+
+static void dbufs_free(dbufs *d)
+{
+    if (d->dout != d->din) cudaFree(d->dout);
+    cudaFree(d->din);
+}
+
+/* One execute of plan with RECBLUR_CUDA_FUSE = force (NULL: the default) on
+ * a fresh upload of `in` and a poisoned output: the output in `out`, the
+ * route the call took returned. */
+static int run_route(rb_context *ctx, rb_plan *plan, const fcase *fc, const dbufs *d, const char *force,
+                     const float *in, float *out)
+{
+    const size_t row = (size_t)fc->w * fc->ch * sizeof(float);
+    assert_int_equal(rb_switch_set(ctx, "RECBLUR_CUDA_FUSE", force), RB_OK);
+    assert_int_equal(cudaMemcpy2D(d->din, d->pin, in, row, row, fc->h, cudaMemcpyHostToDevice), cudaSuccess);
+    if (d->dout != d->din) assert_int_equal(cudaMemset2D(d->dout, d->pout, 0xFF, row, fc->h), cudaSuccess);
+    rb_image di = tu_image(fc->w, fc->h, fc->ch, RB_F32, d->pin, d->din, RB_MEMORY_DEVICE);
+    rb_image dout = tu_image(fc->w, fc->h, fc->ch, RB_F32, d->pout, d->dout, RB_MEMORY_DEVICE);
+    rb_status st = rb_execute(plan, &di, &dout);
+    if (st != RB_OK) fprintf(stderr, "%s: execute: %s\n", GPU_SUITE, rb_context_error(ctx));
+    assert_int_equal(st, RB_OK);
+    assert_int_equal(cudaMemcpy2D(out, row, d->dout, d->pout, row, fc->h, cudaMemcpyDeviceToHost), cudaSuccess);
+    const int fused = rb_cuda_plan_fused(plan);
+    assert_int_equal(rb_switch_set(ctx, "RECBLUR_CUDA_FUSE", NULL), RB_OK);
+    return fused;
+}
+
+typedef struct {
+    int cases, bad, covered, fused_default;
+    double worst_on, worst_off;
+} tally;
+
+
+/* One case on the GPU: 0 when every check holds, else the number of failed
+ * checks, each printed. */
+static int device_case(const fcase *fc, tally *t)
+{
+    rb_context *ctx = case_ctx(RB_BACKEND_CUDA, fc->order);
+    rb_filter *f = case_filter(ctx, fc);
+    rb_plan *plan = NULL;
+    rb_status st = rb_plan_create(ctx, f, fc->b, fc->w, fc->h, fc->ch, &plan);
+    if (st != RB_OK) fprintf(stderr, "%s: plan: %s\n", GPU_SUITE, rb_context_error(ctx));
+    assert_int_equal(st, RB_OK);
+    assert_non_null(strstr(rb_plan_backend_name(plan), "cuda"));
+    const size_t n = case_count(fc);
+    float *in = malloc(n * sizeof *in), *on = malloc(n * sizeof *on), *off = malloc(n * sizeof *off),
+          *def = malloc(n * sizeof *def);
+    assert_true(in && on && off && def);
+    tu_fill_random(in, RB_F32, n);
+    float *ref = case_reference(fc, in);
+    dbufs d;
+    dbufs_make(fc, &d);
+    const int covered = plan_float_carries(plan);
+    const int r_on = run_route(ctx, plan, fc, &d, "on", in, on);
+    const int r_off = run_route(ctx, plan, fc, &d, "off", in, off);
+    const int r_def = run_route(ctx, plan, fc, &d, NULL, in, def);
+    const double tol = case_tol(fc->order), e_on = rel_rms(on, ref, n), e_off = rel_rms(off, ref, n);
+    double dmax = 0.0, ddef = 0.0;
+    const size_t ndiff = bits_differ(on, off, n, &dmax), ndef = bits_differ(def, r_def ? on : off, n, &ddef);
+    int bad = 0;
+    if (r_on != covered || r_off) {
+        bad++;
+        fprintf(stderr, "%s: " CASE_FMT ": %s carries; RECBLUR_CUDA_FUSE=on %s, =off %s\n", GPU_SUITE,
+                CASE_ARGS(fc), covered ? "float" : "double", r_on ? "fused" : "unfused", r_off ? "fused" : "unfused");
+    }
+    if (!(e_on <= tol) || !(e_off <= tol)) {
+        bad++;
+        fprintf(stderr, "%s: " CASE_FMT ": rel RMS vs float64 reference: fused %.3g, unfused %.3g (tol %.0e)\n",
+                GPU_SUITE, CASE_ARGS(fc), e_on, e_off, tol);
+    }
+    if (ndiff) {
+        bad++;
+        fprintf(stderr, "%s: " CASE_FMT ": fused and unfused differ in %zu of %zu floats (max |diff| %.3g)\n",
+                GPU_SUITE, CASE_ARGS(fc), ndiff, n, dmax);
+    }
+    if (ndef) {
+        bad++;
+        fprintf(stderr, "%s: " CASE_FMT ": the default route (%s) differs from =%s in %zu floats\n", GPU_SUITE,
+                CASE_ARGS(fc), r_def ? "fused" : "unfused", r_def ? "on" : "off", ndef);
+    }
+    t->cases++;
+    t->bad += bad != 0;
+    t->covered += covered;
+    t->fused_default += r_def;
+    if (e_on > t->worst_on) t->worst_on = e_on;
+    if (e_off > t->worst_off) t->worst_off = e_off;
+    dbufs_free(&d);
+    free(in);
+    free(on);
+    free(off);
+    free(def);
+    free(ref);
+    rb_plan_destroy(plan);
+    rb_filter_destroy(f);
+    rb_context_destroy(ctx);
+    return bad;
+}
+
+/* Every order, boundary and size on device images, fused and not. */
+static void test_fused_device_images(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    int bad = 0;
+    for (int order = 1; order <= 8; ++order) {
+        tally t = {0, 0, 0, 0, 0.0, 0.0};
+        for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode)
+            for (int si = 0; si < NSIZES; ++si) {
+                fcase fc;
+                case_make(&fc, order, mode, si);
+                device_case(&fc, &t);
+            }
+        fprintf(stderr, "%s: order %d: %d cases, %d with float carries (those fused with =on, none with =off: "
+                "checked), worst rel RMS vs reference =on %.3g, =off %.3g; default route fused in %d; %d cases "
+                "failed\n", GPU_SUITE, order, t.cases, t.covered, t.worst_on, t.worst_off, t.fused_default, t.bad);
+        bad += t.bad;
+        /* the cases must keep reaching the fused kernel (float carries in most draws) */
+        if (!(2 * t.covered > t.cases)) {
+            fprintf(stderr, "%s: order %d: only %d of %d cases reach the fused route\n", GPU_SUITE, order, t.covered,
+                    t.cases);
+            bad++;
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
+/* What the fused route does not cover runs unfused even with =on, and stays
+ * right: three channels (the column tile holds no whole row blocks), a FIR
+ * (row blocks no longer start at pixel 0), double carries (orders 6-8 by
+ * default). */
+static void test_fused_not_where_uncovered(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    int bad = 0;
+    for (int which = 0; which < 3; ++which) {
+        fcase fc;
+        case_make(&fc, which == 2 ? 6 : 3, RB_BOUNDARY_CLAMP, 0);
+        double taps[3] = {0.25, 0.5, 0.25};
+        if (which == 0) fc.ch = 3;
+        if (which == 1) {
+            fc.ax[0].fir = taps;
+            fc.ax[0].fir_lo = -1;
+            fc.ax[0].fir_hi = 1;
+        }
+        rb_context *ctx = gpu_test_context(RB_BACKEND_CUDA); /* default carries */
+        rb_filter *f = case_filter(ctx, &fc);
+        rb_plan *plan = NULL;
+        assert_int_equal(rb_plan_create(ctx, f, fc.b, fc.w, fc.h, fc.ch, &plan), RB_OK);
+        const size_t n = case_count(&fc);
+        float *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
+        assert_true(in && out);
+        tu_fill_random(in, RB_F32, n);
+        float *ref = case_reference(&fc, in);
+        dbufs d;
+        dbufs_make(&fc, &d);
+        const int fused = run_route(ctx, plan, &fc, &d, "on", in, out);
+        const double e = rel_rms(out, ref, n);
+        if (fused || !(e <= 1e-5)) {
+            bad++;
+            fprintf(stderr, "%s: %s, RECBLUR_CUDA_FUSE=on: %s, rel RMS %.3g vs reference\n", GPU_SUITE,
+                    which == 0 ? "3 channels" : which == 1 ? "a FIR on the rows" : "order 6, double carries",
+                    fused ? "fused (it does not cover this)" : "unfused", e);
+        }
+        dbufs_free(&d);
+        free(in);
+        free(out);
+        free(ref);
+        rb_plan_destroy(plan);
+        rb_filter_destroy(f);
+        rb_context_destroy(ctx);
+    }
+    assert_int_equal(bad, 0);
+}
+
+/* ---------------------------------------------------------------- host part */
+
+/* The same cases through the CPU emulation of the tiled solver (the three
+ * launches per axis; the fused kernel makes the same carries), same
+ * switches, same tolerance. */
+static void test_fused_cases_emulated(void **state)
+{
+    (void)state;
+    int bad = 0, cases = 0, covered = 0;
+    double worst = 0.0;
+    for (int order = 1; order <= 8; ++order)
+        for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode)
+            for (int si = 0; si < NSIZES; ++si) {
+                fcase fc;
+                case_make(&fc, order, mode, si);
+                rb_context *ctx = case_ctx(RB_BACKEND_CPU, order);
+                rb_filter *f = case_filter(ctx, &fc);
+                rb_plan *plan = NULL;
+                assert_int_equal(rb_plan_create(ctx, f, fc.b, fc.w, fc.h, fc.ch, &plan), RB_OK);
+                const size_t n = case_count(&fc);
+                float *in = malloc(n * sizeof *in), *e = malloc(n * sizeof *e);
+                assert_true(in && e);
+                tu_fill_random(in, RB_F32, n);
+                float *ref = case_reference(&fc, in);
+                assert_int_equal(rb_gpu_emulate_2d(plan, in, e, fc.b.value), 0);
+                covered += plan_float_carries(plan);
+                const double err = rel_rms(e, ref, n);
+                if (!(err <= case_tol(order))) {
+                    bad++;
+                    fprintf(stderr, "%s: emulated " CASE_FMT ": rel RMS %.3g vs reference (tol %.0e)\n", GPU_SUITE,
+                            CASE_ARGS(&fc), err, case_tol(order));
+                }
+                if (err > worst) worst = err;
+                cases++;
+                free(in);
+                free(e);
+                free(ref);
+                rb_plan_destroy(plan);
+                rb_filter_destroy(f);
+                rb_context_destroy(ctx);
+            }
+    fprintf(stderr, "%s: emulated: %d cases (%d with float carries, which fuse on the GPU), worst rel RMS vs "
+            "reference %.3g, %d failed\n", GPU_SUITE, cases, covered, worst, bad);
+    assert_int_equal(bad, 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (!getenv("RB_TEST_SEED")) setenv("RB_TEST_SEED", "1", 0);
+    tu_seed(GPU_SUITE);
+    const struct CMUnitTest host[] = {
+        cmocka_unit_test(test_fused_cases_emulated),
+    };
+    const struct CMUnitTest device[] = {
+        cmocka_unit_test(test_fused_device_images),
+        cmocka_unit_test(test_fused_not_where_uncovered),
+    };
+    return RB_GPU_SUITE_MAIN(argc, argv, host, device, NULL, NULL);
+}
