@@ -7,7 +7,7 @@
  * workload's output checked against the CPU back end before it is timed.
  *
  *   gpu_bench [--quick] [--big] [--all-modes] [--no-1d] [--focus] [--gauss | --gauss-one | --gauss-fuse | --gauss-prof | --gauss-steps |
- *             --wide | --chain] [--no-abort]
+ *             --wide | --chain | --chain-gauss] [--no-abort]
  *   (--quick: 4096^2 only, fewer workloads; --focus: the 2D solver alone, for
  *   comparing its routes and settings between runs; --gauss: only the Gaussian
  *   (sigma 2, 8, 30, 100; clamp, periodic, mirror; 1 and 4 channels) next to the
@@ -694,8 +694,9 @@ static void run_wide(rb_context *gctx, rb_context *cctx)
  * (double carries) clamp and periodic, one channel and RGBA, at 8192^2;
  * sigma n/6 periodic at 4096^2 (wrapped chains) against cuFFT; the plain
  * order 1, 3 and 5 filters (float carries, the parallel chain) clamp and
- * periodic at 4096^2 and 8192^2 */
-static void run_chain_rows(rb_context *gctx, rb_context *cctx)
+ * periodic at 4096^2 and 8192^2; gauss_only (--chain-gauss): the Gaussian's
+ * rows and cuFFT's alone (builds of the Gaussian's order only) */
+static void run_chain_rows(rb_context *gctx, rb_context *cctx, int gauss_only)
 {
     static const rb_boundary_mode modes[2] = {RB_BOUNDARY_CLAMP, RB_BOUNDARY_PERIODIC};
     float copy1, copy4;
@@ -711,12 +712,13 @@ static void run_chain_rows(rb_context *gctx, rb_context *cctx)
             measure_copies(n, &copy1, &copy4);
             run_fft_gauss(gctx, cctx, n, copy1);
         }
-        for (int oi = 0; oi < 3; ++oi) {
+        for (int oi = 0; oi < 3 && !gauss_only; ++oi) {
             rb_filter *f = bench_filter(gctx, orders[oi]);
             for (int mi = 0; mi < 2; ++mi) run_2d(gctx, cctx, "iir-2d", f, modes[mi], n, 1, orders[oi], copy1);
             rb_filter_destroy(f);
         }
         if (n == 4096) measure_copies(8192, &copy1, &copy4);
+        if (gauss_only) break;
     }
 }
 
@@ -727,7 +729,8 @@ int main(int argc, char **argv)
     int quick = 0, big = 0, no1d = 0, allmodes = 0; /* --all-modes: every boundary mode with --quick too */
     int focus = 0; /* --focus: the 2D tiled solver only (no baselines, SAT, Gaussian, 1D): route comparisons */
     int gauss = 0; /* --gauss: the Gaussian table only (1); --gauss-one: its sigma-8 clamp rows (2); --wide (3);
-                      --chain (4): run_chain_rows; --gauss-prof (5), --gauss-steps (6): run_gauss_prof */
+                      --chain (4), --chain-gauss (8): run_chain_rows; --gauss-prof (5), --gauss-steps (6):
+                      run_gauss_prof; --gauss-fuse (7) */
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--focus")) focus = no1d = 1;
@@ -738,6 +741,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--gauss-one")) gauss = 2;
         else if (!strcmp(argv[i], "--wide")) gauss = 3;
         else if (!strcmp(argv[i], "--chain")) gauss = 4;
+        else if (!strcmp(argv[i], "--chain-gauss")) gauss = 8;
         else if (!strcmp(argv[i], "--gauss-prof")) gauss = 5;
         else if (!strcmp(argv[i], "--gauss-steps")) gauss = 6;
         else if (!strcmp(argv[i], "--gauss-fuse")) gauss = 7;
@@ -770,8 +774,8 @@ int main(int argc, char **argv)
     } else if (gauss == 3) {
         run_wide(gctx, cctx);
         no1d = 1;
-    } else if (gauss == 4) {
-        run_chain_rows(gctx, cctx);
+    } else if (gauss == 4 || gauss == 8) {
+        run_chain_rows(gctx, cctx, gauss == 8);
         no1d = 1;
     } else if (gauss) {
         run_gauss_table(gctx, cctx, gauss == 2);

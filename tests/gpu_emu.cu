@@ -115,7 +115,18 @@ static int rb_emu_axis(const rb_cuda_tiled &f, const float *in, float *out, size
         }
     }
     if (f.dbl || f.seq_chain) { /* RECBLUR_CUDA_CHAIN=seq, as the kernels' launcher */
-        for (size_t lane = 0; lane < lanes; ++lane) rb_tiled_chain<R, CT>(f, in, car1, car2, sums, mean, lanes, lane);
+        /* as rb_tiled_chain_launch: the split chain where lanes are few (each lane's
+         * group of threads in lockstep, its state gathered from their slots);
+         * RB_EMU_CHAIN=one or =split takes that chain whatever the count */
+        const char *ch = getenv("RB_EMU_CHAIN");
+        const bool split = ch && !strcmp(ch, "one") ? false : ch && !strcmp(ch, "split") ? true
+                                                                                        : rb_tiled_chain_splits(lanes);
+        constexpr int TPL = RB_TILED_TPL(R);
+        for (size_t lane = 0; lane < lanes; ++lane) {
+            const rb_tiled_lg g = {lanes, lane, 0, 0u};
+            if (split) rb_tiled_chain_split<R, CT, TPL, TPL>(f, in, car1, car2, sums, mean, g);
+            else rb_tiled_chain<R, CT>(f, in, car1, car2, sums, mean, lanes, lane);
+        }
     } else {
         /* the parallel chain, phase by phase as rb_tiled_pchain_k runs it (each
          * phase for every group of the lane before the next phase) */

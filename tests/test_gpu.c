@@ -737,15 +737,18 @@ static void test_tiled_solver_emulated(void **state)
 
 /* The double-carry chain (rb_tiled_chain.cuh) walks a lane's blocks with its
  * loads a ring of D blocks ahead (D = 16 .. 1 by order and pass), the line's
- * last block apart: double carries forced (RECBLUR_CUDA_CARRY=double) on lines
- * of 1, 2, 4, 5, 8, 9, 16, 17 and 33 blocks, a short last block each, along
- * rows and along columns, every mode, against the CPU back end and the
- * float64 reference. A tail, head or state taken from the wrong block, or a
- * block skipped at a ring's end, is off by far more than the tolerance. */
+ * last block apart, in one thread a lane and (few lanes) split, the lane's
+ * state spread over 1, 2 or 4 threads (orders 3, 5 and 7 leave a thread's
+ * second slot empty), each case both ways: double carries forced
+ * (RECBLUR_CUDA_CARRY=double) on lines of 1, 2, 4, 5, 8, 9, 16, 17 and 33
+ * blocks, a short last block each, along rows and along columns, every mode,
+ * against the CPU back end and the float64 reference. A tail, head or state
+ * taken from the wrong block or the wrong thread, or a block skipped at a
+ * ring's end, is off by far more than the tolerance. */
 static void test_double_chain_emulated(void **state)
 {
     (void)state;
-    static const int nbs[] = {1, 2, 4, 5, 8, 9, 16, 17, 33}, orders[] = {1, 2, 4, 5, 8};
+    static const int nbs[] = {1, 2, 4, 5, 8, 9, 16, 17, 33}, orders[] = {1, 2, 3, 4, 5, 7, 8};
     const uint64_t saved = tu_state; /* the later tests' draws stay those of earlier runs */
     rb_context *ctx = backend_ctx(RB_BACKEND_CPU);
     assert_int_equal(rb_switch_set(ctx, "RECBLUR_CUDA_CARRY", "double"), RB_OK);
@@ -770,20 +773,25 @@ static void test_double_chain_emulated(void **state)
                     float *c = run_backend(RB_BACKEND_CPU, f, b, &im, RB_F32, NULL, 0);
                     rb_plan *plan;
                     assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
-                    assert_int_equal(rb_gpu_emulate_2d(plan, in, e, b.value), 0);
                     for (size_t i = 0; i < count; ++i) din[i] = in[i];
                     assert_int_equal(ref_filter_image(&tf.ax[0], &tf.ax[1], b, din, dref, w, h, ch), 0);
                     for (size_t i = 0; i < count; ++i) fref[i] = (float)dref[i];
-                    double mx, rel = compare(e, c, RB_F32, count, &mx), rref = compare(e, fref, RB_F32, count, &mx);
-                    if (!(rel <= 1e-5) || !(rref <= 1e-5)) {
-                        bad++;
-                        fprintf(stderr, "test_gpu: double chain, emulated: %s order %d %dx%dx%d (%d blocks): "
-                                "rel RMS %.3g vs CPU, %.3g vs reference (tol 1e-05)\n",
-                                rb_boundary_name(b.mode), order, w, h, ch, nbs[ni], rel, rref);
+                    /* these few lanes take the split chain; the one-thread chain (many lanes) too */
+                    for (int one = 0; one < 2; ++one) {
+                        if (one) setenv("RB_EMU_CHAIN", "one", 1);
+                        assert_int_equal(rb_gpu_emulate_2d(plan, in, e, b.value), 0);
+                        unsetenv("RB_EMU_CHAIN");
+                        double mx, rel = compare(e, c, RB_F32, count, &mx), rref = compare(e, fref, RB_F32, count, &mx);
+                        if (!(rel <= 1e-5) || !(rref <= 1e-5)) {
+                            bad++;
+                            fprintf(stderr, "test_gpu: double chain, emulated (%s): %s order %d %dx%dx%d (%d blocks): "
+                                    "rel RMS %.3g vs CPU, %.3g vs reference (tol 1e-05)\n", one ? "one thread" : "split",
+                                    rb_boundary_name(b.mode), order, w, h, ch, nbs[ni], rel, rref);
+                        }
+                        if (rel > worst) worst = rel;
+                        if (rref > worst) worst = rref;
+                        cases++;
                     }
-                    if (rel > worst) worst = rel;
-                    if (rref > worst) worst = rref;
-                    cases++;
                     rb_plan_destroy(plan);
                     free(in);
                     free(e);

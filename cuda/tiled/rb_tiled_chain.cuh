@@ -1,7 +1,8 @@
 /* The chain of the tiled solver (rb_tiled_block.cuh gives the per-block
  * arithmetic): per lane, the carries of stage 1 become the true states
- * entering every block, sequentially (one thread per lane, double carries)
- * or in RB_TILED_NG groups per lane (float carries). __host__ __device__, so
+ * entering every block, sequentially (one thread a lane, or a lane's state
+ * over a few threads where lanes are few; double carries) or in RB_TILED_NG
+ * groups per lane (float carries). __host__ __device__, so
  * the host emulation (tests/gpu_emu.cu) runs this very code. */
 #ifndef RB_TILED_CHAIN_CUH
 #define RB_TILED_CHAIN_CUH
@@ -298,6 +299,335 @@ RB_UNROLL
     rb_tiled_lap_step<R, CT>(f, true, St, tl_last, mu);
 }
 
+/* ---- the split sequential chain: a lane's state over TPL threads --------
+ * The chain above runs one thread a lane. Where that leaves the SMs at most
+ * one warp each (4096 lanes over the H100's 132 SMs: a wide periodic
+ * Gaussian at 4096^2, its laps round the line), the dependent FP64 steps of
+ * one thread are the bound. There the state's R components are spread over
+ * TPL threads of one warp (component i = s TPL + t in slot s of thread t):
+ * each step the group gathers the whole state by shuffles, every thread forms
+ * its differences (the same doubles in the same order: the same values), and
+ * each computes only its own rows of the block transfers and loads and
+ * stores only its own components. The arithmetic of every component is that
+ * of one thread stepping the whole state (rb_tiled_mv's row, its order of
+ * summation), so the carries are the same. Measured (H100, order 4, double
+ * carries): chains 1.27x faster at 4096 lanes, but 1.1x slower at 8192 and
+ * 1.6x at 32768, where the loads bound the chain and the split's
+ * finer-grained rings waited on them more (ncu: long scoreboard 79 % of
+ * 11.6 cycles an instruction, against 54 % of 4.9): rb_tiled_chain_splits.
+ * NT: the group's threads one caller runs in lockstep: 1 on the device (t0 =
+ * the thread's place in its group), TPL in the host emulation (t0 = 0: every
+ * thread of the group, gathered from its slots instead of by shuffles). */
+#define RB_TILED_TPL(R) ((R) >= 4 ? 4 : (R) >= 2 ? 2 : 1)
+#define RB_TILED_SPLIT_LANES 4096
+
+/* whether an axis of `lanes` lanes takes the split chain (double carries or
+ * RECBLUR_CUDA_CHAIN=seq, as the one-thread chain) */
+RB_HD int rb_tiled_chain_splits(size_t lanes)
+{
+    return lanes <= RB_TILED_SPLIT_LANES;
+}
+
+/* RB_TILED_AHEAD for the split chain (N: carry values one device thread
+ * loads a block): up to 40 values for double carries (56 spilled the split
+ * order-5 chain), 8-20 for orders 5-8 (two slots a thread) */
+#define RB_TILED_AHEAD_SPLIT(N, CT, R)                                                           \
+    (sizeof(CT) == sizeof(float) ? ((N) <= 4 ? 8 : 4)                                             \
+     : (R) > 4 ? ((N) >= 16 ? 1 : (N) >= 8 ? 2 : 4)                                              \
+     : (N) >= 16 ? 2 : (N) >= 6 ? 4 : (N) >= 3 ? 8 : 16)
+
+/* one lane's group: its lane, the caller's first thread t0, the warp's mask */
+struct rb_tiled_lg {
+    size_t lanes, lane;
+    int t0;
+    unsigned mask;
+};
+
+/* the whole state from the group's slots (see above) */
+template <int R, int TPL, int NT, int NS>
+RB_HD void rb_tiled_gather(const double (&own)[NT][NS], double *all, const rb_tiled_lg &g)
+{
+RB_UNROLL
+    for (int j = 0; j < R; ++j) {
+        if constexpr (NT == TPL) {
+            all[j] = own[j % TPL][j / TPL];
+        } else {
+#ifdef __CUDA_ARCH__
+            all[j] = __shfl_sync(g.mask, own[0][j / TPL], j % TPL, TPL);
+#endif
+        }
+    }
+}
+
+/* thread t0 + q's slot s from a whole state */
+template <int R, int TPL, int NT, int NS>
+RB_HD void rb_tiled_scatter(const double *all, double (&own)[NT][NS], const rb_tiled_lg &g)
+{
+RB_UNROLL
+    for (int q = 0; q < NT; ++q)
+RB_UNROLL
+        for (int s = 0; s < NS; ++s) {
+            const int i = s * TPL + g.t0 + q;
+            double v = 0.0;
+RB_UNROLL
+            for (int k = 0; k < R; ++k) /* a run-time index into the kernel's parameters would copy them */
+                if (k == i) v = all[k];
+            own[q][s] = v;
+        }
+}
+
+/* row i of the R x R matrix M times v, summed as rb_tiled_mv sums it */
+template <int R>
+RB_HD double rb_tiled_row(const double *M, int i, const double *v)
+{
+    double s = 0.0;
+RB_UNROLL
+    for (int j = 0; j < R; ++j) {
+        double m = 0.0;
+RB_UNROLL
+        for (int k = 0; k < R; ++k)
+            if (k == i) m = M[k * R + j];
+        s += m * v[j];
+    }
+    return s;
+}
+
+/* entry i of a vector of R constants (fixed addresses, as rb_tiled_row) */
+template <int R>
+RB_HD double rb_tiled_at(const double *v, int i)
+{
+    double m = 0.0;
+RB_UNROLL
+    for (int k = 0; k < R; ++k)
+        if (k == i) m = v[k];
+    return m;
+}
+
+/* A thread's rows of the block constants but the last block's: the causal
+ * transfer and head (on the differences for double carries, else the
+ * companion matrices), the anticausal transfer, T1, H1 */
+template <int R, int NT, int NS>
+struct rb_tiled_own_rows {
+    double c[NT][NS][R], g[NT][NS][R], a[NT][NS][R], t1[NT][NS], h1[NT][NS];
+};
+
+template <int R, int TPL, int NT, int NS, typename CT>
+RB_HD void rb_tiled_rows_init(const rb_cuda_tiled &f, const rb_tiled_lg &g, rb_tiled_own_rows<R, NT, NS> &w)
+{
+    const bool diff = RB_TILED_DIFF(CT, f);
+    const double *C = diff ? f.Dc : f.b.Mc, *G = diff ? f.Dg : f.G, *A = diff ? f.Da : f.b.Ma;
+RB_UNROLL
+    for (int q = 0; q < NT; ++q)
+RB_UNROLL
+        for (int s = 0; s < NS; ++s) {
+            const int i = s * TPL + g.t0 + q;
+RB_UNROLL
+            for (int j = 0; j < R; ++j) {
+                double c = 0.0, h = 0.0, a = 0.0;
+RB_UNROLL
+                for (int k = 0; k < R; ++k)
+                    if (k == i) {
+                        c = C[k * R + j];
+                        h = G[k * R + j];
+                        a = A[k * R + j];
+                    }
+                w.c[q][s][j] = c;
+                w.g[q][s][j] = h;
+                w.a[q][s][j] = a;
+            }
+            w.t1[q][s] = rb_tiled_at<R>(f.T1, i);
+            w.h1[q][s] = rb_tiled_at<R>(f.H1, i);
+        }
+}
+
+/* a row held by the thread (or the last block's, from the constants), times v */
+template <int R>
+RB_HD double rb_tiled_row_own(const double *own, const double *M_last, bool last, int i, const double *v)
+{
+    if (last) return rb_tiled_row<R>(M_last, i, v);
+    double s = 0.0;
+RB_UNROLL
+    for (int j = 0; j < R; ++j) s += own[j] * v[j];
+    return s;
+}
+
+/* One causal block step of the group from the true states St entering block
+ * blk (last: the line's last block): with WRITE, P_b (car1) and, with HEADS,
+ * the head H_b = Hbar_b - mu H1 + G P_b (car2); St leaves as the state
+ * entering blk + 1. Without WRITE a lap's step (rb_cuda_tiled_wraps, the
+ * zero-initialised pass of (49)): St <- T St + (Tbar_b - mu T1). */
+template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS>
+RB_HD void rb_tiled_gstep_c(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, NT, NS> &w, bool last, int blk,
+                            double (&St)[NT][NS], const CT (&tl)[NT][NS], const CT (&hd)[NT][NS], double mu,
+                            CT *car1, CT *car2, const rb_tiled_lg &g)
+{
+    const size_t lanes = g.lanes, lane = g.lane;
+    const bool diff = RB_TILED_DIFF(CT, f);
+    double all[R], d[R];
+    rb_tiled_gather<R, TPL, NT, NS>(St, all, g);
+    if (diff) rb_tiled_diffs<R>(all, d);
+    else
+RB_UNROLL
+        for (int k = 0; k < R; ++k) d[k] = all[k];
+RB_UNROLL
+    for (int q = 0; q < NT; ++q)
+RB_UNROLL
+        for (int s = 0; s < NS; ++s) {
+            const int i = s * TPL + g.t0 + q;
+            if (i >= R) continue;
+            const double t = rb_tiled_row_own<R>(w.c[q][s], diff ? f.Dc_last : f.b.Mc_last, last, i, d);
+            const double tail = (double)tl[q][s] - mu * (last ? rb_tiled_at<R>(f.T1_last, i) : w.t1[q][s]);
+            if (WRITE) RB_TILED_CAR(car1, blk, i) = (CT)St[q][s];
+            if (HEADS) {
+                const double h = rb_tiled_row_own<R>(w.g[q][s], diff ? f.Dg_last : f.G_last, last, i, d);
+                const double h1 = last ? rb_tiled_at<R>(f.H1_last, i) : w.h1[q][s];
+                RB_TILED_CAR(car2, blk, i) = (CT)((double)hd[q][s] - mu * h1 + h);
+            }
+            St[q][s] = t + tail;
+        }
+}
+
+/* load the group's own components of block blk of buf into r */
+template <int R, int TPL, int NT, int NS, typename CT>
+RB_HD void rb_tiled_gload(CT (&r)[NT][NS], const CT *buf, int blk, const rb_tiled_lg &g)
+{
+    const size_t lanes = g.lanes, lane = g.lane;
+RB_UNROLL
+    for (int q = 0; q < NT; ++q)
+RB_UNROLL
+        for (int s = 0; s < NS; ++s) {
+            const int i = s * TPL + g.t0 + q;
+            if (i < R) r[q][s] = RB_TILED_CAR(buf, blk, i);
+        }
+}
+
+/* The causal chain over the line's blocks from the true states St entering
+ * block 0 (WRITE: writes P_b to car1 and, with HEADS, the heads H_b to car2,
+ * which holds Hbar; without WRITE a lap round the line, writing nothing). St
+ * leaves as the state after the last block. Without HEADS (double carries
+ * off periodic lines) car2 keeps Hbar and rb_tiled_gchain_a forms each head
+ * where it is used, from the same doubles: one store and one load of R
+ * values a block fewer. The line's last block (its own transfer) is stepped
+ * apart, so every other step takes the block constants from the thread's
+ * rows; the loads run D blocks ahead (RB_TILED_AHEAD_SPLIT). */
+template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS>
+RB_HD void rb_tiled_gchain_c(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, NT, NS> &w, double (&St)[NT][NS],
+                             double mu, CT *car1, CT *car2, const rb_tiled_lg &g)
+{
+    const int nb = f.b.nb, e = nb - 1; /* the ring's blocks 0 .. e-1 */
+    constexpr int D = RB_TILED_AHEAD_SPLIT(HEADS ? 2 * NS : NS, CT, R);
+    CT tl[D][NT][NS], hd[D][NT][NS], tl_last[NT][NS], hd_last[NT][NS];
+    /* untouched until its own step: loaded with the ring's first blocks */
+    rb_tiled_gload<R, TPL, NT, NS, CT>(tl_last, car1, nb - 1, g);
+    if (HEADS) rb_tiled_gload<R, TPL, NT, NS, CT>(hd_last, car2, nb - 1, g);
+RB_UNROLL
+    for (int d = 0; d < D; ++d)
+        if (d < e) {
+            rb_tiled_gload<R, TPL, NT, NS, CT>(tl[d], car1, d, g);
+            if (HEADS) rb_tiled_gload<R, TPL, NT, NS, CT>(hd[d], car2, d, g);
+        }
+    for (int c0 = 0; c0 < e; c0 += D) {
+RB_UNROLL
+        for (int d = 0; d < D; ++d) {
+            const int blk = c0 + d;
+            if (blk >= e) break;
+            rb_tiled_gstep_c<R, TPL, NT, NS, CT, WRITE, HEADS>(f, w, false, blk, St, tl[d], hd[d], mu, car1, car2, g);
+            if (blk + D < e) {
+                rb_tiled_gload<R, TPL, NT, NS, CT>(tl[d], car1, blk + D, g);
+                if (HEADS) rb_tiled_gload<R, TPL, NT, NS, CT>(hd[d], car2, blk + D, g);
+            }
+        }
+    }
+    rb_tiled_gstep_c<R, TPL, NT, NS, CT, WRITE, HEADS>(f, w, true, nb - 1, St, tl_last, hd_last, mu, car1, car2, g);
+}
+
+/* One anticausal block step of the group from the true states E entering
+ * block blk from the right, over its heads hd (HEADS) or, without, the heads
+ * formed here from Hbar (hd) and the whole true causal state P entering the
+ * block (p), exactly as rb_tiled_gstep_c forms them on double carries:
+ * writes E_b (car2) if WRITE; E leaves as the state entering blk - 1 */
+template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS>
+RB_HD void rb_tiled_gstep_a(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, NT, NS> &w, bool last, int blk,
+                            double (&E)[NT][NS], const CT (&hd)[NT][NS], const CT *p, double mu, CT *car2,
+                            const rb_tiled_lg &g)
+{
+    const size_t lanes = g.lanes, lane = g.lane;
+    const bool diff = RB_TILED_DIFF(CT, f);
+    double all[R], d[R], dp[R];
+    rb_tiled_gather<R, TPL, NT, NS>(E, all, g);
+    if (diff) rb_tiled_diffs<R>(all, d);
+    else
+RB_UNROLL
+        for (int k = 0; k < R; ++k) d[k] = all[k];
+    if (!HEADS) {
+        double P[R];
+RB_UNROLL
+        for (int k = 0; k < R; ++k) P[k] = (double)p[k];
+        rb_tiled_diffs<R>(P, dp);
+    }
+RB_UNROLL
+    for (int q = 0; q < NT; ++q)
+RB_UNROLL
+        for (int s = 0; s < NS; ++s) {
+            const int i = s * TPL + g.t0 + q;
+            if (i >= R) continue;
+            const double t = rb_tiled_row_own<R>(w.a[q][s], diff ? f.Da_last : f.b.Ma_last, last, i, d);
+            double head = (double)hd[q][s];
+            if (!HEADS) {
+                const double h = rb_tiled_row_own<R>(w.g[q][s], f.Dg_last, last, i, dp);
+                const double h1 = last ? rb_tiled_at<R>(f.H1_last, i) : w.h1[q][s];
+                head = (double)(CT)(head - mu * h1 + h);
+            }
+            if (WRITE) RB_TILED_CAR(car2, blk, i) = (CT)E[q][s];
+            E[q][s] = t + head;
+        }
+}
+
+/* The anticausal chain over the line's blocks, last to first, from the true
+ * states E entering the last block from the right: writes E_b (car2) unless
+ * WRITE is false (a lap); E leaves as the state entering block -1. HEADS:
+ * car2 holds the heads H_b; else (double carries, rb_tiled_gchain_c without
+ * HEADS) it holds Hbar and each head is formed from it and the whole P_b
+ * (car1; every thread of the group loads all R, the same addresses). The last
+ * block apart and the loads ahead, as in rb_tiled_gchain_c. */
+template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS>
+RB_HD void rb_tiled_gchain_a(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, NT, NS> &w, double (&E)[NT][NS],
+                             CT *car2, const rb_tiled_lg &g, double mu, const CT *car1)
+{
+    const size_t lanes = g.lanes, lane = g.lane;
+    const int nb = f.b.nb, e = nb - 1; /* the ring's blocks e-1 .. 0 */
+    constexpr int PR = HEADS ? 1 : R;
+    constexpr int D = RB_TILED_AHEAD_SPLIT(HEADS ? NS : NS + R, CT, R);
+    CT hd[D][NT][NS], pp[D][PR], hd_last[NT][NS], p_last[PR];
+    rb_tiled_gload<R, TPL, NT, NS, CT>(hd_last, car2, nb - 1, g);
+    if (!HEADS)
+RB_UNROLL
+        for (int k = 0; k < R; ++k) p_last[k] = RB_TILED_CAR(car1, nb - 1, k);
+RB_UNROLL
+    for (int d = 0; d < D; ++d)
+        if (e - 1 - d >= 0) {
+            rb_tiled_gload<R, TPL, NT, NS, CT>(hd[d], car2, e - 1 - d, g);
+            if (!HEADS)
+RB_UNROLL
+                for (int k = 0; k < R; ++k) pp[d][k] = RB_TILED_CAR(car1, e - 1 - d, k);
+        }
+    rb_tiled_gstep_a<R, TPL, NT, NS, CT, WRITE, HEADS>(f, w, true, nb - 1, E, hd_last, p_last, mu, car2, g);
+    for (int c1 = e - 1; c1 >= 0; c1 -= D) {
+RB_UNROLL
+        for (int d = 0; d < D; ++d) {
+            const int blk = c1 - d;
+            if (blk < 0) break;
+            rb_tiled_gstep_a<R, TPL, NT, NS, CT, WRITE, HEADS>(f, w, false, blk, E, hd[d], pp[d], mu, car2, g);
+            if (blk - D >= 0) {
+                rb_tiled_gload<R, TPL, NT, NS, CT>(hd[d], car2, blk - D, g);
+                if (!HEADS)
+RB_UNROLL
+                    for (int k = 0; k < R; ++k) pp[d][k] = RB_TILED_CAR(car1, blk - D, k);
+            }
+        }
+    }
+}
+
 /* The parallel chain's groups (float carries, 512-thread blocks of 128
  * registers a thread): rb_tiled_chain_c and rb_tiled_chain_a with the carries
  * of D blocks loaded together before they are used, the block constants
@@ -465,6 +795,90 @@ RB_UNROLL
     if (heads) rb_tiled_chain_a<R, CT, true, true>(f, 0, nb, E, car2, lanes, lane);
     else if constexpr (sizeof(CT) == sizeof(double))
         rb_tiled_chain_a<R, CT, true, false>(f, 0, nb, E, car2, lanes, lane, mu, car1);
+}
+
+/* rb_tiled_chain over the lane's group of TPL threads (rb_tiled_lg; NT of
+ * them run by this caller, see the split chain above). Every thread of the
+ * group sums the mean and forms the boundary closures from the whole state
+ * alike (the same doubles); the block steps are split. */
+template <int R, typename CT, int TPL, int NT>
+RB_HD void rb_tiled_chain_split(const rb_cuda_tiled &f, const float *in, CT *car1, CT *car2, const float *sums,
+                                float *mean, const rb_tiled_lg &g)
+{
+    constexpr int NS = (R + TPL - 1) / TPL;
+    const rb_cuda_blocks &b = f.b;
+    const rb_cuda_axis &a = b.ax;
+    const int nb = b.nb;
+    const size_t lanes = g.lanes, lane = g.lane;
+    double mu = 0.0;
+    float mf = 0.0f;
+    if (a.shift) {
+        /* summed in block order, the loads 32 blocks ahead (RB_TILED_AHEAD) */
+        constexpr int DS = 32;
+        float q[DS];
+        double s = 0.0;
+RB_UNROLL
+        for (int d = 0; d < DS; ++d)
+            if (d < nb) q[d] = RB_TILED_SUM(sums, d);
+        for (int c0 = 0; c0 < nb; c0 += DS) {
+RB_UNROLL
+            for (int d = 0; d < DS; ++d) {
+                const int blk = c0 + d;
+                if (blk >= nb) break;
+                s += (double)q[d];
+                if (blk + DS < nb) q[d] = RB_TILED_SUM(sums, blk + DS);
+            }
+        }
+        mf = (float)(s / a.n);
+        mu = (double)mf * f.sumfird;
+    }
+    if (g.t0 == 0) mean[lane] = mf;
+    rb_tiled_own_rows<R, NT, NS> w;
+    rb_tiled_rows_init<R, TPL, NT, NS, CT>(f, g, w);
+    double c1, S[R], t[R], St[NT][NS], E[NT][NS];
+    const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, S, &c1);
+    rb_tiled_scatter<R, TPL, NT, NS>(S, St, g);
+    if (b.periodic_like) {
+        /* b.wrap: p(Y) of (49) as the fixed point of a lap, X = T X + z: b.wrap laps
+         * from the zero state (St, as rb_tiled_chain_start left it), error ~ rho^(wrap n);
+         * else one zero-initialised lap, e_{-1}(Yhat), and (49) gives the true p(Y) */
+        for (int l = 0; l < (b.wrap ? b.wrap : 1); ++l)
+            rb_tiled_gchain_c<R, TPL, NT, NS, CT, false, false>(f, w, St, mu, car1, car2, g);
+        if (!b.wrap) {
+            rb_tiled_gather<R, TPL, NT, NS>(St, S, g);
+            rb_tiled_mv<R>(b.Qc, S, t);
+            rb_tiled_scatter<R, TPL, NT, NS>(t, St, g);
+        }
+    }
+    /* double carries off periodic lines: the heads formed in the anticausal chain
+     * (rb_tiled_gchain_c without HEADS); periodic lines read them more than once */
+    bool heads = true;
+    if constexpr (sizeof(CT) == sizeof(double)) heads = !RB_TILED_DIFF(CT, f) || b.periodic_like;
+    if (heads) rb_tiled_gchain_c<R, TPL, NT, NS, CT, true, true>(f, w, St, mu, car1, car2, g);
+    else if constexpr (sizeof(CT) == sizeof(double))
+        rb_tiled_gchain_c<R, TPL, NT, NS, CT, true, false>(f, w, St, mu, car1, car2, g);
+    rb_tiled_gather<R, TPL, NT, NS>(St, S, g);
+    rb_tiled_epilogue<R>(a, const_like, S, c1, t);
+    rb_tiled_scatter<R, TPL, NT, NS>(t, E, g);
+    if (b.periodic_like) {
+        /* e(Z) of (51) likewise, over the heads H_b of the exact causal states just
+         * written: b.wrap anticausal laps from zero (the epilogue left E zero), or one
+         * and (51) */
+RB_UNROLL
+        for (int q = 0; q < NT; ++q)
+RB_UNROLL
+            for (int s = 0; s < NS; ++s) E[q][s] = 0.0;
+        for (int l = 0; l < (b.wrap ? b.wrap : 1); ++l)
+            rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, true>(f, w, E, car2, g, mu, car1);
+        if (!b.wrap) {
+            rb_tiled_gather<R, TPL, NT, NS>(E, S, g);
+            rb_tiled_mv<R>(b.Qa, S, t); /* (51) */
+            rb_tiled_scatter<R, TPL, NT, NS>(t, E, g);
+        }
+    }
+    if (heads) rb_tiled_gchain_a<R, TPL, NT, NS, CT, true, true>(f, w, E, car2, g, mu, car1);
+    else if constexpr (sizeof(CT) == sizeof(double))
+        rb_tiled_gchain_a<R, TPL, NT, NS, CT, true, false>(f, w, E, car2, g, mu, car1);
 }
 
 /* ---- the parallel chain (float carries) ----------------------------------

@@ -21,6 +21,22 @@ rb_tiled_chain_k(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
     rb_tiled_chain<R, CT>(f, in, car1, car2, sums, mean, lanes, lane);
 }
 
+/* the split chain (rb_tiled_chain.cuh): a lane's state over TPL threads of one
+ * warp; the warp's live threads are a prefix of it (whole groups), the
+ * shuffles' mask */
+template <int R, typename CT>
+__global__ void __launch_bounds__(32)
+rb_tiled_chain_split_k(const rb_cuda_tiled f, const float *__restrict__ in, CT *__restrict__ car1,
+                       CT *__restrict__ car2, const float *__restrict__ sums, float *__restrict__ mean, size_t lanes)
+{
+    constexpr int TPL = RB_TILED_TPL(R);
+    const size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (tid >= lanes * TPL) return;
+    const size_t live = lanes * TPL - (size_t)blockIdx.x * blockDim.x;
+    const rb_tiled_lg g = {lanes, tid / TPL, (int)(threadIdx.x % TPL), live >= 32 ? ~0u : (1u << live) - 1u};
+    rb_tiled_chain_split<R, CT, TPL, 1>(f, in, car1, car2, sums, mean, g);
+}
+
 /* The parallel chain (rb_tiled_chain.cuh, phases 0-5): a thread block holds
  * 32 lanes x RB_TILED_NG groups; threadIdx.x is the lane (coalesced carries),
  * threadIdx.y the group; the group states meet in shared memory. */
@@ -134,7 +150,10 @@ template <int R, typename CT>
 static void rb_tiled_chain_launch(const rb_cuda_tiled *f, const float *in, const rb_tiled_bufs<CT> &m, size_t lanes,
                                cudaStream_t s)
 {
-    if (f->dbl || f->seq_chain) {
+    if ((f->dbl || f->seq_chain) && rb_tiled_chain_splits(lanes)) {
+        rb_tiled_chain_split_k<R, CT><<<(unsigned)((lanes * RB_TILED_TPL(R) + 31) / 32), 32, 0, s>>>(
+            *f, in, m.car1, m.car2, m.sums, m.mean, lanes);
+    } else if (f->dbl || f->seq_chain) {
         rb_tiled_chain_k<R, CT><<<(unsigned)((lanes + 31) / 32), 32, 0, s>>>(*f, in, m.car1, m.car2, m.sums, m.mean,
                                                                           lanes);
     } else {
