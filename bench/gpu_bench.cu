@@ -34,32 +34,14 @@
 
 #define RUNS 30
 
-/* fresh pseudo-random floats in [0,1) from a seed (hash of index and seed) */
-__global__ void fill_kernel(float *p, size_t n, unsigned seed)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    unsigned long long h = (i + 1) * 0x9E3779B97F4A7C15ull ^ ((unsigned long long)seed << 32 | seed);
-    h ^= h >> 31;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 29;
-    p[i] = (float)(h >> 40) * (1.0f / 16777216.0f);
-}
-
-static void fill(float *d, size_t n, unsigned seed)
-{
-    fill_kernel<<<(unsigned)((n + 255) / 256), 256>>>(d, n, seed);
-    CK(cudaGetLastError());
-}
-
-/* Median ms of RUNS calls, each on fresh random input (fill(din, count, seed0 + i)),
+/* Median ms of RUNS calls, each on fresh random input (bench_fill(din, count, seed0 + i)),
  * timed by CUDA events on the legacy stream. */
 template <class Call>
 static float time_fresh(float *din, size_t count, unsigned seed0, Call call)
 {
     std::vector<float> t(RUNS);
     for (int i = 0; i < RUNS; ++i) {
-        fill(din, count, seed0 + i);
+        bench_fill(din, count, seed0 + i);
         CK(cudaDeviceSynchronize());
         t[i] = bench_event_ms(call);
     }
@@ -119,37 +101,6 @@ static double rel_rms(const float *a, const float *b, size_t n)
         sr += (double)b[i] * b[i];
     }
     return sqrt(se / (sr > 0 ? sr : 1));
-}
-
-/* symmetric filter of order r: poles 0.8 (real) and pairs 0.7 e^{+-i 0.6} ... */
-static rb_filter *bench_filter(rb_context *ctx, int r)
-{
-    rb_axis_filter f;
-    memset(&f, 0, sizeof f);
-    double d[RB_MAX_ORDER + 3] = {1.0};
-    int deg = 0;
-    static const double rad[4] = {0.7, 0.6, 0.5, 0.4}, th[4] = {0.6, 1.3, 2.0, 2.6};
-    int pair = 0;
-    while (deg < r) {
-        double c1, c2;
-        int step;
-        if ((r - deg) % 2 == 1) { c1 = -0.8; c2 = 0; step = 1; }
-        else { c1 = -2 * rad[pair] * cos(th[pair]); c2 = rad[pair] * rad[pair]; step = 2; pair++; }
-        double t[RB_MAX_ORDER + 3] = {0};
-        for (int k = 0; k <= deg + step; ++k) {
-            double v = k <= deg ? d[k] : 0;
-            if (k >= 1 && k - 1 <= deg) v += c1 * d[k - 1];
-            if (k >= 2 && k - 2 <= deg) v += c2 * d[k - 2];
-            t[k] = v;
-        }
-        memcpy(d, t, sizeof d);
-        deg += step;
-    }
-    f.causal_order = f.anticausal_order = r;
-    for (int k = 0; k < r; ++k) f.causal[k] = f.anticausal[k] = -d[k + 1];
-    rb_filter *out;
-    RK(ctx, rb_filter_create(ctx, &f, &f, &out));
-    return out;
 }
 
 typedef struct {
@@ -231,7 +182,7 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     };
 
     /* check: poisoned output, fresh input, against the CPU back end */
-    fill(din, count, 7);
+    bench_fill(din, count, 7);
     CK(cudaMemset(dout, 0xFF, count * 4));
     fprintf(stderr, "  [gpu execute]\n");
     execute();
@@ -261,7 +212,7 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
          * column final stage, same plan, same run: its time, and its output on
          * the checked input must be the same bits */
         rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", alt ? "on" : "off");
-        fill(din, count, 7);
+        bench_fill(din, count, 7);
         CK(cudaMemset(dout, 0xFF, count * 4));
         RK(gctx, rb_execute(gp, &di, &dout_im));
         CK(cudaMemcpy(hcpu, dout, count * 4, cudaMemcpyDeviceToHost));
@@ -392,7 +343,7 @@ static void run_fft_gauss(rb_context *gctx, rb_context *cctx, int n, float copy_
         CK(cudaGetLastError());                                                     \
         if (cufftExecC2R(inv, F, dfft) != CUFFT_SUCCESS) { fprintf(stderr, "C2R\n"); exit(2); } \
     } while (0)
-    fill(din, count, 9);
+    bench_fill(din, count, 9);
     CK(cudaMemset(dout, 0xFF, count * 4));
     CK(cudaMemset(dfft, 0xFF, count * 4));
     RK(gctx, rb_execute(gp, &di, &dout_im));
@@ -474,7 +425,7 @@ static void run_sat(rb_context *gctx, rb_context *cctx, int n, float copy_ms)
     rb_image di = bench_square_image(n, 1, RB_F32, RB_MEMORY_DEVICE, din);
     rb_image dout_im = di;
     dout_im.data = dout;
-    fill(din, count, 11);
+    bench_fill(din, count, 11);
     CK(cudaMemset(dout, 0xFF, count * 4));
     RK(gctx, rb_sat(gctx, &di, &dout_im));
     float *hin = (float *)malloc(count * 4), *hg = (float *)malloc(count * 4), *hc = (float *)malloc(count * 4);
@@ -508,7 +459,7 @@ static void run_1d(rb_context *gctx, rb_context *cctx, size_t n)
         time_fresh(a, n, 600, [&] { CK(cudaMemcpyAsync(b2, a, n * 4, cudaMemcpyDeviceToDevice, 0)); });
     rb_filter *f = bench_filter(gctx, 1);
     rb_boundary bd = {RB_BOUNDARY_CLAMP, 0};
-    fill(din, n, 13);
+    bench_fill(din, n, 13);
     CK(cudaMemset(dout, 0xFF, n * 4));
     RK(gctx, rb_recurrence_1d(gctx, f, bd, din, dout, n, RB_MEMORY_DEVICE));
     float *hin = (float *)malloc(n * 4), *hg = (float *)malloc(n * 4), *hc = (float *)malloc(n * 4);
@@ -520,7 +471,7 @@ static void run_1d(rb_context *gctx, rb_context *cctx, size_t n)
     std::vector<float> t;
     int runs = RUNS;
     for (int i = 0; i < runs; ++i) {
-        fill(din, n, 700 + i);
+        bench_fill(din, n, 700 + i);
         CK(cudaDeviceSynchronize());
         t.push_back(bench_event_ms([&] { RK(gctx, rb_recurrence_1d(gctx, f, bd, din, dout, n, RB_MEMORY_DEVICE)); }));
         if (i == 0 && t[0] > 200.0f) runs = 5;
@@ -636,7 +587,7 @@ static void run_gauss_prof(rb_context *gctx, int steps)
             RK(gctx, rb_plan_create(gctx, fs[fi], b, n, n, ch, &gp));
             rb_image di = bench_square_image(n, ch, RB_F32, RB_MEMORY_DEVICE, din), dout_im = di;
             dout_im.data = dout;
-            fill(din, count, 7);
+            bench_fill(din, count, 7);
             char st[256] = "-";
             if (steps) profile_steps(gctx, gp, &di, &dout_im, st, sizeof st);
             else RK(gctx, rb_execute(gp, &di, &dout_im));

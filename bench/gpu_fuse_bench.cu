@@ -30,21 +30,10 @@
 
 #define RUNS 30
 
-__global__ void fill_kernel(float *p, size_t n, unsigned seed)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    unsigned long long h = (i + 1) * 0x9E3779B97F4A7C15ull ^ ((unsigned long long)seed << 32 | seed);
-    h ^= h >> 31;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 29;
-    p[i] = (float)(h >> 40) * (1.0f / 16777216.0f);
-}
-
+/* fresh input, waited for (the timed call starts on an idle GPU, as in gpu_bench) */
 static void fill(float *d, size_t n, unsigned seed)
 {
-    fill_kernel<<<(unsigned)((n + 255) / 256), 256>>>(d, n, seed);
-    CK(cudaGetLastError());
+    bench_fill(d, n, seed);
     CK(cudaDeviceSynchronize());
 }
 
@@ -67,37 +56,6 @@ static void on_log(const char *msg, void *user)
     have_steps = sscanf(p, "cuda steps (ms): in %lf | columns: stage1 %lf chain %lf final %lf | rows: stage1 %lf "
                            "chain %lf final %lf | out %lf",
                         &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6], &t[7]) == 8;
-}
-
-/* symmetric filter of order r, the poles of gpu_bench's bench_filter: 0.8 for
- * odd orders, pairs 0.7 e^(+-0.6i), 0.6 e^(+-1.3i), ... */
-static rb_filter *bench_filter(rb_context *ctx, int r)
-{
-    rb_axis_filter f;
-    memset(&f, 0, sizeof f);
-    double d[RB_MAX_ORDER + 3] = {1.0};
-    int deg = 0, pair = 0;
-    static const double rad[4] = {0.7, 0.6, 0.5, 0.4}, th[4] = {0.6, 1.3, 2.0, 2.6};
-    while (deg < r) {
-        double c1, c2;
-        int step;
-        if ((r - deg) % 2 == 1) { c1 = -0.8; c2 = 0; step = 1; }
-        else { c1 = -2 * rad[pair] * cos(th[pair]); c2 = rad[pair] * rad[pair]; step = 2; pair++; }
-        double t[RB_MAX_ORDER + 3] = {0};
-        for (int k = 0; k <= deg + step; ++k) {
-            double v = k <= deg ? d[k] : 0;
-            if (k >= 1) v += c1 * d[k - 1];
-            if (k >= 2) v += c2 * d[k - 2];
-            t[k] = v;
-        }
-        memcpy(d, t, sizeof d);
-        deg += step;
-    }
-    f.causal_order = f.anticausal_order = r;
-    for (int k = 0; k < r; ++k) f.causal[k] = f.anticausal[k] = -d[k + 1];
-    rb_filter *out;
-    RK(ctx, rb_filter_create(ctx, &f, &f, &out));
-    return out;
 }
 
 typedef struct {
@@ -141,7 +99,7 @@ static void one_route(rb_context *ctx, rb_plan *plan, rb_image *di, rb_image *do
     const size_t lanes = (size_t)plan->width * plan->channels, rlanes = (size_t)plan->height * plan->channels;
     s->col_axis->ld = s->col_axis->ld_out = (long long)lanes;
     s->row_axis->ld = s->row_axis->ld_out = (long long)lanes;
-    float *rcarry = s->carry + rb_cuda_fuse_off(plan);
+    float *rcarry = s->carry + s->fuse_off;
     cudaEvent_t e[3];
     for (int k = 0; k < 3; ++k) CK(cudaEventCreate(&e[k]));
     auto first = [&] {
