@@ -55,6 +55,35 @@ static __device__ __forceinline__ int rb_lb_window(const int *flags, long long b
     return m ? __ffs(m) : (left < 32 ? left : 32);
 }
 
+/* The corner of tile k, whose band column has ti tiles above it (tx tiles a
+ * tile row): the B records of the tiles above, 32 at a time, each window up to
+ * its nearest inclusive record, added into cc and summed over the warp (every
+ * lane ends with the total). */
+template <int CH>
+static __device__ __forceinline__ void rb_lb_corner(const int *bflag, const double *binc, const double *bagg,
+                                                    long long k, long long tx, int ti, int lane, bool sc,
+                                                    unsigned nap, double cc[CH])
+{
+    long long base = k - tx;
+    int left = ti;
+    for (;;) {
+        bool incl;
+        const int d = rb_lb_window(bflag, base, tx, left, lane, &incl, sc, nap);
+        if (lane < d) {
+            const double *src = (incl && lane == d - 1 ? binc : bagg) + (base - (long long)lane * tx) * CH;
+#pragma unroll
+            for (int c = 0; c < CH; ++c) cc[c] += __ldcg(src + c);
+        }
+        if (incl) break;
+        base -= 32 * tx;
+        left -= 32;
+    }
+#pragma unroll
+    for (int c = 0; c < CH; ++c)
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) cc[c] += __shfl_xor_sync(RB_LB_FULL, cc[c], o);
+}
+
 /* test hook: a tile waits before its inclusive records, so successors meet
  * aggregates and deep windows the normal schedule rarely makes */
 static __device__ __forceinline__ void rb_lb_delay(unsigned delay_ns, long long k)

@@ -397,27 +397,7 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ?
         double cc[CH];
 #pragma unroll
         for (int c = 0; c < CH; ++c) cc[c] = 0.0;
-        if (!NC && ti > 0 && si > 0) {
-            long long base = k - tx;
-            int left = ti;
-            for (;;) {
-                bool incl;
-                const int d = rb_lb_window(a.bflag, base, tx, left, lane, &incl, false, 32);
-                if (lane < d) {
-                    const double *src =
-                        (incl && lane == d - 1 ? a.binc : a.bagg) + (base - (long long)lane * tx) * CH;
-#pragma unroll
-                    for (int c = 0; c < CH; ++c) cc[c] += __ldcg(src + c);
-                }
-                if (incl) break;
-                base -= 32 * tx;
-                left -= 32;
-            }
-#pragma unroll
-            for (int c = 0; c < CH; ++c)
-#pragma unroll
-                for (int o = 16; o > 0; o >>= 1) cc[c] += __shfl_xor_sync(RB_LB_FULL, cc[c], o);
-        }
+        if (!NC && ti > 0 && si > 0) rb_lb_corner<CH>(a.bflag, a.binc, a.bagg, k, tx, ti, lane, false, 32, cc);
         if (lane < CH)
 #pragma unroll
             for (int c = 0; c < CH; ++c)
