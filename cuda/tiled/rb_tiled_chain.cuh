@@ -724,6 +724,30 @@ RB_UNROLL
     return f.b.ax.gain * m;
 }
 
+/* The mean the lane's final stage takes off (a.shift: constant extensions
+ * filtered about it): its block sums added in block order, the loads 32
+ * blocks ahead (RB_TILED_AHEAD). */
+RB_HD float rb_tiled_chain_mean(const rb_cuda_tiled &f, const float *sums, size_t lanes, size_t lane)
+{
+    const int nb = f.b.nb;
+    constexpr int DS = 32;
+    float q[DS];
+    double s = 0.0;
+RB_UNROLL
+    for (int d = 0; d < DS; ++d)
+        if (d < nb) q[d] = RB_TILED_SUM(sums, d);
+    for (int c0 = 0; c0 < nb; c0 += DS) {
+RB_UNROLL
+        for (int d = 0; d < DS; ++d) {
+            const int blk = c0 + d;
+            if (blk >= nb) break;
+            s += (double)q[d];
+            if (blk + DS < nb) q[d] = RB_TILED_SUM(sums, blk + DS);
+        }
+    }
+    return (float)(s / f.b.ax.n);
+}
+
 /* The chain of one lane (see the top of rb_tiled_block.cuh). car1: Tbar in, true
  * causal states P out; car2: Hbar in, true anticausal states E out; sums:
  * block sums in; mean: the mean the final stage must take off. */
@@ -734,28 +758,8 @@ RB_HD void rb_tiled_chain(const rb_cuda_tiled &f, const float *in, CT *car1, CT 
     const rb_cuda_blocks &b = f.b;
     const rb_cuda_axis &a = b.ax;
     const int nb = b.nb;
-    double mu = 0.0;
-    float mf = 0.0f;
-    if (a.shift) {
-        /* summed in block order, the loads 32 blocks ahead (RB_TILED_AHEAD) */
-        constexpr int DS = 32;
-        float q[DS];
-        double s = 0.0;
-RB_UNROLL
-        for (int d = 0; d < DS; ++d)
-            if (d < nb) q[d] = RB_TILED_SUM(sums, d);
-        for (int c0 = 0; c0 < nb; c0 += DS) {
-RB_UNROLL
-            for (int d = 0; d < DS; ++d) {
-                const int blk = c0 + d;
-                if (blk >= nb) break;
-                s += (double)q[d];
-                if (blk + DS < nb) q[d] = RB_TILED_SUM(sums, blk + DS);
-            }
-        }
-        mf = (float)(s / a.n);
-        mu = (double)mf * f.sumfird;
-    }
+    const float mf = a.shift ? rb_tiled_chain_mean(f, sums, lanes, lane) : 0.0f;
+    const double mu = (double)mf * f.sumfird;
     mean[lane] = mf;
     double c1, St[R], t[R];
     const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, St, &c1);
@@ -808,30 +812,9 @@ RB_HD void rb_tiled_chain_split(const rb_cuda_tiled &f, const float *in, CT *car
     constexpr int NS = (R + TPL - 1) / TPL;
     const rb_cuda_blocks &b = f.b;
     const rb_cuda_axis &a = b.ax;
-    const int nb = b.nb;
     const size_t lanes = g.lanes, lane = g.lane;
-    double mu = 0.0;
-    float mf = 0.0f;
-    if (a.shift) {
-        /* summed in block order, the loads 32 blocks ahead (RB_TILED_AHEAD) */
-        constexpr int DS = 32;
-        float q[DS];
-        double s = 0.0;
-RB_UNROLL
-        for (int d = 0; d < DS; ++d)
-            if (d < nb) q[d] = RB_TILED_SUM(sums, d);
-        for (int c0 = 0; c0 < nb; c0 += DS) {
-RB_UNROLL
-            for (int d = 0; d < DS; ++d) {
-                const int blk = c0 + d;
-                if (blk >= nb) break;
-                s += (double)q[d];
-                if (blk + DS < nb) q[d] = RB_TILED_SUM(sums, blk + DS);
-            }
-        }
-        mf = (float)(s / a.n);
-        mu = (double)mf * f.sumfird;
-    }
+    const float mf = a.shift ? rb_tiled_chain_mean(f, sums, lanes, lane) : 0.0f;
+    const double mu = (double)mf * f.sumfird;
     if (g.t0 == 0) mean[lane] = mf;
     rb_tiled_own_rows<R, NT, NS> w;
     rb_tiled_rows_init<R, TPL, NT, NS, CT>(f, g, w);

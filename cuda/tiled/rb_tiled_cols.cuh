@@ -132,6 +132,26 @@ rb_tiled_s1_cols(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
     rb_tiled_put_carries<R, CT>(a, car1, car2, sums, blk, T, H, bs, lanes, lane);
 }
 
+/* The final stage's block of a column lane into u (no block sum: the final
+ * stage takes none): plain loads inside the line, the FIR from a tile of its
+ * samples, else through the extension. x: the lane's first sample. */
+template <int R, typename IT>
+static __device__ __forceinline__ void rb_tiled_final_load(const rb_cuda_tiled &f, const float *x, int blk,
+                                                           long long j0, int len, float cv, IT u[B])
+{
+    const long long S = f.ld;
+    if (rb_tiled_plain(f, j0, len)) {
+#pragma unroll
+        for (int j = 0; j < B; ++j)
+            if (j < len) u[j] = (IT)__ldg(x + (j0 + j) * S);
+    } else if (rb_tiled_fir_tiled(f, j0, len)) {
+        rb_tiled_load_fir<IT>(f, x, S, j0, len, u, (double *)0);
+    } else {
+        double bs;
+        rb_tiled_load_generic<R, IT>(f, x, S, blk, len, cv, u, &bs);
+    }
+}
+
 template <int R, typename CT, typename IT>
 __global__ void __launch_bounds__(RB_TILED_COL_THREADS)
 rb_tiled_final_cols(const rb_cuda_tiled f, const float *__restrict__ in, float *__restrict__ out,
@@ -141,20 +161,9 @@ rb_tiled_final_cols(const rb_cuda_tiled f, const float *__restrict__ in, float *
     const auto [blk, lane, len, j0] = rb_tiled_col_thread(f, nlc);
     if (lane >= lanes) return;
     const rb_cuda_axis &a = f.b.ax;
-    const long long S = f.ld;
     if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line */
-    const float *x = in + lane;
     IT u[B];
-    double bs;
-    if (rb_tiled_plain(f, j0, len)) {
-#pragma unroll
-        for (int j = 0; j < B; ++j)
-            if (j < len) u[j] = (IT)__ldg(x + (j0 + j) * S);
-    } else if (rb_tiled_fir_tiled(f, j0, len)) {
-        rb_tiled_load_fir<IT>(f, x, S, j0, len, u, (double *)0);
-    } else {
-        rb_tiled_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
-    }
+    rb_tiled_final_load<R, IT>(f, in + lane, blk, j0, len, a.cval[lane % a.channels], u);
     const double back = rb_tiled_final_from_carries<R, CT, IT>(f, u, len, blk, car1, car2, mean, lanes, lane);
     float *z = out + lane;
     if (len == B && j0 >= 0 && j0 + B <= a.n) {

@@ -182,19 +182,8 @@ rb_tiled_final_cols_s1_fir(const rb_cuda_tiled f, const rb_cuda_tiled fr, const 
     }
     if (lane >= 0 && lane < (long long)lanes) {
         /* rb_tiled_final_cols for this lane */
-        const long long S = f.ld;
-        const float *x = in + lane;
         IT u[B];
-        double bs;
-        if (rb_tiled_plain(f, j0, len)) {
-#pragma unroll
-            for (int j = 0; j < B; ++j)
-                if (j < len) u[j] = (IT)__ldg(x + (j0 + j) * S);
-        } else if (rb_tiled_fir_tiled(f, j0, len)) {
-            rb_tiled_load_fir<IT>(f, x, S, j0, len, u, (double *)0);
-        } else {
-            rb_tiled_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
-        }
+        rb_tiled_final_load<R, IT>(f, in + lane, blk, j0, len, a.cval[lane % a.channels], u);
         const double back = rb_tiled_final_from_carries<R, CT, IT>(f, u, len, blk, car1, car2, mean, lanes, (size_t)lane);
         float *z = out + lane;
 #pragma unroll
