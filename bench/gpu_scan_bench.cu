@@ -24,7 +24,7 @@
  * does per call (plan, scratch, synchronisation), timed the same way. A CUB
  * inclusive prefix sum of the same floats is the reference row ("cub scan").
  *
- * Usage: gpu_scan_bench [--quick] [--sat] [--huge] [--sat-size N] [--sat-in u8|f32] [--sat-kernels a,b]
+ * Usage: gpu_scan_bench [--quick] [--sat] [--huge] [--sat-size N] [--sat-in u8|u16|f32] [--sat-kernels a,b]
  * [--sat-reps N]   (--sat: the SAT table alone; --sat-size/--sat-in/--sat-kernels: one size, input
  * format, the SAT kernels named (the table's second column); --sat-reps: fewer repetitions, for a
  * profiler; --quick: 2^24 and 4096^2 only; --huge:
@@ -49,7 +49,8 @@
 static int REPS = 31, WARM = 3; /* --sat-reps: fewer, for a profiler */
 static rb_context *gctx; /* CUDA back end, for the API columns */
 
-__global__ void fill_kernel(float *x, size_t n, uint32_t seed, int u8)
+/* isz: 1 bytes, 2 16-bit samples, else floats in [0, 1) */
+__global__ void fill_kernel(float *x, size_t n, uint32_t seed, int isz)
 {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
         uint32_t h = (uint32_t)i * 2654435761u ^ seed;
@@ -58,14 +59,15 @@ __global__ void fill_kernel(float *x, size_t n, uint32_t seed, int u8)
         h ^= h >> 13;
         h *= 3266489917u;
         h ^= h >> 16;
-        if (u8) ((unsigned char *)x)[i] = (unsigned char)h;
+        if (isz == 1) ((unsigned char *)x)[i] = (unsigned char)h;
+        else if (isz == 2) ((unsigned short *)x)[i] = (unsigned short)h;
         else x[i] = (float)(h >> 8) * (1.0f / 16777216.0f);
     }
 }
 
-static void fill(void *x, size_t n, uint32_t seed, int u8)
+static void fill(void *x, size_t n, uint32_t seed, int isz)
 {
-    fill_kernel<<<1024, 256>>>((float *)x, n, seed, u8);
+    fill_kernel<<<1024, 256>>>((float *)x, n, seed, isz);
     CK(cudaGetLastError());
 }
 
@@ -206,6 +208,7 @@ typedef struct {
     int tiles;
     rb_sat_shape shape;
     const char *api;
+    int zero_each; /* the flags zeroed before every call (a memset launch): the kept scratch's saving */
 } sat_variant;
 static const sat_variant sat_variants[] = {
     {"tiles", 1, {0, 0, 0, 0, 0, 0, 0}, "tiles"},
@@ -218,6 +221,7 @@ static const sat_variant sat_variants[] = {
     {"rebuild 128 rows", 0, {1, 0, 0, 1, 0, 1, 128}, NULL}, /* U8 input alone */
     {"rebuild 64 rows unparked", 0, {1, 0, 0, 1, 0, 1, 0, -1}, NULL}, /* F32: the 11:47 default */
     {"default", 0, rb_sat_shape_default, ""},
+    {"default zeroed each call", 0, rb_sat_shape_default, NULL, 1},
     {"floor wide", 0, {1, 0, 1, 0, 0, 0, 0}, NULL},
     {"floor wide dense", 0, {1, 0, 1, 1, 0, 0, 0}, NULL},
     {"floor rebuild", 0, {1, 0, 1, 1, 0, 1, 0}, NULL},
@@ -230,23 +234,31 @@ static const int n_sat_variants = (int)(sizeof sat_variants / sizeof sat_variant
  * table, not checked), then timed alone (kernel) and through rb_sat (API). Two
  * fractions of copy: "px" against the copy of the same pixels as F32 (the tables'
  * convention: 8 bytes moved a pixel), "bytes" against a copy moving the bytes this
- * SAT must move (input size + 4 a pixel: 5 for U8 input, 8 for F32). */
+ * SAT must move (input size + 4 a pixel: 5 for U8 input, 6 for U16, 8 for F32).
+ * The kernel runs on scratch kept from call to call (rb_sat_scratch), as rb_sat's
+ * context keeps it: its flags are zeroed once, unless the variant says each call. */
 static void bench_sat(int w, rb_format inf, const sat_variant *var)
 {
     const int h = w;
     const size_t count = (size_t)w * h, isz = rb_format_size(inf);
     const int tiles = var->tiles, floor_ = var->shape.nocarry;
     void *x, *y, *work;
+    const size_t wb = tiles ? rb_cuda_sat_tiles_work_bytes(w, h, 1) : rb_cuda_sat_shape_work_bytes(var->shape, w, h, 1);
+    rb_sat_scratch ks;
+    memset(&ks, 0, sizeof ks);
     auto kernel = [&](cudaStream_t s) {
+        if (var->zero_each) ks.epoch = 0;
         return tiles ? rb_cuda_sat_tiles_run(x, w * isz, inf, y, w * sizeof(float), RB_F32, w, h, 1, work, s)
                      : rb_cuda_sat_shape_run(var->shape, x, w * isz, inf, y, w * sizeof(float), RB_F32, w, h, 1,
-                                             work, s, 0);
+                                             &ks, s, 0);
     };
     CK(cudaMalloc(&x, count * isz));
     CK(cudaMalloc(&y, count * sizeof(float)));
-    CK(cudaMalloc(&work, tiles ? rb_cuda_sat_tiles_work_bytes(w, h, 1)
-                               : rb_cuda_sat_shape_work_bytes(var->shape, w, h, 1)));
-    fill(x, count, 99u + tiles, inf == RB_U8);
+    CK(cudaMalloc(&work, wb));
+    ks.work = work;
+    ks.bytes = wb;
+    const int fk = (int)isz; /* fill's kind */
+    fill(x, count, 99u + tiles, fk);
     CK(cudaMemset(y, 0xFF, count * sizeof(float)));
     CK(kernel(0));
     CK(cudaDeviceSynchronize());
@@ -276,7 +288,7 @@ static void bench_sat(int w, rb_format inf, const sat_variant *var)
         size_t bad = 0;
         for (size_t i = 0; i < count; ++i) {
             float a = hy[i], c = hc[i];
-            int ok = inf == RB_U8 ? a == c : fabsf(a - c) <= fabsf(nextafterf(c, INFINITY) - c);
+            int ok = inf != RB_F32 ? a == c : fabsf(a - c) <= fabsf(nextafterf(c, INFINITY) - c);
             bad += !ok;
         }
         if (bad) {
@@ -287,7 +299,7 @@ static void bench_sat(int w, rb_format inf, const sat_variant *var)
     }
     std::vector<double> t;
     for (int r = 0; r < WARM + REPS; ++r) {
-        fill(x, count, 31u * r + 7, inf == RB_U8);
+        fill(x, count, 31u * r + 7, fk);
         CK(cudaMemset(y, 0xFF, count * sizeof(float)));
         const float ms = bench_event_ms([&] { CK(kernel(0)); });
         if (r >= WARM) t.push_back(ms);
@@ -295,7 +307,7 @@ static void bench_sat(int w, rb_format inf, const sat_variant *var)
     double ms = bench_median(t), cms = copy_ms(count * sizeof(float));
     double cms_b = copy_ms(count * (isz + 4) / 2); /* moves count * (isz + 4) bytes */
     /* rb_sat on the same device images */
-    char api[64] = "- | -";
+    char api[64] = "- | - | -";
     if (var->api) {
         rb_image din = in, dout = out;
         din.memory = dout.memory = RB_MEMORY_DEVICE;
@@ -304,7 +316,7 @@ static void bench_sat(int w, rb_format inf, const sat_variant *var)
         rb_switch_set(gctx, "RECBLUR_CUDA_SAT", var->api[0] ? var->api : NULL);
         t.clear();
         for (int r = 0; r < WARM + REPS; ++r) {
-            fill(x, count, 17u * r + 3, inf == RB_U8);
+            fill(x, count, 17u * r + 3, fk);
             CK(cudaMemset(y, 0xFF, count * sizeof(float)));
             CK(cudaDeviceSynchronize());
             const float ams = bench_event_ms([&] {
@@ -317,13 +329,13 @@ static void bench_sat(int w, rb_format inf, const sat_variant *var)
         }
         rb_switch_set(gctx, "RECBLUR_CUDA_SAT", NULL);
         const double api_ms = bench_median(t);
-        snprintf(api, sizeof api, "%.3f | %.3f", api_ms, cms / api_ms);
+        snprintf(api, sizeof api, "%.3f | %.3f | %.3f", api_ms, cms / api_ms, cms_b / api_ms);
     }
     double gbs = (double)count * (isz + 4) / (ms * 1e6);
     printf("| SAT %s -> f32 | %s%s | %d^2 | %.3f | %.1f | %.3f | %.3f | %s | %.1f | %.0f | %.0f | %s |\n",
-           inf == RB_U8 ? "u8" : "f32", var->name, var->api && !var->api[0] ? " (default)" : "", w, ms,
+           inf == RB_U8 ? "u8" : inf == RB_U16 ? "u16" : "f32", var->name, var->api && !var->api[0] ? " (default)" : "", w, ms,
            count / (ms * 1e6), cms / ms, cms_b / ms, api, count / (cms * 1e6), gbs,
-           2.0 * count * (isz + 4) / 2 / (cms_b * 1e6), floor_ ? "not a table" : inf == RB_U8 ? "exact" : "<=1 ulp");
+           2.0 * count * (isz + 4) / 2 / (cms_b * 1e6), floor_ ? "not a table" : inf != RB_F32 ? "exact" : "<=1 ulp");
     fflush(stdout);
     CK(cudaFree(x));
     CK(cudaFree(y));
@@ -335,11 +347,11 @@ static void bench_sat(int w, rb_format inf, const sat_variant *var)
 static void bench_sats(int quick, int size, const char *only, int fmt_only)
 {
     printf("| workload | kernel | size | kernel ms | Gpx/s | kernel fraction of copy (px) | kernel fraction of copy (bytes) "
-           "| API ms | API fraction of copy (px) | copy Gpx/s (F32) | GB/s moved (kernel) | copy GB/s (same bytes) "
-           "| vs CPU |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "| API ms | API fraction of copy (px) | API fraction of copy (bytes) | copy Gpx/s (F32) | GB/s moved (kernel) "
+           "| copy GB/s (same bytes) | vs CPU |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int w : {4096, 8192})
-        for (rb_format f : {RB_U8, RB_F32})
+        for (rb_format f : {RB_U8, RB_U16, RB_F32})
             if ((size ? w == size : !quick || w == 4096) && (fmt_only < 0 || (int)f == fmt_only))
                 for (int v = 0; v < n_sat_variants; ++v) {
                     const sat_variant *var = &sat_variants[v];
@@ -393,7 +405,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--sat")) sat_only = 1;
         else if (!strcmp(argv[i], "--sat-size") && i + 1 < argc) sat_size = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--sat-kernels") && i + 1 < argc) sat_list = argv[++i];
-        else if (!strcmp(argv[i], "--sat-in") && i + 1 < argc) sat_in = strcmp(argv[++i], "u8") ? RB_F32 : RB_U8;
+        else if (!strcmp(argv[i], "--sat-in") && i + 1 < argc) {
+            ++i;
+            sat_in = !strcmp(argv[i], "u8") ? RB_U8 : !strcmp(argv[i], "u16") ? RB_U16 : RB_F32;
+        }
         else if (!strcmp(argv[i], "--sat-reps") && i + 1 < argc) REPS = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--huge")) huge = 1;
     }

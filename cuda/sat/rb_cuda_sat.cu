@@ -102,13 +102,60 @@ extern "C" cudaError_t rb_cuda_sat_run(const void *in, size_t in_pitch, rb_forma
                                        size_t out_pitch, rb_format out_fmt, int w, int h, int ch, void *work,
                                        cudaStream_t s)
 {
+    rb_sat_scratch k = {work, rb_cuda_sat_work_bytes(w, h, ch), 0, 0, 0, 0};
     return rb_cuda_sat_shape_run(rb_sat_shape_lookback, in, in_pitch, in_fmt, out, out_pitch, out_fmt, w, h, ch,
-                                 work, s, 0);
+                                 &k, s, 0);
 }
 
 extern "C" rb_status rb_cuda_sat_onepass(rb_context *ctx, const rb_image *in, rb_image *out)
 {
     return rb_cuda_sat_onepass_with(ctx, in, out, RB_SAT_ROUTE_DEFAULT);
+}
+
+/* The context's look-back scratch (rb_sat_scratch): kept from call to call so
+ * that a call makes no allocation and zeroes no flags (the rebuilding kernel's
+ * epochs); freed with the context's cached plans (rb_context_drop_cached_plans:
+ * a switch, the back end or threads changed, an image plan made, the context
+ * destroyed) and after a failed call. */
+static void rb_cuda_sat_scratch_free(void *p)
+{
+    rb_sat_scratch *k = (rb_sat_scratch *)p;
+    if (!k) return;
+    rb_cuda_free(k->work);
+    free(k);
+}
+
+static void rb_cuda_sat_scratch_drop(rb_context *ctx)
+{
+    rb_cuda_sat_scratch_free(ctx->sat_scratch);
+    ctx->sat_scratch = NULL;
+}
+
+/* ctx's scratch of at least `bytes` on the calling thread's device: the one kept,
+ * else a new one (epoch 0: its first call zeroes the flags) */
+static cudaError_t rb_cuda_sat_scratch_get(rb_context *ctx, size_t bytes, rb_sat_scratch **out)
+{
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return e;
+    rb_sat_scratch *k = (rb_sat_scratch *)ctx->sat_scratch;
+    if (k && k->device == dev && k->bytes >= bytes) {
+        *out = k;
+        return cudaSuccess;
+    }
+    rb_cuda_sat_scratch_drop(ctx);
+    k = (rb_sat_scratch *)calloc(1, sizeof *k);
+    if (!k) return cudaErrorMemoryAllocation;
+    if ((e = rb_cuda_malloc(&k->work, bytes)) != cudaSuccess) {
+        free(k);
+        return e;
+    }
+    k->bytes = bytes;
+    k->device = dev;
+    ctx->sat_scratch = k;
+    ctx->sat_scratch_free = rb_cuda_sat_scratch_free;
+    *out = k;
+    return cudaSuccess;
 }
 
 /* rb_sat through a one-pass kernel, the route's */
@@ -122,14 +169,19 @@ extern "C" rb_status rb_cuda_sat_onepass_with(rb_context *ctx, const rb_image *i
     const int tiles = route == RB_SAT_ROUTE_TILES;
     const rb_sat_shape shape = route == RB_SAT_ROUTE_LOOKBACK ? rb_sat_shape_lookback : rb_sat_shape_default;
     void *work = NULL, *sin = NULL, *sout = NULL;
-    /* the calling thread's default stream and stream-ordered scratch: a fresh stream
-     * and cudaMalloc/cudaFree per call cost about as much as the kernel at 4096^2 */
+    rb_sat_scratch *k = NULL;
+    cudaError_t e;
+    /* the calling thread's default stream: a fresh stream per call costs about as much
+     * as the kernel at 4096^2; staging (and the tile kernel's scratch) stream-ordered */
     cudaStream_t q = cudaStreamPerThread;
     const void *src = in->data;
     void *dst = out->data;
     size_t src_pitch = rb_image_stride(in), dst_pitch = rb_image_stride(out);
-    const size_t wb = tiles ? rb_cuda_sat_tiles_work_bytes(w, h, ch) : rb_cuda_sat_shape_work_bytes(shape, w, h, ch);
-    RB_SAT_CU(rb_cuda_malloc_async(&work, wb, q), "cudaMalloc (carries)");
+    if (tiles)
+        RB_SAT_CU(rb_cuda_malloc_async(&work, rb_cuda_sat_tiles_work_bytes(w, h, ch), q), "cudaMalloc (carries)");
+    else
+        RB_SAT_CU(rb_cuda_sat_scratch_get(ctx, rb_cuda_sat_shape_work_bytes(shape, w, h, ch), &k),
+                  "cudaMalloc (carries)");
     if (in->memory == RB_MEMORY_HOST) {
         RB_SAT_CU(rb_cuda_malloc_async(&sin, in_row * h, q), "cudaMalloc (input staging)");
         RB_SAT_CU(cudaMemcpy2DAsync(sin, in_row, in->data, src_pitch, in_row, h,
@@ -155,17 +207,22 @@ extern "C" rb_status rb_cuda_sat_onepass_with(rb_context *ctx, const rb_image *i
                   "summed-area table kernel");
     else
         RB_SAT_CU(rb_cuda_sat_shape_run(shape, src, src_pitch, in->format, dst, dst_pitch, out->format, w, h, ch,
-                                        work, q, ctx->sw.hook_scan_delay_ns),
+                                        k, q, ctx->sw.hook_scan_delay_ns),
                   "summed-area table kernel");
     if (out->memory == RB_MEMORY_HOST)
         RB_SAT_CU(cudaMemcpy2DAsync(out->data, rb_image_stride(out), sout, out_row, out_row, h,
                                     cudaMemcpyDeviceToHost, q), "copying the table to the host");
-    RB_SAT_CU(cudaStreamSynchronize(q), "computing the table");
 done:
+    /* stream-ordered frees after the work queued, then one wait (a free queued after
+     * the wait cost a second one) */
     rb_cuda_free_async(work, q);
     rb_cuda_free_async(sin, q);
     rb_cuda_free_async(sout, q);
-    cudaStreamSynchronize(q);
+    e = cudaStreamSynchronize(q);
+    if (st == RB_OK && e != cudaSuccess)
+        st = rb_error(ctx, RB_ERR_DEVICE, "cuda sat: computing the table: %s", cudaGetErrorString(e));
+    /* a failed call's flags and ticket are unknown: the next call starts a new scratch */
+    if (st != RB_OK) rb_cuda_sat_scratch_drop(ctx);
     return st;
 }
 

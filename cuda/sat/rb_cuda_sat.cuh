@@ -44,12 +44,30 @@ static const rb_sat_shape rb_sat_shape_lookback = {0, 1, 0, 0, 0, 0, 0, 0};
 static const rb_sat_shape rb_sat_shape_default = {1, 0, 0, 1, 0, 1, 0, 0};
 
 size_t rb_cuda_sat_shape_work_bytes(rb_sat_shape shape, int w, int h, int ch);
+
+/* The look-back kernels' device scratch (flags, ticket, records), kept from call
+ * to call by its owner (the context's, rb_cuda_sat.cu; the benchmark's). The
+ * rebuilding kernel tags its flags with the call's epoch and runs its 64-bit
+ * ticket counter on from the last call's count, so it zeroes nothing while the
+ * epochs advance: the flags are zeroed (one memset) only where the scratch is
+ * new, the epochs wrap, the flags grow into bytes that held records, another
+ * kernel used it, or a call failed (its owner sets epoch 0). */
+typedef struct {
+    void *work;
+    size_t bytes;              /* at least rb_cuda_sat_shape_work_bytes of the call */
+    int device;                /* the device it lives on */
+    unsigned epoch;            /* the last call's epoch; 0: zero the flags before the next call */
+    size_t flag_bytes;         /* bytes from work that hold only the ticket and tagged flags */
+    unsigned long long ticket; /* the ticket counter after the last call */
+} rb_sat_scratch;
+
 /* in/out device pointers with row pitches in bytes (in == out with one layout
- * allowed); delay_ns: the test hook "test:scan_delay_ns" (tiles publish their
+ * allowed); k: the scratch (k->work of k->bytes; a fresh one: epoch 0);
+ * delay_ns: the test hook "test:scan_delay_ns" (tiles publish their
  * inclusive records after pseudo-random delays below it; 0: none) */
 cudaError_t rb_cuda_sat_shape_run(rb_sat_shape shape, const void *in, size_t in_pitch, rb_format in_fmt,
                                   void *out, size_t out_pitch, rb_format out_fmt, int w, int h, int ch,
-                                  void *work, cudaStream_t s, unsigned delay_ns);
+                                  rb_sat_scratch *k, cudaStream_t s, unsigned delay_ns);
 
 /* the rebuilding kernel (rb_cuda_sat_rebuild.cu), which rb_cuda_sat_shape_run calls
  * for shape.rebuild where rb_cuda_sat_rebuild_fits */
@@ -57,7 +75,7 @@ int rb_cuda_sat_rebuild_fits(rb_sat_shape shape, rb_format in_fmt, int h);
 size_t rb_cuda_sat_rebuild_work_bytes(rb_sat_shape shape, rb_format in_fmt, int w, int h, int ch);
 cudaError_t rb_cuda_sat_rebuild_run(rb_sat_shape shape, const void *in, size_t in_pitch, rb_format in_fmt,
                                     void *out, size_t out_pitch, rb_format out_fmt, int w, int h, int ch,
-                                    void *work, cudaStream_t s, unsigned delay_ns);
+                                    rb_sat_scratch *k, cudaStream_t s, unsigned delay_ns);
 
 /* the tile kernel: tiles of 32 x 128, warp 0 computes every carry */
 size_t rb_cuda_sat_tiles_work_bytes(int w, int h, int ch);

@@ -17,8 +17,17 @@ static __device__ __forceinline__ int rb_lb_acquire(const int *p)
     return v;
 }
 
+/* Flags hold a call's tag (its epoch times 4, rb_cuda_sat_rebuild.cu; 0 for
+ * kernels whose flags are zeroed before each call) plus a state: 1 aggregate,
+ * 2 inclusive. A flag of another tag, or state 0, is not yet published: a
+ * scratch kept between calls needs no zeroing while its epochs advance. */
+static __device__ __forceinline__ bool rb_lb_ready(int f, unsigned tag)
+{
+    return ((unsigned)f ^ tag) - 1u <= 1u;
+}
+
 /* After the warp's lanes stored a record: make it visible, then flag it
- * (1: aggregate, 2: inclusive). sc (the 2026-11-27 kernel): every lane's
+ * (tag | 1: aggregate, tag | 2: inclusive). sc (the 2026-11-27 kernel): every lane's
  * sequentially consistent fence (fence.sc.gpu, the costly one), then a plain
  * store; else the warp's barrier (which orders its lanes' stores before lane
  * 0's) and one release store of the flag, cumulative over them (PTX memory
@@ -39,17 +48,18 @@ static __device__ __forceinline__ void rb_lb_publish(int *flag, int state, int l
  * for q < left. Returns how many records to sum, base's first: up to and with
  * the nearest inclusive one (*incl), else all of the window. Lane q's acquire
  * orders its own reads of record q; other threads read the records after a
- * block barrier that follows it (sc: a fence in every lane as well). */
+ * block barrier that follows it (sc: a fence in every lane as well). tag: the
+ * call's (rb_lb_ready). */
 static __device__ __forceinline__ int rb_lb_window(const int *flags, long long base, long long stride, int left,
-                                                   int lane, bool *incl, bool sc, unsigned nap)
+                                                   int lane, bool *incl, bool sc, unsigned nap, unsigned tag = 0u)
 {
     const bool within = lane < left;
     int f = 0;
     if (within) {
         const int *p = flags + (base - (long long)lane * stride);
-        while ((f = rb_lb_acquire(p)) == 0) __nanosleep(nap);
+        while (!rb_lb_ready(f = rb_lb_acquire(p), tag)) __nanosleep(nap);
     }
-    const unsigned m = __ballot_sync(RB_LB_FULL, within && f == 2);
+    const unsigned m = __ballot_sync(RB_LB_FULL, within && (f & 3) == 2);
     if (sc) __threadfence(); /* the records other lanes' flags announced, for every lane */
     *incl = m != 0;
     return m ? __ffs(m) : (left < 32 ? left : 32);
@@ -62,13 +72,13 @@ static __device__ __forceinline__ int rb_lb_window(const int *flags, long long b
 template <int CH>
 static __device__ __forceinline__ void rb_lb_corner(const int *bflag, const double *binc, const double *bagg,
                                                     long long k, long long tx, int ti, int lane, bool sc,
-                                                    unsigned nap, double cc[CH])
+                                                    unsigned nap, double cc[CH], unsigned tag = 0u)
 {
     long long base = k - tx;
     int left = ti;
     for (;;) {
         bool incl;
-        const int d = rb_lb_window(bflag, base, tx, left, lane, &incl, sc, nap);
+        const int d = rb_lb_window(bflag, base, tx, left, lane, &incl, sc, nap, tag);
         if (lane < d) {
             const double *src = (incl && lane == d - 1 ? binc : bagg) + (base - (long long)lane * tx) * CH;
 #pragma unroll

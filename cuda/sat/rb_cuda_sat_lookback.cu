@@ -462,15 +462,16 @@ static int rb_lb_vec(const void *p, size_t pitch, size_t bytes)
 
 extern "C" cudaError_t rb_cuda_sat_shape_run(rb_sat_shape shape, const void *in, size_t in_pitch, rb_format in_fmt,
                                              void *out, size_t out_pitch, rb_format out_fmt, int w, int h, int ch,
-                                             void *work, cudaStream_t s, unsigned delay_ns)
+                                             rb_sat_scratch *k, cudaStream_t s, unsigned delay_ns)
 {
     if (ch < 1 || ch > 4) return cudaErrorInvalidValue;
     if (shape.rebuild && rb_cuda_sat_rebuild_fits(shape, in_fmt, h))
-        return rb_cuda_sat_rebuild_run(shape, in, in_pitch, in_fmt, out, out_pitch, out_fmt, w, h, ch, work, s,
+        return rb_cuda_sat_rebuild_run(shape, in, in_pitch, in_fmt, out, out_pitch, out_fmt, w, h, ch, k, s,
                                        delay_ns);
     const int p = rb_lb_p(shape, ch);
     rb_lb_args a;
-    rb_lb_layout(w, h, ch, 32 * p, (char *)work, &a);
+    rb_lb_layout(w, h, ch, 32 * p, (char *)k->work, &a);
+    k->epoch = 0; /* untagged flags, zeroed here: the rebuilding kernel's next call zeroes its own */
     a.in = (const unsigned char *)in;
     a.out = (unsigned char *)out;
     a.in_pitch = in_pitch;

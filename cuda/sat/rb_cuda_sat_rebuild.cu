@@ -22,12 +22,19 @@
  * records V's look-back reads are half the bytes; the tile forms its prefix
  * Vc(x) from them once. Precision: integer tiles sum in 32 bits (64 x 256 x
  * 65535 < 2^32), H, B and Vc in double (integers below 2^53: exact), one
- * rounding to F32; float input sums in double throughout and rounds once. */
+ * rounding to F32; float input sums in double throughout and rounds once.
+ *
+ * The scratch is kept from call to call (rb_sat_scratch: the context's): the
+ * flags carry the call's epoch (rb_lb_ready) and the 64-bit ticket counter runs
+ * on from the last call's count, so a call zeroes nothing (no memset launch)
+ * unless the scratch is new, failed, or its flags grow over bytes that held
+ * records. */
 #include "rb_cuda_check.h"
 #include "rb_cuda.h"
 #include "rb_cuda_alloc.h"
 #include "rb_cuda_sat.cuh"
 #include "rb_cuda_sat_lb.cuh"
+#include <atomic>
 #include <stdint.h>
 #include <type_traits>
 
@@ -39,7 +46,9 @@
  * a row (the tile's last) from the running column sums of the table, =5 the
  * same with the tile's last row but one (parked in shared memory in the 128-row
  * float tiles),
- * =6 parks a row at the slot of the warp's next (another row's samples) */
+ * =6 parks a row at the slot of the warp's next (another row's samples),
+ * =7 runs a call with the last call's epoch (its flags taken for this call's),
+ * =8 adds to a row the carry Hc of the row below (a carry from the wrong row) */
 #if RB_SAT_PLANT == 3
 #define RB_RB_PLANT_V 1
 #else
@@ -50,6 +59,19 @@
 #else
 #define RB_RB_PLANT_PARK 0
 #endif
+#if RB_SAT_PLANT == 7
+#define RB_RB_PLANT_EPOCH 0
+#else
+#define RB_RB_PLANT_EPOCH 1
+#endif
+#if RB_SAT_PLANT == 8
+#define RB_RB_PLANT_HROW 1
+#else
+#define RB_RB_PLANT_HROW 0
+#endif
+
+/* epochs of a kept scratch: the flag holds epoch * 4 + state in 32 bits */
+#define RB_RB_EPOCHS (1u << 30)
 
 typedef struct {
     const unsigned char *in;
@@ -61,7 +83,9 @@ typedef struct {
     int vec_in, vec_out;
     unsigned delay_ns; /* test hook: inclusive records published late */
     int *hflag, *vflag, *bflag;
-    unsigned *ticket;
+    unsigned tag;                   /* the call's epoch * 4 (rb_lb_ready) */
+    unsigned long long *ticket;     /* runs on from call to call: */
+    unsigned long long ticket_base; /* its value when this call starts */
     double *hagg, *hinc, *bagg, *binc;
     void *vagg, *vinc; /* column sums: 32-bit for 8/16-bit input, else double */
 } rb_rb_args;
@@ -186,9 +210,13 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ?
     __shared__ R s_V[TW];                 /* column sums above the tile */
     __shared__ int s_win[4];
     __shared__ long long s_k;
+    __shared__ unsigned s_tag;
     extern __shared__ uint4 s_park[]; /* [warp][row - RR][G][32 lanes] */
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    if (tid == 0) s_k = (long long)atomicAdd(a.ticket, 1u);
+    if (tid == 0) {
+        s_k = (long long)(atomicAdd(a.ticket, 1ull) - a.ticket_base);
+        s_tag = a.tag; /* read where polled: held in a register, 20 bytes of the F32 tile spilled */
+    }
     __syncthreads();
     const long long k = s_k, tx = a.tiles_x;
     const int ti = (int)(k / tx), si = (int)(k % tx);
@@ -290,13 +318,13 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ?
                 if (!NC && si > 0) __stcg(a.hagg + k * HS + (lane * RPL + i) * CH + c, v);
             }
         }
-        if (!NC && si > 0) rb_lb_publish(a.hflag + k, 1, lane, false);
+        if (!NC && si > 0) rb_lb_publish(a.hflag + k, (int)(a.tag | 1u), lane, false);
     }
     /* V's aggregate: the tile's column sums (the last warp, P columns a lane) */
     if (!NC && warp == RB_RB_WARPS - 1 && ti > 0) {
 #pragma unroll
         for (int j = 0; j < P; ++j) __stcg((R *)a.vagg + k * TW + lane * P + j, rb_rb_coltotal(s_col, lane * P + j));
-        rb_lb_publish(a.vflag + k, 1, lane, false);
+        rb_lb_publish(a.vflag + k, (int)(a.tag | 1u), lane, false);
     }
 
     /* 2. the look-backs (rb_cuda_sat_lookback.cu's): warp 0 polls H's window, the
@@ -309,14 +337,14 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ?
     for (;;) {
         if (warp == 0) {
             bool incl = true;
-            const int d = leftH > 0 ? rb_lb_window(a.hflag, baseH, 1, leftH, lane, &incl, false, 32) : 0;
+            const int d = leftH > 0 ? rb_lb_window(a.hflag, baseH, 1, leftH, lane, &incl, false, 32, *(volatile unsigned *)&s_tag) : 0;
             if (lane == 0) {
                 s_win[0] = d;
                 s_win[1] = incl;
             }
         } else if (warp == RB_RB_WARPS - 1) {
             bool incl = true;
-            const int d = leftV > 0 ? rb_lb_window(a.vflag, baseV, tx, leftV, lane, &incl, false, 32) : 0;
+            const int d = leftV > 0 ? rb_lb_window(a.vflag, baseV, tx, leftV, lane, &incl, false, 32, *(volatile unsigned *)&s_tag) : 0;
             if (lane == 0) {
                 s_win[2] = d;
                 s_win[3] = incl;
@@ -378,7 +406,7 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ?
                     const int y = lane * RPL + i;
                     __stcg(a.hinc + k * HS + y * CH + c, s_Hc[y][c] + s_hA[y][c]);
                 }
-            rb_lb_publish(a.hflag + k, 2, lane, false);
+            rb_lb_publish(a.hflag + k, (int)(a.tag | 2u), lane, false);
         }
         /* B = Hc at the bottom row: the band's sum left of the tile */
         __syncwarp();
@@ -391,13 +419,13 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ?
             }
         }
         __syncwarp();
-        if (!NC) rb_lb_publish(a.bflag + k, ti > 0 && si > 0 ? 1 : 2, lane, false);
+        if (!NC) rb_lb_publish(a.bflag + k, (int)(a.tag | (ti > 0 && si > 0 ? 1u : 2u)), lane, false);
     } else if (warp == 1) {
         /* the corner: B of the tiles above, 32 at a time */
         double cc[CH];
 #pragma unroll
         for (int c = 0; c < CH; ++c) cc[c] = 0.0;
-        if (!NC && ti > 0 && si > 0) rb_lb_corner<CH>(a.bflag, a.binc, a.bagg, k, tx, ti, lane, false, 32, cc);
+        if (!NC && ti > 0 && si > 0) rb_lb_corner<CH>(a.bflag, a.binc, a.bagg, k, tx, ti, lane, false, 32, cc, a.tag);
         if (lane < CH)
 #pragma unroll
             for (int c = 0; c < CH; ++c)
@@ -409,7 +437,7 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ?
 #pragma unroll
             for (int j = 0; j < P; ++j)
                 __stcg((R *)a.vinc + k * TW + lane * P + j, (R)(s_V[lane * P + j] + rb_rb_coltotal(s_col, lane * P + j)));
-            rb_lb_publish(a.vflag + k, 2, lane, false);
+            rb_lb_publish(a.vflag + k, (int)(a.tag | 2u), lane, false);
         }
     }
     __syncthreads();
@@ -420,19 +448,25 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ?
 #pragma unroll
             for (int c = 0; c < CH; ++c)
                 if (c == lane) __stcg(a.binc + k * CH + c, s_C[c] + s_B[c]);
-        rb_lb_publish(a.bflag + k, 2, lane, false);
+        rb_lb_publish(a.bflag + k, (int)(a.tag | 2u), lane, false);
     }
 
     /* 3. the table, row by row: running column sums cs from the top of the image
      * (the sums above the tile, V's, and the tile's rows above the warp's, the other
      * warps'), their prefix across the lane and the warp in 64 bits or double: that
-     * is L(y, x) + Vc(x); S = that + Hc(y) + C */
+     * is L(y, x) + Vc(x); S = that + Hc(y) + C, the row's carry the running sum's
+     * start (integers: exact in 64 bits, then one rounding; floats: one add a
+     * sample fewer in double) */
     /* the raw words as if new: else the compiler keeps phase 1's unpacked or
      * converted samples alive across the look-back (4-8x the registers) */
 #pragma unroll
     for (int r = 0; r < RR; ++r)
 #pragma unroll
         for (int i = 0; i < W; ++i) asm volatile("" : "+r"(raw[r][i]));
+    /* the row's carry Hc + C as the running sum's start (one add a sample fewer; for
+     * bytes one rounding of the exact 64-bit sum instead of two conversions), except
+     * for 16-bit samples: their 2-channel tile then spilled 104 bytes (ptxas) */
+    constexpr bool FOLD = sizeof(TIn) != 2;
     A cs[P];
 #pragma unroll
     for (int j = 0; j < P; ++j) {
@@ -455,24 +489,27 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ?
             for (int j = 0; j < P; ++j) cs[j] += rb_rb_get<TIn>(wr, j);
         U run[CH];
         double hc[CH];
+        const int yh = RB_RB_PLANT_HROW && y + 1 < TH ? y + 1 : y;
 #pragma unroll
         for (int c = 0; c < CH; ++c) {
             run[c] = (U)0;
-            hc[c] = s_Hc[y][c] + s_C[c];
+            hc[c] = FOLD ? 0.0 : s_Hc[yh][c] + s_C[c];
         }
 #pragma unroll
         for (int j = 0; j < P; ++j) run[j % CH] += (U)cs[j];
 #pragma unroll
         for (int c = 0; c < CH; ++c) {
             const U incl = rb_lb_wscan(run[c], lane);
-            run[c] = __shfl_up_sync(RB_LB_FULL, incl, 1); /* exclusive: the lanes to the left */
-            if (lane == 0) run[c] = (U)0;
+            const U excl = __shfl_up_sync(RB_LB_FULL, incl, 1); /* the lanes to the left */
+            run[c] = lane ? excl : (U)0;
+            /* Hc + C: whole numbers below 2^53 for integer input, so exact as U */
+            if (FOLD) run[c] += (U)(s_Hc[yh][c] + s_C[c]);
         }
         TOut o[P]; /* rounded at once: fewer registers than P doubles */
 #pragma unroll
         for (int j = 0; j < P; ++j) {
             run[j % CH] += (U)cs[j];
-            o[j] = (TOut)((double)run[j % CH] + hc[j % CH]);
+            o[j] = FOLD ? (TOut)run[j % CH] : (TOut)((double)run[j % CH] + hc[j % CH]);
         }
         rb_rb_store<TOut, P>(a.out + (size_t)(yw + r) * a.out_pitch, gx, a.n, a.vec_out, o);
     }
@@ -487,25 +524,28 @@ static int rb_rb_th(rb_sat_shape shape, rb_format in_fmt, int ch)
     return in_fmt == RB_F32 && ch <= 2 && shape.park == 0 ? 128 : 64;
 }
 
-/* flags (3 per tile and the ticket), then the six records (V's as doubles: room for either type) */
-static size_t rb_rb_layout(int w, int h, int ch, int th, char *base, rb_rb_args *a)
+/* the 64-bit ticket, the flags (3 per tile), then the six records (V's as doubles:
+ * room for either type); *flag_bytes: the ticket's and flags' bytes */
+static size_t rb_rb_layout(int w, int h, int ch, int th, char *base, rb_rb_args *a, size_t *flag_bytes = NULL)
 {
     const int tw = ch == 3 ? 192 : 256;
     const long long n = (long long)w * ch;
     const size_t tx = (size_t)((n + tw - 1) / tw), ty = (size_t)((h + th - 1) / th);
     const size_t tiles = tx * ty, hs = (size_t)th * ch;
     const size_t sizes[6] = {hs, hs, (size_t)tw, (size_t)tw, (size_t)ch, (size_t)ch};
-    size_t off = rb_sat_align((3 * tiles + 1) * sizeof(int));
+    const size_t fb = sizeof(unsigned long long) + 3 * tiles * sizeof(int);
+    size_t off = rb_sat_align(fb);
+    if (flag_bytes) *flag_bytes = fb;
     void *p[6];
     for (int i = 0; i < 6; ++i) {
         p[i] = base + off;
         off += rb_sat_align(tiles * sizes[i] * sizeof(double));
     }
     if (a) {
-        a->hflag = (int *)base;
+        a->ticket = (unsigned long long *)base;
+        a->hflag = (int *)(base + sizeof(unsigned long long));
         a->vflag = a->hflag + tiles;
         a->bflag = a->vflag + tiles;
-        a->ticket = (unsigned *)(a->bflag + tiles);
         a->tiles_x = (int)tx;
         a->tiles = (long long)tiles;
         a->hagg = (double *)p[0];
@@ -540,11 +580,22 @@ static cudaError_t rb_rb_go(const rb_rb_args &a, cudaStream_t s)
     const int park = RB_RB_WARPS * SR * G * 32 * 16;
     auto k = rb_rb_kernel<CH, TIn, TOut, R, TH, P, NC, SR>;
     if (SR) {
-        /* over 48 KB a block with the static arrays: opted in; shared memory first (L1 serves no reuse here) */
-        cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, park);
-        if (e == cudaSuccess)
-            e = cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+        /* over 48 KB a block with the static arrays: opted in; shared memory first (L1 serves no
+         * reuse here). A function's attribute on a device holds for the process: set once a
+         * device (a bit each; past 32 devices, every call) */
+        static std::atomic<unsigned> set_on{0u};
+        int dev = 0;
+        cudaError_t e = cudaGetDevice(&dev);
         if (e != cudaSuccess) return e;
+        const unsigned bit = dev < 32 ? 1u << dev : 0u;
+        if (!(set_on.load(std::memory_order_acquire) & bit)) {
+            e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, park);
+            if (e == cudaSuccess)
+                e = cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                         cudaSharedmemCarveoutMaxShared);
+            if (e != cudaSuccess) return e;
+            set_on.fetch_or(bit, std::memory_order_release);
+        }
     }
     k<<<(unsigned)a.tiles, RB_RB_THREADS, park, s>>>(a);
     return cudaSuccess;
@@ -582,12 +633,14 @@ static int rb_rb_vec(const void *p, size_t pitch, size_t bytes)
 
 extern "C" cudaError_t rb_cuda_sat_rebuild_run(rb_sat_shape shape, const void *in, size_t in_pitch,
                                                rb_format in_fmt, void *out, size_t out_pitch, rb_format out_fmt,
-                                               int w, int h, int ch, void *work, cudaStream_t s, unsigned delay_ns)
+                                               int w, int h, int ch, rb_sat_scratch *ks, cudaStream_t s,
+                                               unsigned delay_ns)
 {
     if (ch < 1 || ch > 4 || !rb_cuda_sat_rebuild_fits(shape, in_fmt, h)) return cudaErrorInvalidValue;
     const int th = rb_rb_th(shape, in_fmt, ch), p = ch == 3 ? 6 : 8;
     rb_rb_args a;
-    rb_rb_layout(w, h, ch, th, (char *)work, &a);
+    size_t fb = 0;
+    rb_rb_layout(w, h, ch, th, (char *)ks->work, &a, &fb);
     a.in = (const unsigned char *)in;
     a.out = (unsigned char *)out;
     a.in_pitch = in_pitch;
@@ -598,10 +651,23 @@ extern "C" cudaError_t rb_cuda_sat_rebuild_run(rb_sat_shape shape, const void *i
     a.vec_in = ch != 3 && rb_rb_vec(in, in_pitch, (size_t)p * rb_format_size(in_fmt));
     a.vec_out = ch != 3 && rb_rb_vec(out, out_pitch, (size_t)4 * rb_format_size(out_fmt));
     if (a.tiles > 0x7fffffffLL) return cudaErrorInvalidValue;
-    cudaError_t e = cudaMemsetAsync(a.hflag, 0, (3 * (size_t)a.tiles + 1) * sizeof(int), s);
-    if (e != cudaSuccess) return e;
+    cudaError_t e = cudaSuccess;
+    /* zeroed only where the flags may hold what this call could take for its own:
+     * a new or failed scratch, wrapped epochs, or flags now over bytes that held records */
+    if (ks->epoch == 0 || ks->epoch + 1 >= RB_RB_EPOCHS || fb > ks->flag_bytes) {
+        ks->epoch = 0; /* until the memset is queued */
+        e = cudaMemsetAsync(ks->work, 0, fb, s);
+        if (e != cudaSuccess) return e;
+        ks->ticket = 0;
+    }
+    ks->flag_bytes = fb; /* this call's records follow */
+    ks->epoch += RB_RB_PLANT_EPOCH || ks->epoch == 0;
+    a.tag = ks->epoch << 2;
+    a.ticket_base = ks->ticket;
+    ks->ticket += (unsigned long long)a.tiles; /* a ticket a block, whatever it computes */
     e = shape.nocarry ? rb_sat_dispatch(rb_rb_launcher<true>{&a, s, th, shape.park}, ch, in_fmt, out_fmt)
                       : rb_sat_dispatch(rb_rb_launcher<false>{&a, s, th, shape.park}, ch, in_fmt, out_fmt);
-    if (e != cudaSuccess) return e;
-    return rb_cuda_launch_check();
+    if (e == cudaSuccess) e = rb_cuda_launch_check();
+    if (e != cudaSuccess) ks->epoch = 0; /* tickets taken and flags set: unknown */
+    return e;
 }

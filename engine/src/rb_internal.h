@@ -30,6 +30,11 @@ struct rb_context {
      * it holds no GPU memory an image's plan needs) and by rb_context_destroy. */
     struct rb_plan *oned_plan;
     rb_memory oned_memory;
+    /* rb_sat's device scratch on the CUDA back end (cuda/sat/rb_cuda_sat.cu): kept
+     * from call to call, so that a call allocates nothing and zeroes no flags;
+     * freed by sat_scratch_free with the cached plans, and after a failed call */
+    void *sat_scratch;
+    void (*sat_scratch_free)(void *);
     /* rb_context_warm_up's thread while it runs (api/context_warm.c); NULL otherwise */
     struct rb_warm *warm;
 };
@@ -39,7 +44,7 @@ struct rb_context {
  * rb_context_destroy. */
 void rb_context_warm_wait(rb_context *ctx);
 
-/* Free the context's cached 1D plan (GPU memory included); a no-op without one. */
+/* Free the context's cached 1D plan and rb_sat scratch (GPU memory included); a no-op without them. */
 void rb_context_drop_cached_plans(rb_context *ctx);
 
 /* Set one run-time switch of ctx by its name (switches.c's table: an

@@ -26,6 +26,10 @@ void rb_context_drop_cached_plans(rb_context *ctx)
         rb_plan_destroy(ctx->oned_plan);
         ctx->oned_plan = NULL;
     }
+    if (ctx && ctx->sat_scratch) {
+        ctx->sat_scratch_free(ctx->sat_scratch);
+        ctx->sat_scratch = NULL;
+    }
 }
 
 void rb_context_destroy(rb_context *ctx)
