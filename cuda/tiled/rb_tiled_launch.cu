@@ -143,11 +143,18 @@ extern "C" int rb_cuda_tiled_final_both_in_place(const rb_cuda_tiled *fc)
 }
 
 /* Whether it runs: RECBLUR_CUDA_FUSE=both wherever it covers, =on (the fused
- * route alone) and =off never, by default where it covers. */
+ * route alone) and =off never; by default where it measured faster than the
+ * fused route (H100, gpu_bench --focus, bench/RESULTS.md, helper alg5): order
+ * 1 (4096^2 one channel 3-5 %), and from 2^25 samples (8192^2 one channel
+ * 3-8 %, 4096^2 RGBA 3-7 %); order 3 and 5 on 4096^2 one channel were even
+ * to 3 % slower (the kernel that makes the row carries is bound by its two
+ * recursions, not by its writes, and the final of both axes does both). */
 extern "C" int rb_cuda_tiled_final_both_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force)
 {
     if (!rb_cuda_tiled_can_final_both(fc, fr)) return 0;
-    return force == RB_FORCE_AUTO || force == RB_FORCE_BOTH;
+    if (force == RB_FORCE_BOTH) return 1;
+    const double samples = (double)fc->b.ax.n * fr->b.ax.n * fc->c;
+    return force == RB_FORCE_AUTO && (fc->b.ax.r == 1 || samples >= 33554432.0);
 }
 
 /* Columns: stage 1 and chain, then the fused kernel without its pixel writes
