@@ -1,6 +1,7 @@
 /* The fused column final + row stage 1 (rb_tiled_final_cols_s1 in
- * cuda/tiled/rb_tiled_cols_rows.cuh), which every device-pointer call of a
- * plain filter takes by default and no other suite reaches: test_gpu's cases
+ * cuda/tiled/rb_tiled_cols_rows.cuh) and the final stage of both axes in one
+ * kernel after it (rb_tiled_final_both.cuh, four image transfers), which
+ * device-pointer calls of plain filters take and no other suite reaches: test_gpu's cases
  * run on host images, whose rows go down through the staging in strips and
  * never fuse (rb_cuda_execute.cu), so a wrong column store planted there went
  * unnoticed (bench/RESULTS.md, 2026-11-27).
@@ -13,13 +14,17 @@
  * default except where a filter's feedback outweighs 30 times its DC gain
  * (rb_tiled_want_double: 67 of 150 first draws of orders 2-5; forced to float
  * carries those lose up to 1.2e-3), so such draws are drawn again.
- * Each case runs with RECBLUR_CUDA_FUSE=on, =off and the default on one plan,
- * and checks:
- *  - the route each call took (rb_cuda_plan_fused): =on fused wherever the
- *    plan's carries are float, =off never; and that most cases fuse;
- *  - both against the independent float64 reference (tests/reference.c);
- *  - fused and unfused bit-identical (the fused kernel makes the same row
- *    carries from the same floats, rb_tiled_cols_rows.cuh), and the default
+ * Each case runs with RECBLUR_CUDA_FUSE=on, =off, =both and the default on
+ * one plan, and checks:
+ *  - the route each call took (rb_cuda_plan_fused): =on fused (1) wherever
+ *    the plan's carries are float, =both the final stage of both axes (2)
+ *    there too but in place where a tile's column final reads rows of
+ *    another tile (rb_cuda_tiled_final_both_in_place: then 1), =off never;
+ *    and that most cases take each route;
+ *  - each against the independent float64 reference (tests/reference.c);
+ *  - all three bit-identical (the fused kernel makes the same row carries
+ *    from the same floats, rb_tiled_cols_rows.cuh; the final of both axes
+ *    runs the same per-block functions on the same floats), and the default
  *    equal to the route it reports.
  * The host part runs the same cases through the CPU emulation of the tiled
  * solver (tests/gpu_emu.cu) against the same reference, so the tolerance the
@@ -241,9 +246,19 @@ static int run_route(rb_context *ctx, rb_plan *plan, const fcase *fc, const dbuf
 }
 
 typedef struct {
-    int cases, bad, covered, fused_default;
-    double worst_on, worst_off;
+    int cases, bad, covered, fused_default, both;
+    double worst_on, worst_off, worst_both;
 } tally;
+
+/* the route RECBLUR_CUDA_FUSE=both must take: 2 with float carries, unless
+ * in place where the column final of a tile reads another's rows */
+static int both_expected(const rb_plan *plan, const fcase *fc, int covered)
+{
+    static rb_cuda_tiled t; /* 11 KB */
+    if (!covered) return 0;
+    assert_int_equal(rb_cuda_tiled_init(&plan->cols, plan->channels, 0, &plan->ctx->sw, &t), 0);
+    return fc->layout == 2 && !rb_cuda_tiled_final_both_in_place(&t) ? 1 : 2;
+}
 
 
 /* One case on the GPU: 0 when every check holds, else the number of failed
@@ -259,8 +274,8 @@ static int device_case(const fcase *fc, tally *t)
     assert_non_null(strstr(rb_plan_backend_name(plan), "cuda"));
     const size_t n = case_count(fc);
     float *in = malloc(n * sizeof *in), *on = malloc(n * sizeof *on), *off = malloc(n * sizeof *off),
-          *def = malloc(n * sizeof *def);
-    assert_true(in && on && off && def);
+          *def = malloc(n * sizeof *def), *both = malloc(n * sizeof *both);
+    assert_true(in && on && off && def && both);
     tu_fill_random(in, RB_F32, n);
     float *ref = case_reference(fc, in);
     dbufs d;
@@ -268,11 +283,30 @@ static int device_case(const fcase *fc, tally *t)
     const int covered = plan_float_carries(plan);
     const int r_on = run_route(ctx, plan, fc, &d, "on", in, on);
     const int r_off = run_route(ctx, plan, fc, &d, "off", in, off);
+    const int r_both = run_route(ctx, plan, fc, &d, "both", in, both);
     const int r_def = run_route(ctx, plan, fc, &d, NULL, in, def);
-    const double tol = case_tol(fc->order), e_on = rel_rms(on, ref, n), e_off = rel_rms(off, ref, n);
-    double dmax = 0.0, ddef = 0.0;
-    const size_t ndiff = bits_differ(on, off, n, &dmax), ndef = bits_differ(def, r_def ? on : off, n, &ddef);
+    const int x_both = both_expected(plan, fc, covered);
+    const double tol = case_tol(fc->order), e_on = rel_rms(on, ref, n), e_off = rel_rms(off, ref, n),
+                 e_both = rel_rms(both, ref, n);
+    double dmax = 0.0, ddef = 0.0, dboth = 0.0;
+    const size_t ndiff = bits_differ(on, off, n, &dmax), nboth = bits_differ(both, off, n, &dboth),
+                 ndef = bits_differ(def, r_def == 2 ? both : r_def ? on : off, n, &ddef);
     int bad = 0;
+    if (r_both != x_both) {
+        bad++;
+        fprintf(stderr, "%s: " CASE_FMT ": RECBLUR_CUDA_FUSE=both took route %d, expected %d\n", GPU_SUITE,
+                CASE_ARGS(fc), r_both, x_both);
+    }
+    if (!(e_both <= tol)) {
+        bad++;
+        fprintf(stderr, "%s: " CASE_FMT ": rel RMS vs float64 reference: final of both axes %.3g (tol %.0e)\n",
+                GPU_SUITE, CASE_ARGS(fc), e_both, tol);
+    }
+    if (nboth) {
+        bad++;
+        fprintf(stderr, "%s: " CASE_FMT ": =both and unfused differ in %zu of %zu floats (max |diff| %.3g)\n",
+                GPU_SUITE, CASE_ARGS(fc), nboth, n, dboth);
+    }
     if (r_on != covered || r_off) {
         bad++;
         fprintf(stderr, "%s: " CASE_FMT ": %s carries; RECBLUR_CUDA_FUSE=on %s, =off %s\n", GPU_SUITE,
@@ -296,7 +330,9 @@ static int device_case(const fcase *fc, tally *t)
     t->cases++;
     t->bad += bad != 0;
     t->covered += covered;
-    t->fused_default += r_def;
+    t->fused_default += r_def != 0;
+    t->both += r_both == 2;
+    if (e_both > t->worst_both) t->worst_both = e_both;
     if (e_on > t->worst_on) t->worst_on = e_on;
     if (e_off > t->worst_off) t->worst_off = e_off;
     dbufs_free(&d);
@@ -304,6 +340,7 @@ static int device_case(const fcase *fc, tally *t)
     free(on);
     free(off);
     free(def);
+    free(both);
     free(ref);
     rb_plan_destroy(plan);
     rb_filter_destroy(f);
@@ -318,7 +355,7 @@ static void test_fused_device_images(void **state)
     NEED_GPU();
     int bad = 0;
     for (int order = 1; order <= 8; ++order) {
-        tally t = {0, 0, 0, 0, 0.0, 0.0};
+        tally t = {0, 0, 0, 0, 0, 0.0, 0.0, 0.0};
         for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode)
             for (int si = 0; si < NSIZES; ++si) {
                 fcase fc;
@@ -326,13 +363,14 @@ static void test_fused_device_images(void **state)
                 device_case(&fc, &t);
             }
         fprintf(stderr, "%s: order %d: %d cases, %d with float carries (those fused with =on, none with =off: "
-                "checked), worst rel RMS vs reference =on %.3g, =off %.3g; default route fused in %d; %d cases "
-                "failed\n", GPU_SUITE, order, t.cases, t.covered, t.worst_on, t.worst_off, t.fused_default, t.bad);
+                "checked), worst rel RMS vs reference =on %.3g, =off %.3g, =both %.3g; =both took the final of "
+                "both axes in %d; default route fused in %d; %d cases failed\n", GPU_SUITE, order, t.cases,
+                t.covered, t.worst_on, t.worst_off, t.worst_both, t.both, t.fused_default, t.bad);
         bad += t.bad;
         /* the cases must keep reaching the fused kernel (float carries in most draws) */
-        if (!(2 * t.covered > t.cases)) {
-            fprintf(stderr, "%s: order %d: only %d of %d cases reach the fused route\n", GPU_SUITE, order, t.covered,
-                    t.cases);
+        if (!(2 * t.covered > t.cases) || !(2 * t.both > t.cases)) {
+            fprintf(stderr, "%s: order %d: only %d of %d cases reach the fused route, %d the final of both axes\n",
+                    GPU_SUITE, order, t.covered, t.cases, t.both);
             bad++;
         }
     }
@@ -371,13 +409,15 @@ static void test_fused_not_where_uncovered(void **state)
         float *ref = case_reference(&fc, in);
         dbufs d;
         dbufs_make(&fc, &d);
-        const int fused = run_route(ctx, plan, &fc, &d, "on", in, out);
-        const double e = rel_rms(out, ref, n);
-        if (fused || !(e <= 1e-5)) {
-            bad++;
-            fprintf(stderr, "%s: %s, RECBLUR_CUDA_FUSE=on: %s, rel RMS %.3g vs reference\n", GPU_SUITE,
-                    which == 0 ? "3 channels" : which == 1 ? "an 11-tap FIR on the rows" : "order 6, double carries",
-                    fused ? "fused (it does not cover this)" : "unfused", e);
+        for (int force = 0; force < 2; ++force) {
+            const int fused = run_route(ctx, plan, &fc, &d, force ? "both" : "on", in, out);
+            const double e = rel_rms(out, ref, n);
+            if (fused || !(e <= 1e-5)) {
+                bad++;
+                fprintf(stderr, "%s: %s, RECBLUR_CUDA_FUSE=%s: %s, rel RMS %.3g vs reference\n", GPU_SUITE,
+                        which == 0 ? "3 channels" : which == 1 ? "an 11-tap FIR on the rows" : "order 6, double carries",
+                        force ? "both" : "on", fused ? "fused (it does not cover this)" : "unfused", e);
+            }
         }
         dbufs_free(&d);
         free(in);

@@ -44,14 +44,17 @@ typedef struct {
     float *host_mid;           /* the float image between the passes: made by the first execute
                                   that needs it, kept with the plan (w * h * channels floats) */
     int host_mid_pinned;       /* host_mid is page-locked (rb_cuda_malloc_host), else malloc'ed */
-    int fused;                 /* the last 2D execute ran the fused column final + row stage 1
-                                  (rb_cuda_plan_fused: tests assert the route they mean to reach) */
+    int fused;                 /* the last 2D execute ran the fused column final + row stage 1 (1),
+                                  or the final of both axes after it (2) (rb_cuda_plan_fused: tests
+                                  assert the route they mean to reach) */
 } rb_cuda_state;
 
 /* Where the row carries start in s->carry on the fused route (rb_cuda_backend.cu). */
 size_t rb_cuda_fuse_off(const rb_plan *plan);
 /* 1 when the plan's last 2D execute took the fused column final + row stage 1
- * (rb_tiled_final_cols_s1), 0 otherwise or for a plan of another back end. */
+ * (rb_tiled_final_cols_s1), 2 when it took that without its pixel writes and
+ * then the final stage of both axes in one kernel (rb_tiled_final_both), 0
+ * otherwise or for a plan of another back end. */
 int rb_cuda_plan_fused(const rb_plan *plan);
 /* rb_backend_ops.execute of a 2D plan (rb_cuda_execute.cu). */
 rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, rb_nan_tally *nan);

@@ -147,6 +147,35 @@ static void rb_cuda_axis_skipped(cudaEvent_t *ev, cudaStream_t q)
     for (int i = 0; i < 3; ++i) cudaEventRecord(ev[i], q);
 }
 
+/* The route of rb_cuda_tiled_final_both (four image transfers): where its
+ * output goes, NULL where it cannot run (the fused route runs instead), and
+ * *mid, the scratch image for the column output near the rows' ends. The
+ * output goes straight to a device float32 output; else over its input
+ * where a thread block reads only its own tile (rb_cuda_tiled_final_both_in_place)
+ * and the input is the caller's output or a scratch image, or to the other
+ * scratch image: never over a caller's input that is not its output. */
+static float *rb_cuda_both_dst(const rb_plan *plan, rb_cuda_state *s, const rb_image *out, const float *cur,
+                               long long cur_ld, float **mid, long long *dst_ld, int *done)
+{
+    const int dev_out = out->memory == RB_MEMORY_DEVICE && rb_cuda_plain_f32(plan, out);
+    const int scratch = cur == s->A || cur == s->B;
+    *mid = cur == s->A ? s->B : s->A;
+    *dst_ld = (long long)plan->width * plan->channels;
+    if (dev_out && out->data != (const void *)cur) {
+        *dst_ld = (long long)(rb_image_stride(out) / sizeof(float));
+        *done = 1;
+        return (float *)out->data;
+    }
+    if (!scratch && !dev_out) return *mid == s->A ? s->B : s->A;
+    if (!rb_cuda_tiled_final_both_in_place(s->col_axis)) return NULL;
+    if (dev_out && (long long)(rb_image_stride(out) / sizeof(float)) != cur_ld) return NULL; /* same pointer, other pitch */
+    *dst_ld = cur_ld;
+    *done = dev_out;
+    return (float *)cur;
+}
+
+/* 1: the last 2D execute took the fused column final + row stage 1; 2: the
+ * final stage of both axes in one kernel (rb_cuda_tiled_final_both); 0: neither */
 extern "C" int rb_cuda_plan_fused(const rb_plan *plan)
 {
     const rb_cuda_state *s = plan && plan->backend == rb_backend_cuda() ? (const rb_cuda_state *)plan->backend_state : NULL;
@@ -187,6 +216,11 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, r
                       !(out->memory == RB_MEMORY_HOST && s->stage && !prof) &&
                       rb_cuda_tiled_fuse_wanted(s->col_axis, s->row_axis, ctx->sw.cuda_fuse);
     float *rcarry = fuse_cols_rows ? s->carry + s->fuse_off : NULL;
+    /* the final stage of both axes in one kernel (where it covers and the
+     * output has somewhere to go: rb_cuda_both_dst, once the input is known) */
+    int both = fuse_cols_rows && rb_cuda_tiled_final_both_wanted(s->col_axis, s->row_axis, ctx->sw.cuda_fuse);
+    float *both_mid = NULL, *both_dst = NULL;
+    long long both_ld = packed;
     s->fused = fuse_cols_rows;
     rb_nan_tally *count_nan = in->format == RB_F32 ? nan : NULL;  /* the staging copy counts them */
     RB_CU(cudaSetDevice(s->device), "cudaSetDevice");
@@ -248,8 +282,23 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, r
         if (prof) cudaEventRecord(ev[1], q);
         RB_CU_PROGRESS(0.1);
 
-        /* 2. columns: cur -> a scratch image */
-        if (plan->cols.ax.active) {
+        if (both) {
+            both_dst = rb_cuda_both_dst(plan, s, out, cur, cur_ld, &both_mid, &both_ld, &done);
+            both = both_dst != NULL;
+            s->fused = both ? 2 : fuse_cols_rows;
+        }
+        /* 2. columns: cur -> a scratch image; on the route of
+         * rb_cuda_tiled_final_both only the row carries (and the column output
+         * near the rows' ends, into both_mid): cur stays the input */
+        if (both) {
+            rb_cuda_tiled *f = s->col_axis;
+            rb_cuda_axis_io(f, ccol, c, cur_ld, packed);
+            rb_cuda_axis_io(s->row_axis, crow, c, packed, both_ld);
+            RB_CU(rb_cuda_launched(rb_cuda_tiled_cols_row_carries_only(f, s->row_axis, cur, both_mid, s->carry, rcarry,
+                                                                       (size_t)w * c, (size_t)h * c, q,
+                                                                       prof ? ev + 2 : NULL)),
+                  "column pass");
+        } else if (plan->cols.ax.active) {
             float *dst = cur == s->A ? s->B : s->A;
             rb_cuda_tiled *f = s->col_axis;
             rb_cuda_axis_io(f, ccol, c, cur_ld, packed);
@@ -303,6 +352,12 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, r
                                  rawrow, rawrow, (size_t)h, strip_rows, s->stage->strip_done, nstrips),
               "copying the output to the host");
         done = 1;
+    } else if (both) {
+        RB_CU(rb_cuda_launched(rb_cuda_tiled_final_both(s->col_axis, s->row_axis, cur, both_mid, both_dst, s->carry,
+                                                        rcarry, (size_t)w * c, (size_t)h * c, q, prof ? ev + 5 : NULL)),
+              "final stage of both axes");
+        cur = both_dst;
+        cur_ld = both_ld;
     } else if (plan->rows.ax.active) {
         rb_cuda_tiled *f = s->row_axis;
         float *dst;

@@ -132,6 +132,24 @@ cudaError_t rb_cuda_tiled_cols_making_row_carries(const rb_cuda_tiled *fc, const
 cudaError_t rb_cuda_tiled_rows_from_carries(const rb_cuda_tiled *fr, const float *mid, float *out,
                                             float *rcarry, size_t rlanes, cudaStream_t s, cudaEvent_t *ev);
 
+/* The 2D route in four image transfers (rb_tiled_final_both.cuh): the fused
+ * kernel makes the row carries without writing the column output (but the
+ * pixels near the line's ends the rows read, into mid), the row chain runs,
+ * and one kernel does the final stage of both axes, in -> out. Covers what
+ * the fused route covers on rows without a FIR (rb_cuda_tiled_can_final_both);
+ * out == in only where rb_cuda_tiled_final_both_in_place. ccarry, rcarry as
+ * the fused route's; mid: a scratch image, neither in nor out. */
+int rb_cuda_tiled_can_final_both(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr);
+int rb_cuda_tiled_final_both_in_place(const rb_cuda_tiled *fc);
+/* force: RECBLUR_CUDA_FUSE (RB_FORCE_*; =both: this route wherever it covers) */
+int rb_cuda_tiled_final_both_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force);
+cudaError_t rb_cuda_tiled_cols_row_carries_only(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in,
+                                                float *mid, float *ccarry, float *rcarry, size_t lanes, size_t rlanes,
+                                                cudaStream_t s, cudaEvent_t *ev);
+cudaError_t rb_cuda_tiled_final_both(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in,
+                                     const float *mid, float *out, float *ccarry, float *rcarry, size_t lanes,
+                                     size_t rlanes, cudaStream_t s, cudaEvent_t *ev);
+
 #ifdef __cplusplus
 }
 #endif

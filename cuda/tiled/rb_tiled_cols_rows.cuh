@@ -24,57 +24,76 @@ static __host__ __device__ __forceinline__ int rb_tiled_fused_nb(const rb_cuda_t
     return fr.b.ax.padded ? fr.b.ax.n / B : fr.b.nb;
 }
 
+/* The column final stage of one lane and column block, in place in the
+ * thread's column of the tile sm (as rb_tiled_s1_cols): no 32 registers for
+ * u, twice the warps per SM to hide the latency of both recursions. The
+ * output pixels (mean added back) stay in the tile for the row stage that
+ * follows, and go to z (the lane's column of the output, ld f.ld_out) when
+ * wr. Shared by the fused kernel and rb_tiled_final_both (rb_tiled_final_both.cuh):
+ * the same floats either way. */
+template <int R>
+static __device__ __forceinline__ void rb_tiled_col_final_tile(const rb_cuda_tiled &f, const float *x, float *z, int wr,
+                                                               const float *__restrict__ car1,
+                                                               const float *__restrict__ car2,
+                                                               const float *__restrict__ mean, size_t lanes,
+                                                               size_t lane, int blk, int len, long long j0, float *sm)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    const long long S = f.ld;
+    const rb_tiled_smc<RB_TILED_XS> u = {sm + threadIdx.x, 0};
+    double bs;
+    const int plain = rb_tiled_plain(f, j0, len);
+    if (plain) {
+#pragma unroll
+        for (int j = 0; j < B; ++j)
+            if (j < len) __pipeline_memcpy_async(sm + j * RB_TILED_XS + threadIdx.x, x + (j0 + j) * S, sizeof(float));
+        __pipeline_commit();
+    } else if (rb_tiled_fir_tiled(f, j0, len)) {
+        rb_tiled_load_fir<float>(f, x, S, j0, len, u, &bs);
+    } else if (!rb_tiled_load_mirror(f, x, S, j0, len, u, &bs)) {
+        rb_tiled_load_generic<R, float>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
+    }
+    double P[R], E[R];
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+        P[k] = (double)RB_TILED_CAR(car1, blk, k);
+        E[k] = (double)RB_TILED_CAR(car2, blk, k);
+    }
+    const double m = a.shift ? (double)mean[lane] : 0.0;
+    if (plain) __pipeline_wait_prior(0);
+    rb_tiled_final<R, float>(f, u, len, m * f.sumfird, P, E);
+    const double back = a.gain * m;
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+        long long jj = j0 + j;
+        if (j < len && jj >= 0 && jj < a.n) {
+            const float v = (float)((double)u[j] + back);
+            if (wr) z[jj * f.ld_out] = v;
+            u[j] = v;
+        }
+    }
+}
+
+/* wlo, whi: the column output is written only for pixels x < wlo or
+ * x >= whi (0, 0: all of it, the fused route; the route of
+ * rb_tiled_final_both writes only the pixels the row stage 1 of the
+ * padding's blocks and its own line-end blocks read: rb_tiled_edge_window) */
 template <int R, int C>
 __global__ void __launch_bounds__(RB_TILED_COL_THREADS)
 rb_tiled_final_cols_s1(const rb_cuda_tiled f, const rb_cuda_tiled fr, const float *__restrict__ in,
                     float *__restrict__ out, const float *__restrict__ car1, const float *__restrict__ car2,
                     const float *__restrict__ mean, size_t lanes, unsigned nlc, float *__restrict__ rcar1,
-                    float *__restrict__ rcar2, float *__restrict__ rsums, size_t rlanes)
+                    float *__restrict__ rcar2, float *__restrict__ rsums, size_t rlanes, int wlo, int whi)
 {
     __shared__ float sm[B * RB_TILED_XS];
     const unsigned lc = blockIdx.x % nlc;
     const auto [blk, lane, len, j0] = rb_tiled_col_thread(f, nlc);
     const rb_cuda_axis &a = f.b.ax;
-    const long long S = f.ld;
     if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line: uniform */
     if (lane < lanes) {
-        /* the column recursion in place in the thread's column of the tile (as
-         * rb_tiled_s1_cols): no 32 registers for u, twice the warps per SM to hide
-         * the latency of both recursions */
-        const float *x = in + lane;
-        const rb_tiled_smc<RB_TILED_XS> u = {sm + threadIdx.x, 0};
-        double bs;
-        const int plain = rb_tiled_plain(f, j0, len);
-        if (plain) {
-#pragma unroll
-            for (int j = 0; j < B; ++j)
-                if (j < len) __pipeline_memcpy_async(sm + j * RB_TILED_XS + threadIdx.x, x + (j0 + j) * S, sizeof(float));
-            __pipeline_commit();
-        } else if (rb_tiled_fir_tiled(f, j0, len)) {
-            rb_tiled_load_fir<float>(f, x, S, j0, len, u, &bs);
-        } else if (!rb_tiled_load_mirror(f, x, S, j0, len, u, &bs)) {
-            rb_tiled_load_generic<R, float>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
-        }
-        double P[R], E[R];
-#pragma unroll
-        for (int k = 0; k < R; ++k) {
-            P[k] = (double)RB_TILED_CAR(car1, blk, k);
-            E[k] = (double)RB_TILED_CAR(car2, blk, k);
-        }
-        const double m = a.shift ? (double)mean[lane] : 0.0;
-        if (plain) __pipeline_wait_prior(0);
-        rb_tiled_final<R, float>(f, u, len, m * f.sumfird, P, E);
-        const double back = a.gain * m;
-        float *z = out + lane;
-#pragma unroll
-        for (int j = 0; j < B; ++j) {
-            long long jj = j0 + j;
-            if (j < len && jj >= 0 && jj < a.n) {
-                const float v = (float)((double)u[j] + back);
-                z[jj * f.ld_out] = v;
-                u[j] = v;
-            }
-        }
+        const long long x = (long long)(lane / (C ? C : fr.c));
+        rb_tiled_col_final_tile<R>(f, in + lane, out + lane, x < wlo || x >= whi, car1, car2, mean, lanes, lane, blk,
+                                   len, j0, sm);
     }
     __syncthreads();
     /* row stage 1: thread = (tile row r, row block q of the tile, channel k) */

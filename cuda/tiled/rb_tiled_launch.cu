@@ -116,7 +116,68 @@ extern "C" cudaError_t rb_cuda_tiled_cols_making_row_carries(const rb_cuda_tiled
 {
     if (!rb_cuda_tiled_can_fuse(fc, fr)) return cudaErrorInvalidValue;
     return rb_tiled_by_order(fc->b.ax.r, [&](auto R) {
-        return rb_tiled_launch_cols_s1<decltype(R)::value>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev);
+        return rb_tiled_launch_cols_s1<decltype(R)::value>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev, 0);
+    });
+}
+
+/* ---- the final stage of both axes (rb_tiled_final_both.cuh) -------------- */
+
+/* Whether it covers the pair: what the fused route covers with rows
+ * without a FIR (rb_tiled_final_cols_s1: float carries and recursion, 1, 2
+ * or 4 channels, row blocks from pixel 0); the FIR rows' fused kernel (the
+ * Gaussian's) has no such variant, and those keep the fused route. */
+extern "C" int rb_cuda_tiled_can_final_both(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr)
+{
+    return fr->b.ax.ntaps == 0 && rb_cuda_tiled_can_fuse(fc, fr);
+}
+
+/* Whether a thread block of rb_tiled_final_both reads only its own tile's
+ * input, so that the output may overwrite it: column blocks without a FIR
+ * that read no extension across the line's end (a padded column axis whose
+ * last block is cut by the line's end reads reflected rows of the block
+ * above it). */
+extern "C" int rb_cuda_tiled_final_both_in_place(const rb_cuda_tiled *fc)
+{
+    const rb_cuda_axis &a = fc->b.ax;
+    return a.ntaps == 0 && (!a.padded || a.n % RB_TILED_B == 0);
+}
+
+/* Whether it runs: RECBLUR_CUDA_FUSE=both wherever it covers, =on (the fused
+ * route alone) and =off never; by default where it measured faster than the
+ * fused route (H100, gpu_bench --focus, bench/RESULTS.md, helper alg5): order
+ * 1 (4096^2 one channel 3-5 %), and from 2^25 samples (8192^2 one channel
+ * 3-8 %, 4096^2 RGBA 3-7 %); order 3 and 5 on 4096^2 one channel were even
+ * to 3 % slower (the kernel that makes the row carries is bound by its two
+ * recursions, not by its writes, and the final of both axes does both). */
+extern "C" int rb_cuda_tiled_final_both_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force)
+{
+    if (!rb_cuda_tiled_can_final_both(fc, fr)) return 0;
+    if (force == RB_FORCE_BOTH) return 1;
+    const double samples = (double)fc->b.ax.n * fr->b.ax.n * fc->c;
+    return force == RB_FORCE_AUTO && (fc->b.ax.r == 1 || samples >= 33554432.0);
+}
+
+/* Columns: stage 1 and chain, then the fused kernel without its pixel writes
+ * (but the edge pixels the rows read, into mid): the row carries into rcarry. */
+extern "C" cudaError_t rb_cuda_tiled_cols_row_carries_only(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr,
+                                                          const float *in, float *mid, float *ccarry, float *rcarry,
+                                                          size_t lanes, size_t rlanes, cudaStream_t s, cudaEvent_t *ev)
+{
+    if (!rb_cuda_tiled_can_final_both(fc, fr)) return cudaErrorInvalidValue;
+    return rb_tiled_by_order(fc->b.ax.r, [&](auto R) {
+        return rb_tiled_launch_cols_s1<decltype(R)::value>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev, 1);
+    });
+}
+
+/* Then the row chain and the final stage of both axes: in -> out. */
+extern "C" cudaError_t rb_cuda_tiled_final_both(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in,
+                                                const float *mid, float *out, float *ccarry, float *rcarry,
+                                                size_t lanes, size_t rlanes, cudaStream_t s, cudaEvent_t *ev)
+{
+    if (!rb_cuda_tiled_can_final_both(fc, fr)) return cudaErrorInvalidValue;
+    return rb_tiled_by_order(fc->b.ax.r, [&](auto R) {
+        return rb_tiled_launch_final_both<decltype(R)::value>(fc, fr, in, mid, out, ccarry, rcarry, lanes, rlanes, s,
+                                                              ev);
     });
 }
 

@@ -8,6 +8,7 @@
 #include "rb_tiled_cols.cuh"
 #include "rb_tiled_rows.cuh"
 #include "rb_tiled_cols_rows.cuh"
+#include "rb_tiled_final_both.cuh"
 #include <type_traits>
 
 template <int R, typename CT>
@@ -281,10 +282,28 @@ static cudaError_t rb_tiled_launch_cols_s1_fir(const rb_cuda_tiled *fc, const rb
     return cudaGetLastError();
 }
 
+/* The pixels of the column output that the route of rb_tiled_final_both
+ * reads (the fused kernel writes only these, x < *wlo or x >= *whi): the
+ * row's first and last pixels (the row chain's clamp closed forms (35)/(44)
+ * read them: rb_tiled_edges); on padded rows, those within the padding (plus
+ * a block) of either end of the line, where the row stage 1 of the padding's
+ * blocks and of the block across the line's end, and the extension samples
+ * of the final, find their reflected or wrapped samples. */
+static void rb_tiled_edge_window(const rb_cuda_tiled *fr, int *wlo, int *whi)
+{
+    const rb_cuda_axis &ra = fr->b.ax;
+    const long long pad = ra.padded ? -(long long)ra.s0 + B : 1, lo = pad < ra.n ? pad : ra.n,
+                    hi = ra.n - pad;
+    *wlo = (int)lo;
+    *whi = (int)(hi > lo ? hi : lo);
+}
+
+/* nowrite: the route of rb_tiled_final_both (the column output only where
+ * rb_tiled_edge_window says), else the fused route (all of it) */
 template <int R>
 cudaError_t rb_tiled_launch_cols_s1(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in, float *mid,
                                         float *ccarry, float *rcarry, size_t lanes, size_t rlanes,
-                                        cudaStream_t s, cudaEvent_t *ev)
+                                        cudaStream_t s, cudaEvent_t *ev, int nowrite)
 {
     if (fr->b.ax.ntaps != 0)
         return fr->dbl ? rb_tiled_launch_cols_s1_fir<R, double>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev)
@@ -296,15 +315,17 @@ cudaError_t rb_tiled_launch_cols_s1(const rb_cuda_tiled *fc, const rb_cuda_tiled
     if (ev) cudaEventRecord(ev[0], s);
     rb_tiled_chain_launch<R, float>(fc, in, m, lanes, s);
     if (ev) cudaEventRecord(ev[1], s);
+    int wlo = 0, whi = 0;
+    if (nowrite) rb_tiled_edge_window(fr, &wlo, &whi);
     if (fc->c == 1)
         rb_tiled_final_cols_s1<R, 1><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.mean, lanes, g.n2,
-                                                          rm.car1, rm.car2, rm.sums, rlanes);
+                                                          rm.car1, rm.car2, rm.sums, rlanes, wlo, whi);
     else if (fc->c == 4)
         rb_tiled_final_cols_s1<R, 4><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.mean, lanes, g.n2,
-                                                          rm.car1, rm.car2, rm.sums, rlanes);
+                                                          rm.car1, rm.car2, rm.sums, rlanes, wlo, whi);
     else
         rb_tiled_final_cols_s1<R, 0><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.mean, lanes, g.n2,
-                                                          rm.car1, rm.car2, rm.sums, rlanes);
+                                                          rm.car1, rm.car2, rm.sums, rlanes, wlo, whi);
     const int nf = rb_tiled_fused_nb(*fr), nrest = fr->b.nb - nf;
     if (nrest > 0) {
         /* the row blocks of the padding and the one across the line's end */
@@ -332,13 +353,45 @@ cudaError_t rb_tiled_launch_rows_rest(const rb_cuda_tiled *fr, const float *mid,
                                                  ev);
 }
 
+/* The route of rb_tiled_final_both, after rb_tiled_launch_cols_s1 (nowrite):
+ * the row chain, then the final stage of both axes from in (the column
+ * carries in ccarry, the row carries in rcarry) to out; mid: the column
+ * output near the line's ends (padded rows). Events as
+ * rb_tiled_launch_rows_rest: none of a row stage 1, the chain, the final. */
+template <int R>
+cudaError_t rb_tiled_launch_final_both(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in,
+                                       const float *mid, float *out, float *ccarry, float *rcarry, size_t lanes,
+                                       size_t rlanes, cudaStream_t s, cudaEvent_t *ev)
+{
+    const rb_tiled_geom g = rb_tiled_grid(fc, lanes);
+    if (!g.grid) return cudaErrorInvalidConfiguration;
+    const rb_tiled_bufs<float> m(fc, ccarry, lanes, R), rm(fr, rcarry, rlanes, R);
+    if (ev) cudaEventRecord(ev[0], s);
+    rb_tiled_chain_launch<R, float>(fr, mid, rm, rlanes, s);
+    if (ev) cudaEventRecord(ev[1], s);
+    if (fc->c == 1)
+        rb_tiled_final_both<R, 1><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, out, m.car1, m.car2, m.mean, lanes, g.n2,
+                                                       rm.car1, rm.car2, rm.mean, rlanes);
+    else if (fc->c == 4)
+        rb_tiled_final_both<R, 4><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, out, m.car1, m.car2, m.mean, lanes, g.n2,
+                                                       rm.car1, rm.car2, rm.mean, rlanes);
+    else
+        rb_tiled_final_both<R, 0><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, out, m.car1, m.car2, m.mean, lanes, g.n2,
+                                                       rm.car1, rm.car2, rm.mean, rlanes);
+    if (ev) cudaEventRecord(ev[2], s);
+    return cudaGetLastError();
+}
+
 /* the explicit instantiations of one order (rb_tiled_order.cu.in) */
 #define RB_TILED_INSTANTIATE(R)                                                                           \
     template cudaError_t rb_tiled_launch_ct<R>(const rb_cuda_tiled *, const float *, float *, float *,      \
                                                size_t, cudaStream_t, cudaEvent_t *);                        \
     template cudaError_t rb_tiled_launch_cols_s1<R>(const rb_cuda_tiled *, const rb_cuda_tiled *,           \
                                                     const float *, float *, float *, float *, size_t,       \
-                                                    size_t, cudaStream_t, cudaEvent_t *);                   \
+                                                    size_t, cudaStream_t, cudaEvent_t *, int);              \
+    template cudaError_t rb_tiled_launch_final_both<R>(const rb_cuda_tiled *, const rb_cuda_tiled *,        \
+                                                       const float *, const float *, float *, float *,      \
+                                                       float *, size_t, size_t, cudaStream_t, cudaEvent_t *); \
     template cudaError_t rb_tiled_launch_rows_rest<R>(const rb_cuda_tiled *, const float *, float *,        \
                                                       float *, size_t, cudaStream_t, cudaEvent_t *);
 #endif

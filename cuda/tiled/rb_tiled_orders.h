@@ -14,7 +14,12 @@ cudaError_t rb_tiled_launch_ct(const rb_cuda_tiled *f, const float *in, float *o
 template <int R>
 cudaError_t rb_tiled_launch_cols_s1(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in, float *mid,
                                     float *ccarry, float *rcarry, size_t lanes, size_t rlanes, cudaStream_t s,
-                                    cudaEvent_t *ev);
+                                    cudaEvent_t *ev, int nowrite);
+/* the final stage of both axes (rb_cuda_tiled_final_both) */
+template <int R>
+cudaError_t rb_tiled_launch_final_both(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in,
+                                       const float *mid, float *out, float *ccarry, float *rcarry, size_t lanes,
+                                       size_t rlanes, cudaStream_t s, cudaEvent_t *ev);
 /* the rows from those carries (rb_cuda_tiled_rows_from_carries) */
 template <int R>
 cudaError_t rb_tiled_launch_rows_rest(const rb_cuda_tiled *fr, const float *mid, float *out, float *rcarry,

@@ -32,7 +32,7 @@ static const sw_def table[] = {
     {"RECBLUR_CPU_TIMES", 0, SW_SET, F(cpu_times), {0}},
     {"RECBLUR_CPU_PADDED", 0, SW_SET, F(cpu_padded), {0}},
     {"RECBLUR_CUDA_SAT", 0, SW_WORD, F(cuda_sat_route), {"auto", "multipass", "lookback", "tiles"}},
-    {"RECBLUR_CUDA_FUSE", 0, SW_WORD, F(cuda_fuse), {"auto", "off", "on"}},
+    {"RECBLUR_CUDA_FUSE", 0, SW_WORD, F(cuda_fuse), {"auto", "off", "on", "both"}},
     {"RECBLUR_CUDA_CARRY", 0, SW_WORD, F(cuda_carry), {"auto", "float", "double"}},
     {"RECBLUR_CUDA_INBLOCK", 0, SW_WORD, F(cuda_inblock_double), {"auto", "double"}},
     {"RECBLUR_CUDA_S1", 0, SW_WORD, F(cuda_s1_recursion), {"dot", "rec"}},

@@ -21,7 +21,10 @@ extern "C" {
 /* Word-valued switches hold the index of their word in switches.c's table; 0
  * is always the default. */
 enum { RB_LANES_DOUBLE = 0, RB_LANES_AUTO = 1, RB_LANES_FLOAT = 2 };
-enum { RB_FORCE_AUTO = 0, RB_FORCE_OFF = 1, RB_FORCE_ON = 2 };      /* RECBLUR_CUDA_FUSE */
+/* RECBLUR_CUDA_FUSE: off, the three kernels per axis; on, the fused column final
+ * + row stage 1; both, the final stage of both axes in one kernel (four image
+ * transfers, cuda/tiled/rb_tiled_final_both.cuh) where it covers, else on */
+enum { RB_FORCE_AUTO = 0, RB_FORCE_OFF = 1, RB_FORCE_ON = 2, RB_FORCE_BOTH = 3 };
 enum { RB_CARRY_AUTO = 0, RB_CARRY_FLOAT = 1, RB_CARRY_DOUBLE = 2 }; /* RECBLUR_CUDA_CARRY */
 
 typedef struct rb_switches {
