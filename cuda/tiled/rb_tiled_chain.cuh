@@ -8,6 +8,9 @@
 #define RB_TILED_CHAIN_CUH
 
 #include "rb_tiled_block.cuh"
+#ifdef __CUDA_ARCH__
+#include <cuda_pipeline.h>
+#endif
 
 /* carry layout: [blk][k][lane] (coalesced over lanes in every stage) */
 #define RB_TILED_CAR(buf, blk, k) (buf)[((size_t)(blk) * R + (k)) * lanes + lane]
@@ -109,6 +112,73 @@ RB_UNROLL
      : (R) > 5 ? ((N) >= 16 ? 1 : (N) >= 8 ? 2 : 4)                                              \
      : (N) >= 16 ? 2 : (N) >= 8 ? 4 : (N) >= 4 ? 8 : 16)
 
+/* The one-thread chain's passes over the line (rb_tiled_chain_c, _a) keep
+ * their loads ahead in a ring in shared memory instead of registers: each
+ * thread copies its own lane's carries of the block D-1 further on with
+ * cp.async (no register waits on them, no scoreboard) and reads a block's
+ * slot once its copy group has landed. RB_TILED_RING carry values a thread
+ * (3x the register ring's 32: at 8192 lanes, two warps an SM, the register
+ * ring left DRAM at 54 % with the warps on long scoreboard, gchain's ncu);
+ * 24 KB a one-warp block of doubles, so the 8 warps an SM of 32768 lanes
+ * still fit. The host (emulation) copies at once: the same values. */
+#define RB_TILED_RING 96
+#ifdef __CUDA_ARCH__
+#define RB_TILED_RING_AT(ring, i) (ring)[(size_t)(i) * 32 + (threadIdx.x & 31)]
+#else
+#define RB_TILED_RING_AT(ring, i) (ring)[i]
+#endif
+
+/* slot's n-th value <- the carry of buf at block blk, component k */
+template <typename CT>
+RB_HD void rb_tiled_ring_cp(CT *ring, int at, const CT *src)
+{
+#ifdef __CUDA_ARCH__
+    __pipeline_memcpy_async(&RB_TILED_RING_AT(ring, at), src, sizeof(CT));
+#else
+    RB_TILED_RING_AT(ring, at) = *src;
+#endif
+}
+
+RB_HD void rb_tiled_ring_commit()
+{
+#ifdef __CUDA_ARCH__
+    __pipeline_commit();
+#endif
+}
+
+/* every copy group but the newest N has landed */
+template <int N>
+RB_HD void rb_tiled_ring_wait()
+{
+#ifdef __CUDA_ARCH__
+    __pipeline_wait_prior(N);
+#endif
+}
+
+/* ring slot `slot` of NV values <- block blk's R values of b1 and, if TWO, of b2 */
+template <int R, typename CT, bool TWO>
+RB_HD void rb_tiled_ring_put(CT *ring, int slot, const CT *b1, const CT *b2, int blk, size_t lanes, size_t lane)
+{
+    constexpr int NV = TWO ? 2 * R : R;
+RB_UNROLL
+    for (int k = 0; k < R; ++k) {
+        rb_tiled_ring_cp<CT>(ring, slot * NV + k, &RB_TILED_CAR(b1, blk, k));
+        if (TWO) rb_tiled_ring_cp<CT>(ring, slot * NV + R + k, &RB_TILED_CAR(b2, blk, k));
+    }
+}
+
+/* a slot's values into registers */
+template <int R, typename CT, bool TWO>
+RB_HD void rb_tiled_ring_get(const CT *ring, int slot, CT *v1, CT *v2)
+{
+    constexpr int NV = TWO ? 2 * R : R;
+RB_UNROLL
+    for (int k = 0; k < R; ++k) {
+        v1[k] = RB_TILED_RING_AT(ring, slot * NV + k);
+        if (TWO) v2[k] = RB_TILED_RING_AT(ring, slot * NV + R + k);
+    }
+}
+
 /* one causal block step from the true state St entering block blk (last: the
  * line's last block): writes P_b (car1) and, with HEADS, the head H_b = Hbar_b
  * - mu H1 + G P_b (car2); St leaves as the state entering blk + 1 */
@@ -143,7 +213,7 @@ RB_UNROLL
  * the loads run D blocks ahead (RB_TILED_AHEAD). */
 template <int R, typename CT, bool HEADS = true>
 RB_HD void rb_tiled_chain_c(const rb_cuda_tiled &f, int b0, int b1, double *St, double mu, CT *car1, CT *car2,
-                            size_t lanes, size_t lane)
+                            size_t lanes, size_t lane, CT *)
 {
     const int nb = f.b.nb;
     const int e = b1 == nb ? nb - 1 : b1; /* the ring's blocks b0 .. e-1 */
@@ -216,7 +286,7 @@ RB_UNROLL
  * ahead, as in rb_tiled_chain_c. */
 template <int R, typename CT, bool WRITE = true, bool HEADS = true>
 RB_HD void rb_tiled_chain_a(const rb_cuda_tiled &f, int b0, int b1, double *E, CT *car2, size_t lanes,
-                            size_t lane, double mu = 0.0, const CT *car1 = (const CT *)0)
+                            size_t lane, CT *, double mu = 0.0, const CT *car1 = (const CT *)0)
 {
     const int nb = f.b.nb;
     const int e = b1 == nb ? nb - 1 : b1; /* the ring's blocks e-1 .. b0 */
@@ -266,13 +336,15 @@ RB_UNROLL
     for (int k = 0; k < R; ++k) St[k] = t[k] + ((double)tl[k] - mu * T1[k]);
 }
 
-/* One lap of the causal chain round a periodic line (rb_cuda_tiled_wraps; and
- * the zero-initialised pass of (49)), writing nothing: St <- T St + z block by
- * block, P_{b+1} = A_F^len P_b + Tbar_b - mu T1 with the chain's own block
- * steps (on the differences for double carries), the loads ahead as in
- * rb_tiled_chain_c. */
+/* One lap of the causal chain round a periodic line from block b0 to its end
+ * (b0 = 0 a whole lap: rb_cuda_tiled_wraps, the zero-initialised pass of (49);
+ * else the lap cut where the response has died out, rb_cuda_blocks.lapped),
+ * writing nothing: St <- T St + z block by block, P_{b+1} = A_F^len P_b +
+ * Tbar_b - mu T1 with the chain's own block steps (on the differences for
+ * double carries), the loads ahead as in rb_tiled_chain_c. */
 template <int R, typename CT>
-RB_HD void rb_tiled_lap_c(const rb_cuda_tiled &f, double *St, double mu, const CT *car1, size_t lanes, size_t lane)
+RB_HD void rb_tiled_lap_c(const rb_cuda_tiled &f, int b0, double *St, double mu, const CT *car1, size_t lanes,
+                          size_t lane, CT *)
 {
     const int nb = f.b.nb;
     const int e = nb - 1;
@@ -282,10 +354,10 @@ RB_UNROLL
     for (int k = 0; k < R; ++k) tl_last[k] = RB_TILED_CAR(car1, nb - 1, k);
 RB_UNROLL
     for (int d = 0; d < D; ++d)
-        if (d < e)
+        if (b0 + d < e)
 RB_UNROLL
-            for (int k = 0; k < R; ++k) tl[d][k] = RB_TILED_CAR(car1, d, k);
-    for (int c0 = 0; c0 < e; c0 += D) {
+            for (int k = 0; k < R; ++k) tl[d][k] = RB_TILED_CAR(car1, b0 + d, k);
+    for (int c0 = b0; c0 < e; c0 += D) {
 RB_UNROLL
         for (int d = 0; d < D; ++d) {
             const int blk = c0 + d;
@@ -512,9 +584,9 @@ RB_UNROLL
  * rows; the loads run D blocks ahead (RB_TILED_AHEAD_SPLIT). */
 template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS>
 RB_HD void rb_tiled_gchain_c(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, NT, NS> &w, double (&St)[NT][NS],
-                             double mu, CT *car1, CT *car2, const rb_tiled_lg &g)
+                             double mu, CT *car1, CT *car2, const rb_tiled_lg &g, int b0 = 0)
 {
-    const int nb = f.b.nb, e = nb - 1; /* the ring's blocks 0 .. e-1 */
+    const int nb = f.b.nb, e = nb - 1; /* the ring's blocks b0 .. e-1 (b0 > 0: a cut lap, no WRITE) */
     constexpr int D = RB_TILED_AHEAD_SPLIT(HEADS ? 2 * NS : NS, CT, R);
     CT tl[D][NT][NS], hd[D][NT][NS], tl_last[NT][NS], hd_last[NT][NS];
     /* untouched until its own step: loaded with the ring's first blocks */
@@ -522,11 +594,11 @@ RB_HD void rb_tiled_gchain_c(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, 
     if (HEADS) rb_tiled_gload<R, TPL, NT, NS, CT>(hd_last, car2, nb - 1, g);
 RB_UNROLL
     for (int d = 0; d < D; ++d)
-        if (d < e) {
-            rb_tiled_gload<R, TPL, NT, NS, CT>(tl[d], car1, d, g);
-            if (HEADS) rb_tiled_gload<R, TPL, NT, NS, CT>(hd[d], car2, d, g);
+        if (b0 + d < e) {
+            rb_tiled_gload<R, TPL, NT, NS, CT>(tl[d], car1, b0 + d, g);
+            if (HEADS) rb_tiled_gload<R, TPL, NT, NS, CT>(hd[d], car2, b0 + d, g);
         }
-    for (int c0 = 0; c0 < e; c0 += D) {
+    for (int c0 = b0; c0 < e; c0 += D) {
 RB_UNROLL
         for (int d = 0; d < D; ++d) {
             const int blk = c0 + d;
@@ -592,17 +664,21 @@ RB_UNROLL
  * block apart and the loads ahead, as in rb_tiled_gchain_c. */
 template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS>
 RB_HD void rb_tiled_gchain_a(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, NT, NS> &w, double (&E)[NT][NS],
-                             CT *car2, const rb_tiled_lg &g, double mu, const CT *car1)
+                             CT *car2, const rb_tiled_lg &g, double mu, const CT *car1, int b1 = -1)
 {
     const size_t lanes = g.lanes, lane = g.lane;
-    const int nb = f.b.nb, e = nb - 1; /* the ring's blocks e-1 .. 0 */
+    const int nb = f.b.nb;
+    const bool last = b1 < 0 || b1 == nb; /* else a cut lap over blocks b1-1 .. 0 */
+    const int e = last ? nb - 1 : b1;     /* the ring's blocks e-1 .. 0 */
     constexpr int PR = HEADS ? 1 : R;
     constexpr int D = RB_TILED_AHEAD_SPLIT(HEADS ? NS : NS + R, CT, R);
     CT hd[D][NT][NS], pp[D][PR], hd_last[NT][NS], p_last[PR];
-    rb_tiled_gload<R, TPL, NT, NS, CT>(hd_last, car2, nb - 1, g);
-    if (!HEADS)
+    if (last) {
+        rb_tiled_gload<R, TPL, NT, NS, CT>(hd_last, car2, nb - 1, g);
+        if (!HEADS)
 RB_UNROLL
-        for (int k = 0; k < R; ++k) p_last[k] = RB_TILED_CAR(car1, nb - 1, k);
+            for (int k = 0; k < R; ++k) p_last[k] = RB_TILED_CAR(car1, nb - 1, k);
+    }
 RB_UNROLL
     for (int d = 0; d < D; ++d)
         if (e - 1 - d >= 0) {
@@ -611,7 +687,7 @@ RB_UNROLL
 RB_UNROLL
                 for (int k = 0; k < R; ++k) pp[d][k] = RB_TILED_CAR(car1, e - 1 - d, k);
         }
-    rb_tiled_gstep_a<R, TPL, NT, NS, CT, WRITE, HEADS>(f, w, true, nb - 1, E, hd_last, p_last, mu, car2, g);
+    if (last) rb_tiled_gstep_a<R, TPL, NT, NS, CT, WRITE, HEADS>(f, w, true, nb - 1, E, hd_last, p_last, mu, car2, g);
     for (int c1 = e - 1; c1 >= 0; c1 -= D) {
 RB_UNROLL
         for (int d = 0; d < D; ++d) {
@@ -724,6 +800,18 @@ RB_UNROLL
     return f.b.ax.gain * m;
 }
 
+/* Whether the causal chain stores the heads H_b for the anticausal one: float
+ * carries and the companion-matrix blocks always; double carries only where
+ * the anticausal laps read them more than once (periodic lines closed by
+ * Qa or by whole laps); else the anticausal passes form each head from Hbar
+ * and P_b where they use it (one store and one load of R values a block fewer). */
+template <typename CT>
+RB_HD bool rb_tiled_heads_stored(const rb_cuda_tiled &f)
+{
+    if (sizeof(CT) != sizeof(double) || !RB_TILED_DIFF(CT, f)) return true;
+    return f.b.periodic_like && (!f.b.lapped || f.b.lap_na > 0);
+}
+
 /* The mean the lane's final stage takes off (a.shift: constant extensions
  * filtered about it): its block sums added in block order, the loads 32
  * blocks ahead (RB_TILED_AHEAD). */
@@ -762,25 +850,29 @@ RB_HD void rb_tiled_chain(const rb_cuda_tiled &f, const float *in, CT *car1, CT 
     const double mu = (double)mf * f.sumfird;
     mean[lane] = mf;
     double c1, St[R], t[R];
+    CT *ring = (CT *)0;
     const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, St, &c1);
-    if (b.periodic_like) {
+    if (b.periodic_like && b.lapped) {
+        /* p(Y) of (49) as the causal pass over the periodic extension from a zero
+         * state where the response has died out (rb_cuda_blocks.lapped): the blocks
+         * lap_c0 .. nb-1, then lap_nc whole laps */
+        if (b.lap_c0 < nb) rb_tiled_lap_c<R, CT>(f, b.lap_c0, St, mu, car1, lanes, lane, ring);
+        for (int w = 0; w < b.lap_nc; ++w) rb_tiled_lap_c<R, CT>(f, 0, St, mu, car1, lanes, lane, ring);
+    } else if (b.periodic_like) {
         /* b.wrap: p(Y) of (49) as the fixed point of a lap, X = T X + z: b.wrap laps
          * from the zero state (St, as rb_tiled_chain_start left it), error ~ rho^(wrap n);
          * else one zero-initialised lap, e_{-1}(Yhat), and (49) gives the true p(Y) */
-        for (int w = 0; w < (b.wrap ? b.wrap : 1); ++w) rb_tiled_lap_c<R, CT>(f, St, mu, car1, lanes, lane);
+        for (int w = 0; w < (b.wrap ? b.wrap : 1); ++w) rb_tiled_lap_c<R, CT>(f, 0, St, mu, car1, lanes, lane, ring);
         if (!b.wrap) {
             rb_tiled_mv<R>(b.Qc, St, t);
 RB_UNROLL
             for (int k = 0; k < R; ++k) St[k] = t[k];
         }
     }
-    /* double carries off periodic lines: the heads formed in the anticausal chain
-     * (rb_tiled_chain_c without HEADS); periodic lines read them more than once */
-    bool heads = true;
-    if constexpr (sizeof(CT) == sizeof(double)) heads = !RB_TILED_DIFF(CT, f) || b.periodic_like;
-    if (heads) rb_tiled_chain_c<R, CT, true>(f, 0, nb, St, mu, car1, car2, lanes, lane);
+    const bool heads = rb_tiled_heads_stored<CT>(f);
+    if (heads) rb_tiled_chain_c<R, CT, true>(f, 0, nb, St, mu, car1, car2, lanes, lane, ring);
     else if constexpr (sizeof(CT) == sizeof(double))
-        rb_tiled_chain_c<R, CT, false>(f, 0, nb, St, mu, car1, car2, lanes, lane);
+        rb_tiled_chain_c<R, CT, false>(f, 0, nb, St, mu, car1, car2, lanes, lane, ring);
     double E[R];
     rb_tiled_epilogue<R>(a, const_like, St, c1, E);
     if (b.periodic_like) {
@@ -789,16 +881,22 @@ RB_UNROLL
          * and (51) */
 RB_UNROLL
         for (int k = 0; k < R; ++k) E[k] = 0.0;
-        for (int w = 0; w < (b.wrap ? b.wrap : 1); ++w) rb_tiled_chain_a<R, CT, false>(f, 0, nb, E, car2, lanes, lane);
-        if (!b.wrap) {
+        if (b.lapped) { /* cut where the response has died out, as the causal lap */
+            if (heads) rb_tiled_chain_a<R, CT, false>(f, 0, b.lap_a1, E, car2, lanes, lane, ring);
+            else if constexpr (sizeof(CT) == sizeof(double))
+                rb_tiled_chain_a<R, CT, false, false>(f, 0, b.lap_a1, E, car2, lanes, lane, ring, mu, car1);
+            for (int w = 0; w < b.lap_na; ++w) rb_tiled_chain_a<R, CT, false>(f, 0, nb, E, car2, lanes, lane, ring);
+        } else
+            for (int w = 0; w < (b.wrap ? b.wrap : 1); ++w) rb_tiled_chain_a<R, CT, false>(f, 0, nb, E, car2, lanes, lane, ring);
+        if (!b.wrap && !b.lapped) {
             rb_tiled_mv<R>(b.Qa, E, t); /* (51) */
 RB_UNROLL
             for (int k = 0; k < R; ++k) E[k] = t[k];
         }
     }
-    if (heads) rb_tiled_chain_a<R, CT, true, true>(f, 0, nb, E, car2, lanes, lane);
+    if (heads) rb_tiled_chain_a<R, CT, true, true>(f, 0, nb, E, car2, lanes, lane, ring);
     else if constexpr (sizeof(CT) == sizeof(double))
-        rb_tiled_chain_a<R, CT, true, false>(f, 0, nb, E, car2, lanes, lane, mu, car1);
+        rb_tiled_chain_a<R, CT, true, false>(f, 0, nb, E, car2, lanes, lane, ring, mu, car1);
 }
 
 /* rb_tiled_chain over the lane's group of TPL threads (rb_tiled_lg; NT of
@@ -825,18 +923,20 @@ RB_HD void rb_tiled_chain_split(const rb_cuda_tiled &f, const float *in, CT *car
         /* b.wrap: p(Y) of (49) as the fixed point of a lap, X = T X + z: b.wrap laps
          * from the zero state (St, as rb_tiled_chain_start left it), error ~ rho^(wrap n);
          * else one zero-initialised lap, e_{-1}(Yhat), and (49) gives the true p(Y) */
-        for (int l = 0; l < (b.wrap ? b.wrap : 1); ++l)
-            rb_tiled_gchain_c<R, TPL, NT, NS, CT, false, false>(f, w, St, mu, car1, car2, g);
-        if (!b.wrap) {
+        if (b.lapped) { /* cut where the response has died out, as in rb_tiled_chain */
+            if (b.lap_c0 < b.nb) rb_tiled_gchain_c<R, TPL, NT, NS, CT, false, false>(f, w, St, mu, car1, car2, g, b.lap_c0);
+            for (int l = 0; l < b.lap_nc; ++l)
+                rb_tiled_gchain_c<R, TPL, NT, NS, CT, false, false>(f, w, St, mu, car1, car2, g);
+        } else
+            for (int l = 0; l < (b.wrap ? b.wrap : 1); ++l)
+                rb_tiled_gchain_c<R, TPL, NT, NS, CT, false, false>(f, w, St, mu, car1, car2, g);
+        if (!b.wrap && !b.lapped) {
             rb_tiled_gather<R, TPL, NT, NS>(St, S, g);
             rb_tiled_mv<R>(b.Qc, S, t);
             rb_tiled_scatter<R, TPL, NT, NS>(t, St, g);
         }
     }
-    /* double carries off periodic lines: the heads formed in the anticausal chain
-     * (rb_tiled_gchain_c without HEADS); periodic lines read them more than once */
-    bool heads = true;
-    if constexpr (sizeof(CT) == sizeof(double)) heads = !RB_TILED_DIFF(CT, f) || b.periodic_like;
+    const bool heads = rb_tiled_heads_stored<CT>(f);
     if (heads) rb_tiled_gchain_c<R, TPL, NT, NS, CT, true, true>(f, w, St, mu, car1, car2, g);
     else if constexpr (sizeof(CT) == sizeof(double))
         rb_tiled_gchain_c<R, TPL, NT, NS, CT, true, false>(f, w, St, mu, car1, car2, g);
@@ -851,9 +951,16 @@ RB_UNROLL
         for (int q = 0; q < NT; ++q)
 RB_UNROLL
             for (int s = 0; s < NS; ++s) E[q][s] = 0.0;
-        for (int l = 0; l < (b.wrap ? b.wrap : 1); ++l)
-            rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, true>(f, w, E, car2, g, mu, car1);
-        if (!b.wrap) {
+        if (b.lapped) {
+            if (heads) rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, true>(f, w, E, car2, g, mu, car1, b.lap_a1);
+            else if constexpr (sizeof(CT) == sizeof(double))
+                rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, false>(f, w, E, car2, g, mu, car1, b.lap_a1);
+            for (int l = 0; l < b.lap_na; ++l)
+                rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, true>(f, w, E, car2, g, mu, car1);
+        } else
+            for (int l = 0; l < (b.wrap ? b.wrap : 1); ++l)
+                rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, true>(f, w, E, car2, g, mu, car1);
+        if (!b.wrap && !b.lapped) {
             rb_tiled_gather<R, TPL, NT, NS>(E, S, g);
             rb_tiled_mv<R>(b.Qa, S, t); /* (51) */
             rb_tiled_scatter<R, TPL, NT, NS>(t, E, g);
