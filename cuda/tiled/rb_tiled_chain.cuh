@@ -213,12 +213,12 @@ RB_UNROLL
  * the loads run D blocks ahead (RB_TILED_AHEAD). */
 template <int R, typename CT, bool HEADS = true>
 RB_HD void rb_tiled_chain_c(const rb_cuda_tiled &f, int b0, int b1, double *St, double mu, CT *car1, CT *car2,
-                            size_t lanes, size_t lane, CT *)
+                            size_t lanes, size_t lane, CT *ring)
 {
     const int nb = f.b.nb;
     const int e = b1 == nb ? nb - 1 : b1; /* the ring's blocks b0 .. e-1 */
-    constexpr int D = RB_TILED_AHEAD(HEADS ? 2 * R : R, CT, R);
-    CT tl[D][R], hd[D][HEADS ? R : 1], tl_last[R], hd_last[HEADS ? R : 1];
+    constexpr int D = RB_TILED_RING / (HEADS ? 2 * R : R);
+    CT tl[R], hd[HEADS ? R : 1], tl_last[R], hd_last[HEADS ? R : 1];
     const bool last = b1 == nb && b0 <= nb - 1;
     if (last) /* untouched until its own step: loaded with the ring's first blocks */
 RB_UNROLL
@@ -226,27 +226,18 @@ RB_UNROLL
             tl_last[k] = RB_TILED_CAR(car1, nb - 1, k);
             if (HEADS) hd_last[k] = RB_TILED_CAR(car2, nb - 1, k);
         }
-RB_UNROLL
-    for (int d = 0; d < D; ++d)
-        if (b0 + d < e)
-RB_UNROLL
-            for (int k = 0; k < R; ++k) {
-                tl[d][k] = RB_TILED_CAR(car1, b0 + d, k);
-                if (HEADS) hd[d][k] = RB_TILED_CAR(car2, b0 + d, k);
-            }
-    for (int c0 = b0; c0 < e; c0 += D) {
-RB_UNROLL
-        for (int d = 0; d < D; ++d) {
-            const int blk = c0 + d;
-            if (blk >= e) break;
-            rb_tiled_step_c<R, CT, HEADS>(f, false, blk, St, tl[d], hd[d], mu, car1, car2, lanes, lane);
-            if (blk + D < e)
-RB_UNROLL
-                for (int k = 0; k < R; ++k) {
-                    tl[d][k] = RB_TILED_CAR(car1, blk + D, k);
-                    if (HEADS) hd[d][k] = RB_TILED_CAR(car2, blk + D, k);
-                }
-        }
+    for (int d = 0; d < D - 1; ++d) {
+        if (b0 + d < e) rb_tiled_ring_put<R, CT, HEADS>(ring, d, car1, car2, b0 + d, lanes, lane);
+        rb_tiled_ring_commit();
+    }
+    for (int blk = b0, slot = 0; blk < e; ++blk, slot = slot + 1 == D ? 0 : slot + 1) {
+        /* block blk + D - 1 into the slot block blk - 1 left */
+        if (blk + D - 1 < e)
+            rb_tiled_ring_put<R, CT, HEADS>(ring, slot ? slot - 1 : D - 1, car1, car2, blk + D - 1, lanes, lane);
+        rb_tiled_ring_commit();
+        rb_tiled_ring_wait<D - 1>();
+        rb_tiled_ring_get<R, CT, HEADS>(ring, slot, tl, hd);
+        rb_tiled_step_c<R, CT, HEADS>(f, false, blk, St, tl, hd, mu, car1, car2, lanes, lane);
     }
     if (last) rb_tiled_step_c<R, CT, HEADS>(f, true, nb - 1, St, tl_last, hd_last, mu, car1, car2, lanes, lane);
 }
@@ -286,12 +277,12 @@ RB_UNROLL
  * ahead, as in rb_tiled_chain_c. */
 template <int R, typename CT, bool WRITE = true, bool HEADS = true>
 RB_HD void rb_tiled_chain_a(const rb_cuda_tiled &f, int b0, int b1, double *E, CT *car2, size_t lanes,
-                            size_t lane, CT *, double mu = 0.0, const CT *car1 = (const CT *)0)
+                            size_t lane, CT *ring, double mu = 0.0, const CT *car1 = (const CT *)0)
 {
     const int nb = f.b.nb;
     const int e = b1 == nb ? nb - 1 : b1; /* the ring's blocks e-1 .. b0 */
-    constexpr int D = RB_TILED_AHEAD(HEADS ? R : 2 * R, CT, R);
-    CT hd[D][R], pp[D][HEADS ? 1 : R], hd_last[R], p_last[HEADS ? 1 : R];
+    constexpr int D = RB_TILED_RING / (HEADS ? R : 2 * R);
+    CT hd[R], pp[HEADS ? 1 : R], hd_last[R], p_last[HEADS ? 1 : R];
     const bool last = b1 == nb && b0 <= nb - 1;
     if (last)
 RB_UNROLL
@@ -299,28 +290,18 @@ RB_UNROLL
             hd_last[k] = RB_TILED_CAR(car2, nb - 1, k);
             if (!HEADS) p_last[k] = RB_TILED_CAR(car1, nb - 1, k);
         }
-RB_UNROLL
-    for (int d = 0; d < D; ++d)
-        if (e - 1 - d >= b0)
-RB_UNROLL
-            for (int k = 0; k < R; ++k) {
-                hd[d][k] = RB_TILED_CAR(car2, e - 1 - d, k);
-                if (!HEADS) pp[d][k] = RB_TILED_CAR(car1, e - 1 - d, k);
-            }
+    for (int d = 0; d < D - 1; ++d) {
+        if (e - 1 - d >= b0) rb_tiled_ring_put<R, CT, !HEADS>(ring, d, car2, car1, e - 1 - d, lanes, lane);
+        rb_tiled_ring_commit();
+    }
     if (last) rb_tiled_step_a<R, CT, WRITE, HEADS>(f, true, nb - 1, E, hd_last, p_last, mu, car2, lanes, lane);
-    for (int c1 = e - 1; c1 >= b0; c1 -= D) {
-RB_UNROLL
-        for (int d = 0; d < D; ++d) {
-            const int blk = c1 - d;
-            if (blk < b0) break;
-            rb_tiled_step_a<R, CT, WRITE, HEADS>(f, false, blk, E, hd[d], pp[d], mu, car2, lanes, lane);
-            if (blk - D >= b0)
-RB_UNROLL
-                for (int k = 0; k < R; ++k) {
-                    hd[d][k] = RB_TILED_CAR(car2, blk - D, k);
-                    if (!HEADS) pp[d][k] = RB_TILED_CAR(car1, blk - D, k);
-                }
-        }
+    for (int blk = e - 1, slot = 0; blk >= b0; --blk, slot = slot + 1 == D ? 0 : slot + 1) {
+        if (blk - (D - 1) >= b0)
+            rb_tiled_ring_put<R, CT, !HEADS>(ring, slot ? slot - 1 : D - 1, car2, car1, blk - (D - 1), lanes, lane);
+        rb_tiled_ring_commit();
+        rb_tiled_ring_wait<D - 1>();
+        rb_tiled_ring_get<R, CT, !HEADS>(ring, slot, hd, pp);
+        rb_tiled_step_a<R, CT, WRITE, HEADS>(f, false, blk, E, hd, pp, mu, car2, lanes, lane);
     }
 }
 
@@ -344,29 +325,25 @@ RB_UNROLL
  * double carries), the loads ahead as in rb_tiled_chain_c. */
 template <int R, typename CT>
 RB_HD void rb_tiled_lap_c(const rb_cuda_tiled &f, int b0, double *St, double mu, const CT *car1, size_t lanes,
-                          size_t lane, CT *)
+                          size_t lane, CT *ring)
 {
     const int nb = f.b.nb;
     const int e = nb - 1;
-    constexpr int D = RB_TILED_AHEAD(R, CT, R);
-    CT tl[D][R], tl_last[R];
+    constexpr int D = RB_TILED_RING / R;
+    CT tl[R], tl_last[R];
 RB_UNROLL
     for (int k = 0; k < R; ++k) tl_last[k] = RB_TILED_CAR(car1, nb - 1, k);
-RB_UNROLL
-    for (int d = 0; d < D; ++d)
-        if (b0 + d < e)
-RB_UNROLL
-            for (int k = 0; k < R; ++k) tl[d][k] = RB_TILED_CAR(car1, b0 + d, k);
-    for (int c0 = b0; c0 < e; c0 += D) {
-RB_UNROLL
-        for (int d = 0; d < D; ++d) {
-            const int blk = c0 + d;
-            if (blk >= e) break;
-            rb_tiled_lap_step<R, CT>(f, false, St, tl[d], mu);
-            if (blk + D < e)
-RB_UNROLL
-                for (int k = 0; k < R; ++k) tl[d][k] = RB_TILED_CAR(car1, blk + D, k);
-        }
+    for (int d = 0; d < D - 1; ++d) {
+        if (b0 + d < e) rb_tiled_ring_put<R, CT, false>(ring, d, car1, car1, b0 + d, lanes, lane);
+        rb_tiled_ring_commit();
+    }
+    for (int blk = b0, slot = 0; blk < e; ++blk, slot = slot + 1 == D ? 0 : slot + 1) {
+        if (blk + D - 1 < e)
+            rb_tiled_ring_put<R, CT, false>(ring, slot ? slot - 1 : D - 1, car1, car1, blk + D - 1, lanes, lane);
+        rb_tiled_ring_commit();
+        rb_tiled_ring_wait<D - 1>();
+        rb_tiled_ring_get<R, CT, false>(ring, slot, tl, tl);
+        rb_tiled_lap_step<R, CT>(f, false, St, tl, mu);
     }
     rb_tiled_lap_step<R, CT>(f, true, St, tl_last, mu);
 }
@@ -850,7 +827,11 @@ RB_HD void rb_tiled_chain(const rb_cuda_tiled &f, const float *in, CT *car1, CT 
     const double mu = (double)mf * f.sumfird;
     mean[lane] = mf;
     double c1, St[R], t[R];
-    CT *ring = (CT *)0;
+#ifdef __CUDA_ARCH__
+    __shared__ CT ring[RB_TILED_RING * 32]; /* the passes' loads ahead (RB_TILED_RING) */
+#else
+    CT ring[RB_TILED_RING];
+#endif
     const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, St, &c1);
     if (b.periodic_like && b.lapped) {
         /* p(Y) of (49) as the causal pass over the periodic extension from a zero
