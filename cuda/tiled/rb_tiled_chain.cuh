@@ -96,31 +96,18 @@ RB_UNROLL
     }
 }
 
-/* How many blocks ahead a chain's loads run. One thread walks a lane's blocks
- * in a dependent sequence, and with one or two warps an SM nothing hides a
- * load issued only when its block comes up: loaded 4 blocks at a time, the
- * Gaussian's chain at 8192^2 ran at 28 % of the H100's DRAM bandwidth, its
- * warps stalled on long scoreboard (ncu). Instead the next D blocks' carries
- * stay in flight in a ring of registers: each step consumes its slot and
- * reloads it with the block D further on (54 %, 2.2x faster). N: carry
- * values a block loads; the ring holds about 32 of them for double carries
- * (64 spilled the order-4 chain past the one-warp blocks' 255 registers),
- * 16-24 for orders 6-8 (32 spilled the order-8 chain); float carries
- * (RECBLUR_CUDA_CHAIN=seq) as the parallel chain's batches. */
-#define RB_TILED_AHEAD(N, CT, R)                                                                 \
-    (sizeof(CT) == sizeof(float) ? ((N) <= 4 ? 8 : 4)                                             \
-     : (R) > 5 ? ((N) >= 16 ? 1 : (N) >= 8 ? 2 : 4)                                              \
-     : (N) >= 16 ? 2 : (N) >= 8 ? 4 : (N) >= 4 ? 8 : 16)
-
-/* The one-thread chain's passes over the line (rb_tiled_chain_c, _a) keep
- * their loads ahead in a ring in shared memory instead of registers: each
- * thread copies its own lane's carries of the block D-1 further on with
- * cp.async (no register waits on them, no scoreboard) and reads a block's
- * slot once its copy group has landed. RB_TILED_RING carry values a thread
- * (3x the register ring's 32: at 8192 lanes, two warps an SM, the register
- * ring left DRAM at 54 % with the warps on long scoreboard, gchain's ncu);
- * 24 KB a one-warp block of doubles, so the 8 warps an SM of 32768 lanes
- * still fit. The host (emulation) copies at once: the same values. */
+/* How far ahead the one-thread chain's loads run. One thread walks a lane's
+ * blocks in a dependent sequence, and with one or two warps an SM nothing
+ * hides a load issued only when its block comes up (4 blocks at a time: DRAM
+ * at 28 %, ncu). A ring of the next 32 carries in registers reached 54 %
+ * (long scoreboard still 54 % of stalls; 64 spilled past 255 registers). The
+ * passes (rb_tiled_chain_c, _a, rb_tiled_lap_c) now keep their ring in shared
+ * memory: each thread copies its own lane's carries of the block D-1 further
+ * on with cp.async (no registers, no scoreboard) and reads a block's slot once
+ * its copy group has landed. RB_TILED_RING carries a thread, 3x the register
+ * ring: sigma 8 8192^2 chains 0.177 -> 0.140 ms (H100), registers 245 -> 108;
+ * 24 KB a one-warp block of doubles, so the 8 warps an SM of 32768 lanes still
+ * fit. The host (emulation) copies at once: the same values. */
 #define RB_TILED_RING 96
 #ifdef __CUDA_ARCH__
 #define RB_TILED_RING_AT(ring, i) (ring)[(size_t)(i) * 32 + (threadIdx.x & 31)]
@@ -210,7 +197,7 @@ RB_UNROLL
  * each head where it is used, from the same doubles: one store and one load
  * of R values a block fewer. The line's last block (its own transfer) is stepped
  * apart, so every other step takes the block constants at fixed addresses;
- * the loads run D blocks ahead (RB_TILED_AHEAD). */
+ * the loads run D blocks ahead (RB_TILED_RING). */
 template <int R, typename CT, bool HEADS = true>
 RB_HD void rb_tiled_chain_c(const rb_cuda_tiled &f, int b0, int b1, double *St, double mu, CT *car1, CT *car2,
                             size_t lanes, size_t lane, CT *ring)
@@ -377,7 +364,7 @@ RB_HD int rb_tiled_chain_splits(size_t lanes)
     return lanes <= RB_TILED_SPLIT_LANES;
 }
 
-/* RB_TILED_AHEAD for the split chain (N: carry values one device thread
+/* How far ahead the split chain loads (N: carry values one device thread
  * loads a block): up to 40 values for double carries (56 spilled the split
  * order-5 chain), 8-20 for orders 5-8 (two slots a thread) */
 #define RB_TILED_AHEAD_SPLIT(N, CT, R)                                                           \
@@ -559,11 +546,13 @@ RB_UNROLL
  * values a block fewer. The line's last block (its own transfer) is stepped
  * apart, so every other step takes the block constants from the thread's
  * rows; the loads run D blocks ahead (RB_TILED_AHEAD_SPLIT). */
-template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS>
+template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS, bool CUT = false>
 RB_HD void rb_tiled_gchain_c(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, NT, NS> &w, double (&St)[NT][NS],
-                             double mu, CT *car1, CT *car2, const rb_tiled_lg &g, int b0 = 0)
+                             double mu, CT *car1, CT *car2, const rb_tiled_lg &g, int cut0 = 0)
 {
-    const int nb = f.b.nb, e = nb - 1; /* the ring's blocks b0 .. e-1 (b0 > 0: a cut lap, no WRITE) */
+    /* CUT: a cut lap from block cut0 (rb_cuda_blocks.lapped); else from block 0
+     * at compile time (the whole passes' code as before the cut laps) */
+    const int nb = f.b.nb, e = nb - 1, b0 = CUT ? cut0 : 0; /* the ring's blocks b0 .. e-1 */
     constexpr int D = RB_TILED_AHEAD_SPLIT(HEADS ? 2 * NS : NS, CT, R);
     CT tl[D][NT][NS], hd[D][NT][NS], tl_last[NT][NS], hd_last[NT][NS];
     /* untouched until its own step: loaded with the ring's first blocks */
@@ -639,14 +628,14 @@ RB_UNROLL
  * HEADS) it holds Hbar and each head is formed from it and the whole P_b
  * (car1; every thread of the group loads all R, the same addresses). The last
  * block apart and the loads ahead, as in rb_tiled_gchain_c. */
-template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS>
+template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS, bool CUT = false>
 RB_HD void rb_tiled_gchain_a(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, NT, NS> &w, double (&E)[NT][NS],
-                             CT *car2, const rb_tiled_lg &g, double mu, const CT *car1, int b1 = -1)
+                             CT *car2, const rb_tiled_lg &g, double mu, const CT *car1, int b1 = 0)
 {
     const size_t lanes = g.lanes, lane = g.lane;
     const int nb = f.b.nb;
-    const bool last = b1 < 0 || b1 == nb; /* else a cut lap over blocks b1-1 .. 0 */
-    const int e = last ? nb - 1 : b1;     /* the ring's blocks e-1 .. 0 */
+    const bool last = !CUT || b1 == nb; /* CUT: a cut lap over blocks b1-1 .. 0 */
+    const int e = last ? nb - 1 : b1;   /* the ring's blocks e-1 .. 0 */
     constexpr int PR = HEADS ? 1 : R;
     constexpr int D = RB_TILED_AHEAD_SPLIT(HEADS ? NS : NS + R, CT, R);
     CT hd[D][NT][NS], pp[D][PR], hd_last[NT][NS], p_last[PR];
@@ -791,7 +780,7 @@ RB_HD bool rb_tiled_heads_stored(const rb_cuda_tiled &f)
 
 /* The mean the lane's final stage takes off (a.shift: constant extensions
  * filtered about it): its block sums added in block order, the loads 32
- * blocks ahead (RB_TILED_AHEAD). */
+ * blocks ahead (as the register ring that RB_TILED_RING replaced). */
 RB_HD float rb_tiled_chain_mean(const rb_cuda_tiled &f, const float *sums, size_t lanes, size_t lane)
 {
     const int nb = f.b.nb;
@@ -905,7 +894,8 @@ RB_HD void rb_tiled_chain_split(const rb_cuda_tiled &f, const float *in, CT *car
          * from the zero state (St, as rb_tiled_chain_start left it), error ~ rho^(wrap n);
          * else one zero-initialised lap, e_{-1}(Yhat), and (49) gives the true p(Y) */
         if (b.lapped) { /* cut where the response has died out, as in rb_tiled_chain */
-            if (b.lap_c0 < b.nb) rb_tiled_gchain_c<R, TPL, NT, NS, CT, false, false>(f, w, St, mu, car1, car2, g, b.lap_c0);
+            if (b.lap_c0 < b.nb)
+                rb_tiled_gchain_c<R, TPL, NT, NS, CT, false, false, true>(f, w, St, mu, car1, car2, g, b.lap_c0);
             for (int l = 0; l < b.lap_nc; ++l)
                 rb_tiled_gchain_c<R, TPL, NT, NS, CT, false, false>(f, w, St, mu, car1, car2, g);
         } else
@@ -933,9 +923,9 @@ RB_UNROLL
 RB_UNROLL
             for (int s = 0; s < NS; ++s) E[q][s] = 0.0;
         if (b.lapped) {
-            if (heads) rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, true>(f, w, E, car2, g, mu, car1, b.lap_a1);
+            if (heads) rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, true, true>(f, w, E, car2, g, mu, car1, b.lap_a1);
             else if constexpr (sizeof(CT) == sizeof(double))
-                rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, false>(f, w, E, car2, g, mu, car1, b.lap_a1);
+                rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, false, true>(f, w, E, car2, g, mu, car1, b.lap_a1);
             for (int l = 0; l < b.lap_na; ++l)
                 rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, true>(f, w, E, car2, g, mu, car1);
         } else
