@@ -153,10 +153,10 @@ extern "C" int rb_cuda_tiled_wraps(const rb_axis_plan *ap, const rb_switches *sw
  * line: blocks c0 .. nb-1 (n - c0 B >= S mod n samples) then S / n whole laps,
  * and the anticausal lap likewise over blocks a1-1 .. 0 ((51), the extension
  * after the line). Where the closed form holds (no wrap) this replaces its
- * whole lap plus Qc/Qa by a few blocks (sigma 8 on 8192: 9 blocks of 256)
- * and the heads need not be stored for a second read (the anticausal lap
- * forms them as the clamp chain does): 5R doubles a block, clamp's, instead of
- * 8R. tol 1e-17 of the peak, below double rounding of the states, and one
+ * whole lap plus Qc/Qa by a few blocks (sigma 8: 7 blocks of 256 on 8192;
+ * sigma 100: 74), and the heads need not be stored for a second read (the
+ * anticausal lap forms them as the clamp chain does): 5R doubles a block,
+ * clamp's, instead of 8R. tol 1e-17 of the peak, below double rounding of the states, and one
  * block more for the order and the FIR's reach; wrapped lines never step
  * more than the wrap's K whole laps (rb_cuda_tiled_wraps, 1e-13). */
 static void rb_tiled_laps_init(const rb_axis_plan *ap, rb_cuda_blocks *o)
