@@ -115,7 +115,7 @@ RB_UNROLL
 #define RB_TILED_RING_AT(ring, i) (ring)[i]
 #endif
 
-/* slot's n-th value <- the carry of buf at block blk, component k */
+/* ring value `at` <- *src (a cp.async on the device, a copy on the host) */
 template <typename CT>
 RB_HD void rb_tiled_ring_cp(CT *ring, int at, const CT *src)
 {
