@@ -7,7 +7,7 @@
  * workload's output checked against the CPU back end before it is timed.
  *
  *   gpu_bench [--quick] [--big] [--all-modes] [--no-1d] [--focus] [--gauss | --gauss-one | --gauss-fuse | --gauss-prof | --gauss-steps |
- *             --wide | --chain | --chain-gauss] [--no-abort]
+ *             --wide | --wide-quick | --chain | --chain-gauss] [--no-abort]
  *   (--quick: 4096^2 only, fewer workloads; --focus: the 2D solver alone, for
  *   comparing its routes and settings between runs; --gauss: only the Gaussian
  *   (sigma 2, 8, 30, 100; clamp, periodic, mirror; 1 and 4 channels) next to the
@@ -611,8 +611,9 @@ static void run_gauss_prof(rb_context *gctx, int steps)
  * against cuFFT (run_fft_gauss), then sigma 100, 300, 683 and 2000 at 4096^2
  * and 8192^2, one channel and RGBA, each by the default route (wrapped where
  * the plan pads the axis, rb_cuda_tiled_wraps) and by the padded route
- * (RECBLUR_CUDA_PERIODIC=padded), both checked against the one CPU output. */
-static void run_wide(rb_context *gctx, rb_context *cctx)
+ * (RECBLUR_CUDA_PERIODIC=padded), both checked against the one CPU output;
+ * quick (--wide-quick): one channel, the default route only. */
+static void run_wide(rb_context *gctx, rb_context *cctx, int quick)
 {
     static const int ns[2] = {4096, 8192}, chs[2] = {1, 4};
     static const double sigmas[4] = {100, 300, 683, 2000};
@@ -628,11 +629,11 @@ static void run_wide(rb_context *gctx, rb_context *cctx)
             rb_filter *g;
             RK(gctx, rb_filter_gaussian(gctx, sigmas[si], sigmas[si], RB_GAUSSIAN_DEFAULT, &g));
             fprintf(stderr, "  gaussian sigma %g: %s\n", sigmas[si], rb_filter_describe(g));
-            for (int ci = 0; ci < 2; ++ci) {
+            for (int ci = 0; ci < (quick ? 1 : 2); ++ci) {
                 char tag[64];
                 snprintf(tag, sizeof tag, "wide s%g n%d c%d", sigmas[si], n, chs[ci]);
                 cpu_tag = tag;
-                for (int route = 0; route < 2; ++route) {
+                for (int route = 0; route < (quick ? 1 : 2); ++route) {
                     if (route) rb_switch_set(gctx, "RECBLUR_CUDA_PERIODIC", "padded");
                     run_2d(gctx, cctx, names[route][si], g, RB_BOUNDARY_PERIODIC, n, chs[ci], 4,
                            chs[ci] == 1 ? copy1 : copy4);
@@ -651,7 +652,8 @@ static void run_wide(rb_context *gctx, rb_context *cctx)
  * sigma n/6 periodic at 4096^2 (wrapped chains) against cuFFT; the plain
  * order 1, 3 and 5 filters (float carries, the parallel chain) clamp and
  * periodic at 4096^2 and 8192^2; gauss_only (--chain-gauss): the Gaussian's
- * rows and cuFFT's alone (builds of the Gaussian's order only) */
+ * rows, sigma 8 at 4096^2 too (its 4096 lanes take the split chain), and
+ * cuFFT's alone (builds of the Gaussian's order only) */
 static void run_chain_rows(rb_context *gctx, rb_context *cctx, int gauss_only)
 {
     static const rb_boundary_mode modes[2] = {RB_BOUNDARY_CLAMP, RB_BOUNDARY_PERIODIC};
@@ -661,6 +663,13 @@ static void run_chain_rows(rb_context *gctx, rb_context *cctx, int gauss_only)
     RK(gctx, rb_filter_gaussian(gctx, 8, 8, RB_GAUSSIAN_DEFAULT, &g));
     for (int ch = 1; ch <= 4; ch += 3)
         for (int mi = 0; mi < 2; ++mi) run_2d(gctx, cctx, "gauss s8", g, modes[mi], 8192, ch, 4, ch == 1 ? copy1 : copy4);
+    if (gauss_only) { /* 4096 lanes a channel: the split chain (rb_tiled_chain_splits) */
+        measure_copies(4096, &copy1, &copy4);
+        for (int ch = 1; ch <= 4; ch += 3)
+            for (int mi = 0; mi < 2; ++mi)
+                run_2d(gctx, cctx, "gauss s8", g, modes[mi], 4096, ch, 4, ch == 1 ? copy1 : copy4);
+        measure_copies(8192, &copy1, &copy4);
+    }
     rb_filter_destroy(g);
     static const int orders[3] = {1, 3, 5};
     for (int n = 4096; n <= 8192; n *= 2) {
@@ -686,7 +695,7 @@ int main(int argc, char **argv)
     int focus = 0; /* --focus: the 2D tiled solver only (no baselines, SAT, Gaussian, 1D): route comparisons */
     int gauss = 0; /* --gauss: the Gaussian table only (1); --gauss-one: its sigma-8 clamp rows (2); --wide (3);
                       --chain (4), --chain-gauss (8): run_chain_rows; --gauss-prof (5), --gauss-steps (6):
-                      run_gauss_prof; --gauss-fuse (7) */
+                      run_gauss_prof; --gauss-fuse (7); --wide-quick (9): --wide, one channel, default route */
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--focus")) focus = no1d = 1;
@@ -696,6 +705,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--gauss")) gauss = 1;
         else if (!strcmp(argv[i], "--gauss-one")) gauss = 2;
         else if (!strcmp(argv[i], "--wide")) gauss = 3;
+        else if (!strcmp(argv[i], "--wide-quick")) gauss = 9;
         else if (!strcmp(argv[i], "--chain")) gauss = 4;
         else if (!strcmp(argv[i], "--chain-gauss")) gauss = 8;
         else if (!strcmp(argv[i], "--gauss-prof")) gauss = 5;
@@ -727,8 +737,8 @@ int main(int argc, char **argv)
     if (gauss == 7) {
         run_gauss_fuse(gctx, cctx);
         no1d = 1;
-    } else if (gauss == 3) {
-        run_wide(gctx, cctx);
+    } else if (gauss == 3 || gauss == 9) {
+        run_wide(gctx, cctx, gauss == 9);
         no1d = 1;
     } else if (gauss == 4 || gauss == 8) {
         run_chain_rows(gctx, cctx, gauss == 8);

@@ -62,6 +62,12 @@ typedef struct {
     int periodic_like;        /* periodic (mirror always goes by padding here) */
     int wrap;                 /* periodic_like: 0, the chains closed by Qc/Qa ((49)/(51)); K > 0,
                                  by going K times around the line (rb_cuda_tiled_wraps) */
+    int lapped;               /* periodic_like: 1 where the double chain's laps stop where the
+                                 impulse responses have died out (rb_tiled_laps_init): the causal
+                                 lap steps blocks lap_c0 .. nb-1 then lap_nc whole laps, the
+                                 anticausal one blocks lap_a1-1 .. 0 then lap_na whole laps, from
+                                 zero states, no Qc/Qa; 0: wrap laps or one lap and Qc/Qa */
+    int lap_c0, lap_nc, lap_a1, lap_na;
     double Mc[RB_MAX_ORDER * RB_MAX_ORDER], Mc_last[RB_MAX_ORDER * RB_MAX_ORDER];
     double Ma[RB_MAX_ORDER * RB_MAX_ORDER], Ma_last[RB_MAX_ORDER * RB_MAX_ORDER];
     double Qc[RB_MAX_ORDER * RB_MAX_ORDER], Qa[RB_MAX_ORDER * RB_MAX_ORDER];

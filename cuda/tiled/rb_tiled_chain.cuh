@@ -8,6 +8,9 @@
 #define RB_TILED_CHAIN_CUH
 
 #include "rb_tiled_block.cuh"
+#ifdef __CUDA_ARCH__
+#include <cuda_pipeline.h>
+#endif
 
 /* carry layout: [blk][k][lane] (coalesced over lanes in every stage) */
 #define RB_TILED_CAR(buf, blk, k) (buf)[((size_t)(blk) * R + (k)) * lanes + lane]
@@ -93,21 +96,75 @@ RB_UNROLL
     }
 }
 
-/* How many blocks ahead a chain's loads run. One thread walks a lane's blocks
- * in a dependent sequence, and with one or two warps an SM nothing hides a
- * load issued only when its block comes up: loaded 4 blocks at a time, the
- * Gaussian's chain at 8192^2 ran at 28 % of the H100's DRAM bandwidth, its
- * warps stalled on long scoreboard (ncu). Instead the next D blocks' carries
- * stay in flight in a ring of registers: each step consumes its slot and
- * reloads it with the block D further on (54 %, 2.2x faster). N: carry
- * values a block loads; the ring holds about 32 of them for double carries
- * (64 spilled the order-4 chain past the one-warp blocks' 255 registers),
- * 16-24 for orders 6-8 (32 spilled the order-8 chain); float carries
- * (RECBLUR_CUDA_CHAIN=seq) as the parallel chain's batches. */
-#define RB_TILED_AHEAD(N, CT, R)                                                                 \
-    (sizeof(CT) == sizeof(float) ? ((N) <= 4 ? 8 : 4)                                             \
-     : (R) > 5 ? ((N) >= 16 ? 1 : (N) >= 8 ? 2 : 4)                                              \
-     : (N) >= 16 ? 2 : (N) >= 8 ? 4 : (N) >= 4 ? 8 : 16)
+/* How far ahead the one-thread chain's loads run. One thread walks a lane's
+ * blocks in a dependent sequence, and with one or two warps an SM nothing
+ * hides a load issued only when its block comes up (4 blocks at a time: DRAM
+ * at 28 %, ncu). A ring of the next 32 carries in registers reached 54 %
+ * (long scoreboard still 54 % of stalls; 64 spilled past 255 registers). The
+ * passes (rb_tiled_chain_c, _a, rb_tiled_lap_c) now keep their ring in shared
+ * memory: each thread copies its own lane's carries of the block D-1 further
+ * on with cp.async (no registers, no scoreboard) and reads a block's slot once
+ * its copy group has landed. RB_TILED_RING carries a thread, 3x the register
+ * ring: sigma 8 8192^2 chains 0.177 -> 0.140 ms (H100), registers 245 -> 108;
+ * 24 KB a one-warp block of doubles, so the 8 warps an SM of 32768 lanes still
+ * fit. The host (emulation) copies at once: the same values. */
+#define RB_TILED_RING 96
+#ifdef __CUDA_ARCH__
+#define RB_TILED_RING_AT(ring, i) (ring)[(size_t)(i) * 32 + (threadIdx.x & 31)]
+#else
+#define RB_TILED_RING_AT(ring, i) (ring)[i]
+#endif
+
+/* ring value `at` <- *src (a cp.async on the device, a copy on the host) */
+template <typename CT>
+RB_HD void rb_tiled_ring_cp(CT *ring, int at, const CT *src)
+{
+#ifdef __CUDA_ARCH__
+    __pipeline_memcpy_async(&RB_TILED_RING_AT(ring, at), src, sizeof(CT));
+#else
+    RB_TILED_RING_AT(ring, at) = *src;
+#endif
+}
+
+RB_HD void rb_tiled_ring_commit()
+{
+#ifdef __CUDA_ARCH__
+    __pipeline_commit();
+#endif
+}
+
+/* every copy group but the newest N has landed */
+template <int N>
+RB_HD void rb_tiled_ring_wait()
+{
+#ifdef __CUDA_ARCH__
+    __pipeline_wait_prior(N);
+#endif
+}
+
+/* ring slot `slot` of NV values <- block blk's R values of b1 and, if TWO, of b2 */
+template <int R, typename CT, bool TWO>
+RB_HD void rb_tiled_ring_put(CT *ring, int slot, const CT *b1, const CT *b2, int blk, size_t lanes, size_t lane)
+{
+    constexpr int NV = TWO ? 2 * R : R;
+RB_UNROLL
+    for (int k = 0; k < R; ++k) {
+        rb_tiled_ring_cp<CT>(ring, slot * NV + k, &RB_TILED_CAR(b1, blk, k));
+        if (TWO) rb_tiled_ring_cp<CT>(ring, slot * NV + R + k, &RB_TILED_CAR(b2, blk, k));
+    }
+}
+
+/* a slot's values into registers */
+template <int R, typename CT, bool TWO>
+RB_HD void rb_tiled_ring_get(const CT *ring, int slot, CT *v1, CT *v2)
+{
+    constexpr int NV = TWO ? 2 * R : R;
+RB_UNROLL
+    for (int k = 0; k < R; ++k) {
+        v1[k] = RB_TILED_RING_AT(ring, slot * NV + k);
+        if (TWO) v2[k] = RB_TILED_RING_AT(ring, slot * NV + R + k);
+    }
+}
 
 /* one causal block step from the true state St entering block blk (last: the
  * line's last block): writes P_b (car1) and, with HEADS, the head H_b = Hbar_b
@@ -140,15 +197,15 @@ RB_UNROLL
  * each head where it is used, from the same doubles: one store and one load
  * of R values a block fewer. The line's last block (its own transfer) is stepped
  * apart, so every other step takes the block constants at fixed addresses;
- * the loads run D blocks ahead (RB_TILED_AHEAD). */
+ * the loads run D blocks ahead (RB_TILED_RING). */
 template <int R, typename CT, bool HEADS = true>
 RB_HD void rb_tiled_chain_c(const rb_cuda_tiled &f, int b0, int b1, double *St, double mu, CT *car1, CT *car2,
-                            size_t lanes, size_t lane)
+                            size_t lanes, size_t lane, CT *ring)
 {
     const int nb = f.b.nb;
     const int e = b1 == nb ? nb - 1 : b1; /* the ring's blocks b0 .. e-1 */
-    constexpr int D = RB_TILED_AHEAD(HEADS ? 2 * R : R, CT, R);
-    CT tl[D][R], hd[D][HEADS ? R : 1], tl_last[R], hd_last[HEADS ? R : 1];
+    constexpr int D = RB_TILED_RING / (HEADS ? 2 * R : R);
+    CT tl[R], hd[HEADS ? R : 1], tl_last[R], hd_last[HEADS ? R : 1];
     const bool last = b1 == nb && b0 <= nb - 1;
     if (last) /* untouched until its own step: loaded with the ring's first blocks */
 RB_UNROLL
@@ -156,27 +213,18 @@ RB_UNROLL
             tl_last[k] = RB_TILED_CAR(car1, nb - 1, k);
             if (HEADS) hd_last[k] = RB_TILED_CAR(car2, nb - 1, k);
         }
-RB_UNROLL
-    for (int d = 0; d < D; ++d)
-        if (b0 + d < e)
-RB_UNROLL
-            for (int k = 0; k < R; ++k) {
-                tl[d][k] = RB_TILED_CAR(car1, b0 + d, k);
-                if (HEADS) hd[d][k] = RB_TILED_CAR(car2, b0 + d, k);
-            }
-    for (int c0 = b0; c0 < e; c0 += D) {
-RB_UNROLL
-        for (int d = 0; d < D; ++d) {
-            const int blk = c0 + d;
-            if (blk >= e) break;
-            rb_tiled_step_c<R, CT, HEADS>(f, false, blk, St, tl[d], hd[d], mu, car1, car2, lanes, lane);
-            if (blk + D < e)
-RB_UNROLL
-                for (int k = 0; k < R; ++k) {
-                    tl[d][k] = RB_TILED_CAR(car1, blk + D, k);
-                    if (HEADS) hd[d][k] = RB_TILED_CAR(car2, blk + D, k);
-                }
-        }
+    for (int d = 0; d < D - 1; ++d) {
+        if (b0 + d < e) rb_tiled_ring_put<R, CT, HEADS>(ring, d, car1, car2, b0 + d, lanes, lane);
+        rb_tiled_ring_commit();
+    }
+    for (int blk = b0, slot = 0; blk < e; ++blk, slot = slot + 1 == D ? 0 : slot + 1) {
+        /* block blk + D - 1 into the slot block blk - 1 left */
+        if (blk + D - 1 < e)
+            rb_tiled_ring_put<R, CT, HEADS>(ring, slot ? slot - 1 : D - 1, car1, car2, blk + D - 1, lanes, lane);
+        rb_tiled_ring_commit();
+        rb_tiled_ring_wait<D - 1>();
+        rb_tiled_ring_get<R, CT, HEADS>(ring, slot, tl, hd);
+        rb_tiled_step_c<R, CT, HEADS>(f, false, blk, St, tl, hd, mu, car1, car2, lanes, lane);
     }
     if (last) rb_tiled_step_c<R, CT, HEADS>(f, true, nb - 1, St, tl_last, hd_last, mu, car1, car2, lanes, lane);
 }
@@ -216,12 +264,12 @@ RB_UNROLL
  * ahead, as in rb_tiled_chain_c. */
 template <int R, typename CT, bool WRITE = true, bool HEADS = true>
 RB_HD void rb_tiled_chain_a(const rb_cuda_tiled &f, int b0, int b1, double *E, CT *car2, size_t lanes,
-                            size_t lane, double mu = 0.0, const CT *car1 = (const CT *)0)
+                            size_t lane, CT *ring, double mu = 0.0, const CT *car1 = (const CT *)0)
 {
     const int nb = f.b.nb;
     const int e = b1 == nb ? nb - 1 : b1; /* the ring's blocks e-1 .. b0 */
-    constexpr int D = RB_TILED_AHEAD(HEADS ? R : 2 * R, CT, R);
-    CT hd[D][R], pp[D][HEADS ? 1 : R], hd_last[R], p_last[HEADS ? 1 : R];
+    constexpr int D = RB_TILED_RING / (HEADS ? R : 2 * R);
+    CT hd[R], pp[HEADS ? 1 : R], hd_last[R], p_last[HEADS ? 1 : R];
     const bool last = b1 == nb && b0 <= nb - 1;
     if (last)
 RB_UNROLL
@@ -229,28 +277,18 @@ RB_UNROLL
             hd_last[k] = RB_TILED_CAR(car2, nb - 1, k);
             if (!HEADS) p_last[k] = RB_TILED_CAR(car1, nb - 1, k);
         }
-RB_UNROLL
-    for (int d = 0; d < D; ++d)
-        if (e - 1 - d >= b0)
-RB_UNROLL
-            for (int k = 0; k < R; ++k) {
-                hd[d][k] = RB_TILED_CAR(car2, e - 1 - d, k);
-                if (!HEADS) pp[d][k] = RB_TILED_CAR(car1, e - 1 - d, k);
-            }
+    for (int d = 0; d < D - 1; ++d) {
+        if (e - 1 - d >= b0) rb_tiled_ring_put<R, CT, !HEADS>(ring, d, car2, car1, e - 1 - d, lanes, lane);
+        rb_tiled_ring_commit();
+    }
     if (last) rb_tiled_step_a<R, CT, WRITE, HEADS>(f, true, nb - 1, E, hd_last, p_last, mu, car2, lanes, lane);
-    for (int c1 = e - 1; c1 >= b0; c1 -= D) {
-RB_UNROLL
-        for (int d = 0; d < D; ++d) {
-            const int blk = c1 - d;
-            if (blk < b0) break;
-            rb_tiled_step_a<R, CT, WRITE, HEADS>(f, false, blk, E, hd[d], pp[d], mu, car2, lanes, lane);
-            if (blk - D >= b0)
-RB_UNROLL
-                for (int k = 0; k < R; ++k) {
-                    hd[d][k] = RB_TILED_CAR(car2, blk - D, k);
-                    if (!HEADS) pp[d][k] = RB_TILED_CAR(car1, blk - D, k);
-                }
-        }
+    for (int blk = e - 1, slot = 0; blk >= b0; --blk, slot = slot + 1 == D ? 0 : slot + 1) {
+        if (blk - (D - 1) >= b0)
+            rb_tiled_ring_put<R, CT, !HEADS>(ring, slot ? slot - 1 : D - 1, car2, car1, blk - (D - 1), lanes, lane);
+        rb_tiled_ring_commit();
+        rb_tiled_ring_wait<D - 1>();
+        rb_tiled_ring_get<R, CT, !HEADS>(ring, slot, hd, pp);
+        rb_tiled_step_a<R, CT, WRITE, HEADS>(f, false, blk, E, hd, pp, mu, car2, lanes, lane);
     }
 }
 
@@ -266,35 +304,33 @@ RB_UNROLL
     for (int k = 0; k < R; ++k) St[k] = t[k] + ((double)tl[k] - mu * T1[k]);
 }
 
-/* One lap of the causal chain round a periodic line (rb_cuda_tiled_wraps; and
- * the zero-initialised pass of (49)), writing nothing: St <- T St + z block by
- * block, P_{b+1} = A_F^len P_b + Tbar_b - mu T1 with the chain's own block
- * steps (on the differences for double carries), the loads ahead as in
- * rb_tiled_chain_c. */
+/* One lap of the causal chain round a periodic line from block b0 to its end
+ * (b0 = 0 a whole lap: rb_cuda_tiled_wraps, the zero-initialised pass of (49);
+ * else the lap cut where the response has died out, rb_cuda_blocks.lapped),
+ * writing nothing: St <- T St + z block by block, P_{b+1} = A_F^len P_b +
+ * Tbar_b - mu T1 with the chain's own block steps (on the differences for
+ * double carries), the loads ahead as in rb_tiled_chain_c. */
 template <int R, typename CT>
-RB_HD void rb_tiled_lap_c(const rb_cuda_tiled &f, double *St, double mu, const CT *car1, size_t lanes, size_t lane)
+RB_HD void rb_tiled_lap_c(const rb_cuda_tiled &f, int b0, double *St, double mu, const CT *car1, size_t lanes,
+                          size_t lane, CT *ring)
 {
     const int nb = f.b.nb;
     const int e = nb - 1;
-    constexpr int D = RB_TILED_AHEAD(R, CT, R);
-    CT tl[D][R], tl_last[R];
+    constexpr int D = RB_TILED_RING / R;
+    CT tl[R], tl_last[R];
 RB_UNROLL
     for (int k = 0; k < R; ++k) tl_last[k] = RB_TILED_CAR(car1, nb - 1, k);
-RB_UNROLL
-    for (int d = 0; d < D; ++d)
-        if (d < e)
-RB_UNROLL
-            for (int k = 0; k < R; ++k) tl[d][k] = RB_TILED_CAR(car1, d, k);
-    for (int c0 = 0; c0 < e; c0 += D) {
-RB_UNROLL
-        for (int d = 0; d < D; ++d) {
-            const int blk = c0 + d;
-            if (blk >= e) break;
-            rb_tiled_lap_step<R, CT>(f, false, St, tl[d], mu);
-            if (blk + D < e)
-RB_UNROLL
-                for (int k = 0; k < R; ++k) tl[d][k] = RB_TILED_CAR(car1, blk + D, k);
-        }
+    for (int d = 0; d < D - 1; ++d) {
+        if (b0 + d < e) rb_tiled_ring_put<R, CT, false>(ring, d, car1, car1, b0 + d, lanes, lane);
+        rb_tiled_ring_commit();
+    }
+    for (int blk = b0, slot = 0; blk < e; ++blk, slot = slot + 1 == D ? 0 : slot + 1) {
+        if (blk + D - 1 < e)
+            rb_tiled_ring_put<R, CT, false>(ring, slot ? slot - 1 : D - 1, car1, car1, blk + D - 1, lanes, lane);
+        rb_tiled_ring_commit();
+        rb_tiled_ring_wait<D - 1>();
+        rb_tiled_ring_get<R, CT, false>(ring, slot, tl, tl);
+        rb_tiled_lap_step<R, CT>(f, false, St, tl, mu);
     }
     rb_tiled_lap_step<R, CT>(f, true, St, tl_last, mu);
 }
@@ -328,7 +364,7 @@ RB_HD int rb_tiled_chain_splits(size_t lanes)
     return lanes <= RB_TILED_SPLIT_LANES;
 }
 
-/* RB_TILED_AHEAD for the split chain (N: carry values one device thread
+/* How far ahead the split chain loads (N: carry values one device thread
  * loads a block): up to 40 values for double carries (56 spilled the split
  * order-5 chain), 8-20 for orders 5-8 (two slots a thread) */
 #define RB_TILED_AHEAD_SPLIT(N, CT, R)                                                           \
@@ -510,11 +546,13 @@ RB_UNROLL
  * values a block fewer. The line's last block (its own transfer) is stepped
  * apart, so every other step takes the block constants from the thread's
  * rows; the loads run D blocks ahead (RB_TILED_AHEAD_SPLIT). */
-template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS>
+template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS, bool CUT = false>
 RB_HD void rb_tiled_gchain_c(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, NT, NS> &w, double (&St)[NT][NS],
-                             double mu, CT *car1, CT *car2, const rb_tiled_lg &g)
+                             double mu, CT *car1, CT *car2, const rb_tiled_lg &g, int cut0 = 0)
 {
-    const int nb = f.b.nb, e = nb - 1; /* the ring's blocks 0 .. e-1 */
+    /* CUT: a cut lap from block cut0 (rb_cuda_blocks.lapped); else from block 0
+     * at compile time (the whole passes' code as before the cut laps) */
+    const int nb = f.b.nb, e = nb - 1, b0 = CUT ? cut0 : 0; /* the ring's blocks b0 .. e-1 */
     constexpr int D = RB_TILED_AHEAD_SPLIT(HEADS ? 2 * NS : NS, CT, R);
     CT tl[D][NT][NS], hd[D][NT][NS], tl_last[NT][NS], hd_last[NT][NS];
     /* untouched until its own step: loaded with the ring's first blocks */
@@ -522,11 +560,11 @@ RB_HD void rb_tiled_gchain_c(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, 
     if (HEADS) rb_tiled_gload<R, TPL, NT, NS, CT>(hd_last, car2, nb - 1, g);
 RB_UNROLL
     for (int d = 0; d < D; ++d)
-        if (d < e) {
-            rb_tiled_gload<R, TPL, NT, NS, CT>(tl[d], car1, d, g);
-            if (HEADS) rb_tiled_gload<R, TPL, NT, NS, CT>(hd[d], car2, d, g);
+        if (b0 + d < e) {
+            rb_tiled_gload<R, TPL, NT, NS, CT>(tl[d], car1, b0 + d, g);
+            if (HEADS) rb_tiled_gload<R, TPL, NT, NS, CT>(hd[d], car2, b0 + d, g);
         }
-    for (int c0 = 0; c0 < e; c0 += D) {
+    for (int c0 = b0; c0 < e; c0 += D) {
 RB_UNROLL
         for (int d = 0; d < D; ++d) {
             const int blk = c0 + d;
@@ -590,19 +628,23 @@ RB_UNROLL
  * HEADS) it holds Hbar and each head is formed from it and the whole P_b
  * (car1; every thread of the group loads all R, the same addresses). The last
  * block apart and the loads ahead, as in rb_tiled_gchain_c. */
-template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS>
+template <int R, int TPL, int NT, int NS, typename CT, bool WRITE, bool HEADS, bool CUT = false>
 RB_HD void rb_tiled_gchain_a(const rb_cuda_tiled &f, const rb_tiled_own_rows<R, NT, NS> &w, double (&E)[NT][NS],
-                             CT *car2, const rb_tiled_lg &g, double mu, const CT *car1)
+                             CT *car2, const rb_tiled_lg &g, double mu, const CT *car1, int b1 = 0)
 {
     const size_t lanes = g.lanes, lane = g.lane;
-    const int nb = f.b.nb, e = nb - 1; /* the ring's blocks e-1 .. 0 */
+    const int nb = f.b.nb;
+    const bool last = !CUT || b1 == nb; /* CUT: a cut lap over blocks b1-1 .. 0 */
+    const int e = last ? nb - 1 : b1;   /* the ring's blocks e-1 .. 0 */
     constexpr int PR = HEADS ? 1 : R;
     constexpr int D = RB_TILED_AHEAD_SPLIT(HEADS ? NS : NS + R, CT, R);
     CT hd[D][NT][NS], pp[D][PR], hd_last[NT][NS], p_last[PR];
-    rb_tiled_gload<R, TPL, NT, NS, CT>(hd_last, car2, nb - 1, g);
-    if (!HEADS)
+    if (last) {
+        rb_tiled_gload<R, TPL, NT, NS, CT>(hd_last, car2, nb - 1, g);
+        if (!HEADS)
 RB_UNROLL
-        for (int k = 0; k < R; ++k) p_last[k] = RB_TILED_CAR(car1, nb - 1, k);
+            for (int k = 0; k < R; ++k) p_last[k] = RB_TILED_CAR(car1, nb - 1, k);
+    }
 RB_UNROLL
     for (int d = 0; d < D; ++d)
         if (e - 1 - d >= 0) {
@@ -611,7 +653,7 @@ RB_UNROLL
 RB_UNROLL
                 for (int k = 0; k < R; ++k) pp[d][k] = RB_TILED_CAR(car1, e - 1 - d, k);
         }
-    rb_tiled_gstep_a<R, TPL, NT, NS, CT, WRITE, HEADS>(f, w, true, nb - 1, E, hd_last, p_last, mu, car2, g);
+    if (last) rb_tiled_gstep_a<R, TPL, NT, NS, CT, WRITE, HEADS>(f, w, true, nb - 1, E, hd_last, p_last, mu, car2, g);
     for (int c1 = e - 1; c1 >= 0; c1 -= D) {
 RB_UNROLL
         for (int d = 0; d < D; ++d) {
@@ -724,9 +766,21 @@ RB_UNROLL
     return f.b.ax.gain * m;
 }
 
+/* Whether the causal chain stores the heads H_b for the anticausal one: float
+ * carries and the companion-matrix blocks always; double carries only where
+ * the anticausal laps read them more than once (periodic lines closed by
+ * Qa or by whole laps); else the anticausal passes form each head from Hbar
+ * and P_b where they use it (one store and one load of R values a block fewer). */
+template <typename CT>
+RB_HD bool rb_tiled_heads_stored(const rb_cuda_tiled &f)
+{
+    if (sizeof(CT) != sizeof(double) || !RB_TILED_DIFF(CT, f)) return true;
+    return f.b.periodic_like && (!f.b.lapped || f.b.lap_na > 0);
+}
+
 /* The mean the lane's final stage takes off (a.shift: constant extensions
  * filtered about it): its block sums added in block order, the loads 32
- * blocks ahead (RB_TILED_AHEAD). */
+ * blocks ahead (as the register ring that RB_TILED_RING replaced). */
 RB_HD float rb_tiled_chain_mean(const rb_cuda_tiled &f, const float *sums, size_t lanes, size_t lane)
 {
     const int nb = f.b.nb;
@@ -762,25 +816,33 @@ RB_HD void rb_tiled_chain(const rb_cuda_tiled &f, const float *in, CT *car1, CT 
     const double mu = (double)mf * f.sumfird;
     mean[lane] = mf;
     double c1, St[R], t[R];
+#ifdef __CUDA_ARCH__
+    __shared__ CT ring[RB_TILED_RING * 32]; /* the passes' loads ahead (RB_TILED_RING) */
+#else
+    CT ring[RB_TILED_RING];
+#endif
     const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, St, &c1);
-    if (b.periodic_like) {
+    if (b.periodic_like && b.lapped) {
+        /* p(Y) of (49) as the causal pass over the periodic extension from a zero
+         * state where the response has died out (rb_cuda_blocks.lapped): the blocks
+         * lap_c0 .. nb-1, then lap_nc whole laps */
+        if (b.lap_c0 < nb) rb_tiled_lap_c<R, CT>(f, b.lap_c0, St, mu, car1, lanes, lane, ring);
+        for (int w = 0; w < b.lap_nc; ++w) rb_tiled_lap_c<R, CT>(f, 0, St, mu, car1, lanes, lane, ring);
+    } else if (b.periodic_like) {
         /* b.wrap: p(Y) of (49) as the fixed point of a lap, X = T X + z: b.wrap laps
          * from the zero state (St, as rb_tiled_chain_start left it), error ~ rho^(wrap n);
          * else one zero-initialised lap, e_{-1}(Yhat), and (49) gives the true p(Y) */
-        for (int w = 0; w < (b.wrap ? b.wrap : 1); ++w) rb_tiled_lap_c<R, CT>(f, St, mu, car1, lanes, lane);
+        for (int w = 0; w < (b.wrap ? b.wrap : 1); ++w) rb_tiled_lap_c<R, CT>(f, 0, St, mu, car1, lanes, lane, ring);
         if (!b.wrap) {
             rb_tiled_mv<R>(b.Qc, St, t);
 RB_UNROLL
             for (int k = 0; k < R; ++k) St[k] = t[k];
         }
     }
-    /* double carries off periodic lines: the heads formed in the anticausal chain
-     * (rb_tiled_chain_c without HEADS); periodic lines read them more than once */
-    bool heads = true;
-    if constexpr (sizeof(CT) == sizeof(double)) heads = !RB_TILED_DIFF(CT, f) || b.periodic_like;
-    if (heads) rb_tiled_chain_c<R, CT, true>(f, 0, nb, St, mu, car1, car2, lanes, lane);
+    const bool heads = rb_tiled_heads_stored<CT>(f);
+    if (heads) rb_tiled_chain_c<R, CT, true>(f, 0, nb, St, mu, car1, car2, lanes, lane, ring);
     else if constexpr (sizeof(CT) == sizeof(double))
-        rb_tiled_chain_c<R, CT, false>(f, 0, nb, St, mu, car1, car2, lanes, lane);
+        rb_tiled_chain_c<R, CT, false>(f, 0, nb, St, mu, car1, car2, lanes, lane, ring);
     double E[R];
     rb_tiled_epilogue<R>(a, const_like, St, c1, E);
     if (b.periodic_like) {
@@ -789,16 +851,22 @@ RB_UNROLL
          * and (51) */
 RB_UNROLL
         for (int k = 0; k < R; ++k) E[k] = 0.0;
-        for (int w = 0; w < (b.wrap ? b.wrap : 1); ++w) rb_tiled_chain_a<R, CT, false>(f, 0, nb, E, car2, lanes, lane);
-        if (!b.wrap) {
+        if (b.lapped) { /* cut where the response has died out, as the causal lap */
+            if (heads) rb_tiled_chain_a<R, CT, false>(f, 0, b.lap_a1, E, car2, lanes, lane, ring);
+            else if constexpr (sizeof(CT) == sizeof(double))
+                rb_tiled_chain_a<R, CT, false, false>(f, 0, b.lap_a1, E, car2, lanes, lane, ring, mu, car1);
+            for (int w = 0; w < b.lap_na; ++w) rb_tiled_chain_a<R, CT, false>(f, 0, nb, E, car2, lanes, lane, ring);
+        } else
+            for (int w = 0; w < (b.wrap ? b.wrap : 1); ++w) rb_tiled_chain_a<R, CT, false>(f, 0, nb, E, car2, lanes, lane, ring);
+        if (!b.wrap && !b.lapped) {
             rb_tiled_mv<R>(b.Qa, E, t); /* (51) */
 RB_UNROLL
             for (int k = 0; k < R; ++k) E[k] = t[k];
         }
     }
-    if (heads) rb_tiled_chain_a<R, CT, true, true>(f, 0, nb, E, car2, lanes, lane);
+    if (heads) rb_tiled_chain_a<R, CT, true, true>(f, 0, nb, E, car2, lanes, lane, ring);
     else if constexpr (sizeof(CT) == sizeof(double))
-        rb_tiled_chain_a<R, CT, true, false>(f, 0, nb, E, car2, lanes, lane, mu, car1);
+        rb_tiled_chain_a<R, CT, true, false>(f, 0, nb, E, car2, lanes, lane, ring, mu, car1);
 }
 
 /* rb_tiled_chain over the lane's group of TPL threads (rb_tiled_lg; NT of
@@ -825,18 +893,21 @@ RB_HD void rb_tiled_chain_split(const rb_cuda_tiled &f, const float *in, CT *car
         /* b.wrap: p(Y) of (49) as the fixed point of a lap, X = T X + z: b.wrap laps
          * from the zero state (St, as rb_tiled_chain_start left it), error ~ rho^(wrap n);
          * else one zero-initialised lap, e_{-1}(Yhat), and (49) gives the true p(Y) */
-        for (int l = 0; l < (b.wrap ? b.wrap : 1); ++l)
-            rb_tiled_gchain_c<R, TPL, NT, NS, CT, false, false>(f, w, St, mu, car1, car2, g);
-        if (!b.wrap) {
+        if (b.lapped) { /* cut where the response has died out, as in rb_tiled_chain */
+            if (b.lap_c0 < b.nb)
+                rb_tiled_gchain_c<R, TPL, NT, NS, CT, false, false, true>(f, w, St, mu, car1, car2, g, b.lap_c0);
+            for (int l = 0; l < b.lap_nc; ++l)
+                rb_tiled_gchain_c<R, TPL, NT, NS, CT, false, false>(f, w, St, mu, car1, car2, g);
+        } else
+            for (int l = 0; l < (b.wrap ? b.wrap : 1); ++l)
+                rb_tiled_gchain_c<R, TPL, NT, NS, CT, false, false>(f, w, St, mu, car1, car2, g);
+        if (!b.wrap && !b.lapped) {
             rb_tiled_gather<R, TPL, NT, NS>(St, S, g);
             rb_tiled_mv<R>(b.Qc, S, t);
             rb_tiled_scatter<R, TPL, NT, NS>(t, St, g);
         }
     }
-    /* double carries off periodic lines: the heads formed in the anticausal chain
-     * (rb_tiled_gchain_c without HEADS); periodic lines read them more than once */
-    bool heads = true;
-    if constexpr (sizeof(CT) == sizeof(double)) heads = !RB_TILED_DIFF(CT, f) || b.periodic_like;
+    const bool heads = rb_tiled_heads_stored<CT>(f);
     if (heads) rb_tiled_gchain_c<R, TPL, NT, NS, CT, true, true>(f, w, St, mu, car1, car2, g);
     else if constexpr (sizeof(CT) == sizeof(double))
         rb_tiled_gchain_c<R, TPL, NT, NS, CT, true, false>(f, w, St, mu, car1, car2, g);
@@ -851,9 +922,16 @@ RB_UNROLL
         for (int q = 0; q < NT; ++q)
 RB_UNROLL
             for (int s = 0; s < NS; ++s) E[q][s] = 0.0;
-        for (int l = 0; l < (b.wrap ? b.wrap : 1); ++l)
-            rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, true>(f, w, E, car2, g, mu, car1);
-        if (!b.wrap) {
+        if (b.lapped) {
+            if (heads) rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, true, true>(f, w, E, car2, g, mu, car1, b.lap_a1);
+            else if constexpr (sizeof(CT) == sizeof(double))
+                rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, false, true>(f, w, E, car2, g, mu, car1, b.lap_a1);
+            for (int l = 0; l < b.lap_na; ++l)
+                rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, true>(f, w, E, car2, g, mu, car1);
+        } else
+            for (int l = 0; l < (b.wrap ? b.wrap : 1); ++l)
+                rb_tiled_gchain_a<R, TPL, NT, NS, CT, false, true>(f, w, E, car2, g, mu, car1);
+        if (!b.wrap && !b.lapped) {
             rb_tiled_gather<R, TPL, NT, NS>(E, S, g);
             rb_tiled_mv<R>(b.Qa, S, t); /* (51) */
             rb_tiled_scatter<R, TPL, NT, NS>(t, E, g);
