@@ -222,6 +222,12 @@ static const sat_variant sat_variants[] = {
     {"rebuild 64 rows unparked", 0, {1, 0, 0, 1, 0, 1, 0, -1}, NULL}, /* F32: the 11:47 default */
     {"default", 0, rb_sat_shape_default, ""},
     {"default zeroed each call", 0, rb_sat_shape_default, NULL, 1},
+    /* the L2 prefetch of the next wave's input (rb_sat_shape.prefetch) */
+    {"default no prefetch", 0, {1, 0, 0, 1, 0, 1, 0, 0, -1}, NULL},
+    {"prefetch after totals", 0, {1, 0, 0, 1, 0, 1, 0, 0, 1}, NULL},
+    {"prefetch evict_last", 0, {1, 0, 0, 1, 0, 1, 0, 0, 2}, NULL},
+    {"prefetch at start", 0, {1, 0, 0, 1, 0, 1, 0, 0, 3}, NULL},
+    {"prefetch top halves", 0, {1, 0, 0, 1, 0, 1, 0, 0, 4}, NULL},
     {"floor wide", 0, {1, 0, 1, 0, 0, 0, 0}, NULL},
     {"floor wide dense", 0, {1, 0, 1, 1, 0, 0, 0}, NULL},
     {"floor rebuild", 0, {1, 0, 1, 1, 0, 1, 0}, NULL},
@@ -357,6 +363,7 @@ static void bench_sats(int quick, int size, const char *only, int fmt_only)
                     const sat_variant *var = &sat_variants[v];
                     if (var->shape.rows == 128 && f != RB_U8) continue; /* built for bytes alone */
                     if (var->shape.park && f != RB_F32) continue;       /* F32's 64-row tiles alone */
+                    if (var->shape.prefetch > 0 && f == RB_F32) continue; /* 8/16-bit input alone */
                     if (only) {
                         char key[64];
                         snprintf(key, sizeof key, ",%s,", var->name);

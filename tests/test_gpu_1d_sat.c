@@ -790,6 +790,51 @@ static void test_sat_inplace_precision(void **state)
     rb_context_destroy(g);
 }
 
+/* 8/16-bit input on the default route over more tiles than the device holds at once
+ * (2048 x 4100: 520 tiles of 64 x 256 against 264 resident on an H100), so the blocks
+ * of the first wave ask L2 for the next wave's input (rb_sat_shape.prefetch): every
+ * sum exact against the float64 table, twice on one context (kept scratch) */
+static void test_sat_waves(void **state)
+{
+    (void)state;
+    rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
+    const int w = 2048, h = 4100;
+    const size_t count = (size_t)w * h;
+    for (int f = 0; f < 2; ++f)
+        for (int rep = 0; rep < 2; ++rep) {
+            const rb_format fmt = f ? RB_U16 : RB_U8;
+            const size_t isz = f ? 2 : 1;
+            void *hx = malloc(count * isz);
+            float *hy = malloc(count * sizeof(float));
+            assert_true(hx && hy);
+            fill(hx, fmt, count);
+            rb_image in = tu_image(w, h, 1, fmt, 0, hx, RB_MEMORY_HOST);
+            double *S = sat_reference(&in);
+            void *dx = NULL;
+            float *dy = NULL;
+            CU(cudaMalloc(&dx, count * isz));
+            CU(cudaMalloc((void **)&dy, count * sizeof(float)));
+            CU(cudaMemcpy(dx, hx, count * isz, cudaMemcpyHostToDevice));
+            CU(cudaMemset(dy, 0xFF, count * sizeof(float)));
+            rb_image di = tu_image(w, h, 1, fmt, 0, dx, RB_MEMORY_DEVICE);
+            rb_image dout = tu_image(w, h, 1, RB_F32, 0, dy, RB_MEMORY_DEVICE);
+            assert_int_equal(rb_sat(g, &di, &dout), RB_OK);
+            CU(cudaMemcpy(hy, dy, count * sizeof(float), cudaMemcpyDeviceToHost));
+            CU(cudaFree(dx));
+            CU(cudaFree(dy));
+            double worst = 0.0;
+            rb_image o = tu_image(w, h, 1, RB_F32, 0, hy, RB_MEMORY_HOST);
+            const size_t bad = sat_compare(&o, hy, S, fmt, &worst);
+            if (bad) fprintf(stderr, "test_gpu_1d_sat: SAT (default) %dx%d %s call %d: %zu bad samples\n", w, h,
+                             f ? "U16" : "U8", rep, bad);
+            assert_int_equal(bad, 0);
+            free(S);
+            free(hx);
+            free(hy);
+        }
+    rb_context_destroy(g);
+}
+
 static void test_sat_errors(void **state)
 {
     (void)state;
@@ -851,6 +896,7 @@ int main(void)
         cmocka_unit_test(test_sat_delayed_lookback),
         cmocka_unit_test(test_sat_repeat),
         cmocka_unit_test(test_sat_inplace_precision),
+        cmocka_unit_test(test_sat_waves),
         cmocka_unit_test(test_sat_errors),
     };
     return RB_GPU_DEVICE_MAIN(tests, NULL, NULL);

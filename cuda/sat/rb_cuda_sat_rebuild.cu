@@ -88,6 +88,8 @@ typedef struct {
     unsigned long long ticket_base; /* its value when this call starts */
     double *hagg, *hinc, *bagg, *binc;
     void *vagg, *vinc; /* column sums: 32-bit for 8/16-bit input, else double */
+    int pf_mode;          /* rb_sat_shape.prefetch as chosen: 0 none, 1-3 */
+    long long pf_ahead;   /* tickets ahead: the blocks resident on the device */
 } rb_rb_args;
 
 /* tile sums: 32-bit integers for 8/16-bit input, double for floats */
@@ -173,6 +175,33 @@ static __device__ __forceinline__ uint4 *rb_rb_park(uint4 *park, int slot, int l
     return park + (size_t)slot * ((W + 3) / 4) * 32 + lane;
 }
 
+/* L2 prefetch of the input of tile kn (the one a block of the next wave takes):
+ * a hint that keeps the memory reading while this wave looks back; rows past the
+ * image are skipped, so every address asked for is the input's */
+template <typename TIn, int TH, int TW>
+static __device__ __forceinline__ void rb_rb_prefetch(const rb_rb_args &a, long long kn, int tid)
+{
+    if (kn >= a.tiles) return;
+    /* 32-bit index arithmetic (tiles < 2^31): a 64-bit division spilled the float tile */
+    const int kk = (int)kn, txi = a.tiles_x, tin = kk / txi, sin = kk - tin * txi;
+    constexpr int LINES = (TW * (int)sizeof(TIn) + 127) / 128; /* 128-byte lines a tile row */
+    constexpr int LP = LINES <= 2 ? LINES : LINES <= 4 ? 4 : 8; /* a power of two: a thread keeps its line */
+    constexpr int STEP = RB_RB_THREADS / LP;                    /* rows a pass */
+    static_assert(LINES <= 8, "a tile row in 8 lines");
+    const int l = tid % LP, r0 = tid / LP, rows = a.pf_mode == 4 ? TH / 2 : TH; /* 4: the top half */
+    const long long bytes = (a.n - (long long)sin * TW) * (long long)sizeof(TIn);
+    if (l >= LINES || (long long)l * 128 >= bytes) return;
+    int y = tin * TH + r0;
+    const unsigned char *p = a.in + (size_t)y * a.in_pitch + (size_t)sin * TW * sizeof(TIn) + (size_t)l * 128;
+    const size_t stride = (size_t)STEP * a.in_pitch;
+#pragma unroll
+    for (int i = 0; i < (TH + STEP - 1) / STEP; ++i, y += STEP, p += stride) {
+        if (r0 + i * STEP >= rows || y >= a.h) break;
+        if (a.pf_mode == 2) asm volatile("prefetch.global.L2::evict_last [%0];" ::"l"(p));
+        else asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+    }
+}
+
 /* column x's total over the tile, from the warps' sums (recomputed where needed:
  * fewer registers held across the look-back) */
 template <typename A, int TW>
@@ -222,6 +251,10 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ?
     const int ti = (int)(k / tx), si = (int)(k % tx);
     const long long gx = (long long)si * TW + lane * P;
     const int yw = ti * TH + warp * RPW; /* the warp's first row */
+    /* integer input alone: for floats it measured no faster at 4096^2, 1.15x slower at 8192^2
+     * (their 128 KB tiles crowd L2), and its code spilled the float tile */
+    if constexpr (sizeof(TIn) <= 2)
+        if (a.pf_mode == 3) rb_rb_prefetch<TIn, TH, TW>(a, k + a.pf_ahead, tid);
     unsigned raw[RR > 0 ? RR : 1][W];
 #pragma unroll
     for (int r = 0; r < RR; ++r) {
@@ -300,6 +333,9 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ?
 #pragma unroll
         for (int j = 0; j < P; ++j) s_col[warp][lane * P + j] = col[j];
     }
+    /* the tile's samples are in: the next wave's reads start while this one looks back */
+    if constexpr (sizeof(TIn) <= 2)
+        if (a.pf_mode == 1 || a.pf_mode == 2 || a.pf_mode == 4) rb_rb_prefetch<TIn, TH, TW>(a, k + a.pf_ahead, tid);
     __syncthreads();
     /* H's aggregate L(y, right edge): the prefix of the row totals (warp 0, RPL rows a lane) */
     if (warp == 0) {
@@ -524,6 +560,15 @@ static int rb_rb_th(rb_sat_shape shape, rb_format in_fmt, int ch)
     return in_fmt == RB_F32 && ch <= 2 && shape.park == 0 ? 128 : 64;
 }
 
+/* the L2 prefetch of the next wave's tiles (rb_sat_shape.prefetch) for 8/16-bit input:
+ * 1.10x at 8192^2, 1.03-1.05x at 4096^2 on the H100 (bench/RESULTS.md); none for floats
+ * (no faster at 4096^2, 1.15x slower at 8192^2) nor the floor */
+static int rb_rb_pf(rb_sat_shape shape, rb_format in_fmt)
+{
+    if (shape.nocarry || shape.prefetch < 0 || (in_fmt != RB_U8 && in_fmt != RB_U16)) return 0;
+    return shape.prefetch ? shape.prefetch : 1;
+}
+
 /* the 64-bit ticket, the flags (3 per tile), then the six records (V's as doubles:
  * room for either type); *flag_bytes: the ticket's and flags' bytes */
 static size_t rb_rb_layout(int w, int h, int ch, int th, char *base, rb_rb_args *a, size_t *flag_bytes = NULL)
@@ -579,25 +624,35 @@ static cudaError_t rb_rb_go(const rb_rb_args &a, cudaStream_t s)
     constexpr int P = CH == 3 ? 6 : 8, G = (P * (int)sizeof(TIn) + 15) / 16;
     const int park = RB_RB_WARPS * SR * G * 32 * 16;
     auto k = rb_rb_kernel<CH, TIn, TOut, R, TH, P, NC, SR>;
-    if (SR) {
-        /* over 48 KB a block with the static arrays: opted in; shared memory first (L1 serves no
-         * reuse here). A function's attribute on a device holds for the process: set once a
-         * device (a bit each; past 32 devices, every call) */
-        static std::atomic<unsigned> set_on{0u};
+    /* the blocks resident on the device (the prefetch's distance in tickets), once a
+     * device and instance, like the attributes (past 32 devices, every call) */
+    static std::atomic<int> resident[32];
+    rb_rb_args b = a;
+    if (SR || a.pf_mode) {
         int dev = 0;
         cudaError_t e = cudaGetDevice(&dev);
         if (e != cudaSuccess) return e;
-        const unsigned bit = dev < 32 ? 1u << dev : 0u;
-        if (!(set_on.load(std::memory_order_acquire) & bit)) {
-            e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, park);
-            if (e == cudaSuccess)
-                e = cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                         cudaSharedmemCarveoutMaxShared);
+        int res = dev < 32 ? resident[dev].load(std::memory_order_acquire) : 0;
+        if (!res) {
+            /* over 48 KB a block with the static arrays: opted in; shared memory first (L1
+             * serves no reuse here). A function's attribute on a device holds for the process */
+            if (SR) {
+                e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, park);
+                if (e == cudaSuccess)
+                    e = cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                             cudaSharedmemCarveoutMaxShared);
+                if (e != cudaSuccess) return e;
+            }
+            int per_sm = 0, sms = 0;
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, RB_RB_THREADS, park);
+            if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
             if (e != cudaSuccess) return e;
-            set_on.fetch_or(bit, std::memory_order_release);
+            res = per_sm * sms > 0 ? per_sm * sms : 1;
+            if (dev < 32) resident[dev].store(res, std::memory_order_release);
         }
+        b.pf_ahead = res;
     }
-    k<<<(unsigned)a.tiles, RB_RB_THREADS, park, s>>>(a);
+    k<<<(unsigned)b.tiles, RB_RB_THREADS, park, s>>>(b);
     return cudaSuccess;
 }
 
@@ -648,6 +703,8 @@ extern "C" cudaError_t rb_cuda_sat_rebuild_run(rb_sat_shape shape, const void *i
     a.n = (long long)w * ch;
     a.h = h;
     a.delay_ns = delay_ns;
+    a.pf_mode = rb_rb_pf(shape, in_fmt);
+    a.pf_ahead = 0;
     a.vec_in = ch != 3 && rb_rb_vec(in, in_pitch, (size_t)p * rb_format_size(in_fmt));
     a.vec_out = ch != 3 && rb_rb_vec(out, out_pitch, (size_t)4 * rb_format_size(out_fmt));
     if (a.tiles > 0x7fffffffLL) return cudaErrorInvalidValue;
