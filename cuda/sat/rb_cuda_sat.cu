@@ -92,26 +92,6 @@ extern "C" rb_status rb_cuda_sat(rb_context *ctx, const rb_image *in, rb_image *
     return rb_cuda_sat_onepass_with(ctx, in, out, route);
 }
 
-/* rb_cuda_scan.cuh's entry points: the 2026-11-27 look-back kernel, and rb_sat's default route */
-extern "C" size_t rb_cuda_sat_work_bytes(int w, int h, int ch)
-{
-    return rb_cuda_sat_shape_work_bytes(rb_sat_shape_lookback, w, h, ch);
-}
-
-extern "C" cudaError_t rb_cuda_sat_run(const void *in, size_t in_pitch, rb_format in_fmt, void *out,
-                                       size_t out_pitch, rb_format out_fmt, int w, int h, int ch, void *work,
-                                       cudaStream_t s)
-{
-    rb_sat_scratch k = {work, rb_cuda_sat_work_bytes(w, h, ch), 0, 0, 0, 0};
-    return rb_cuda_sat_shape_run(rb_sat_shape_lookback, in, in_pitch, in_fmt, out, out_pitch, out_fmt, w, h, ch,
-                                 &k, s, 0);
-}
-
-extern "C" rb_status rb_cuda_sat_onepass(rb_context *ctx, const rb_image *in, rb_image *out)
-{
-    return rb_cuda_sat_onepass_with(ctx, in, out, RB_SAT_ROUTE_DEFAULT);
-}
-
 /* The context's look-back scratch (rb_sat_scratch): kept from call to call so
  * that a call makes no allocation and zeroes no flags (the rebuilding kernel's
  * epochs); freed with the context's cached plans (rb_context_drop_cached_plans:

@@ -2,9 +2,7 @@
  * comparisons in one binary, and the one dispatcher from an image's channels
  * and formats to a kernel instance. rb_sat's route (RECBLUR_CUDA_SAT, the
  * word's index in switches.c): the default look-back shape, the multi-pass
- * path, the 2026-11-27 look-back kernel, the tile kernel. rb_cuda_scan.cuh's
- * rb_cuda_sat_run / rb_cuda_sat_work_bytes are the 2026-11-27 look-back
- * kernel (rb_sat_shape_lookback). */
+ * path, the 2026-11-27 look-back kernel (rb_sat_shape_lookback), the tile kernel. */
 #ifndef RB_CUDA_SAT_CUH
 #define RB_CUDA_SAT_CUH
 

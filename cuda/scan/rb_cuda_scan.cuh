@@ -44,22 +44,6 @@ void rb_cuda_rec1d_set_delay(rb_cuda_rec1d *p, unsigned delay_ns);
 /* Passes over the signal a run makes (for the benchmark's bytes-moved column). */
 int rb_cuda_rec1d_passes(const rb_cuda_rec1d *p);
 
-/* Summed-area table in one pass by the look-back kernel (cuda/sat/
- * rb_cuda_sat_lookback.cu: rb_sat's default, tiles of 32 x 256 with
- * release/acquire flags; RECBLUR_CUDA_SAT=lookback its older 32 x 128 shape,
- * =tiles the tile kernel of rb_cuda_scan_sat.cu; entry points in
- * rb_cuda_sat.cuh): tiles, each
- * publishes its per-row and per-column sums at once and its true carries by
- * decoupled look-back (32 predecessors per step) along its band (row carries)
- * and its tile column (column carries and the corner). Sums in double. in/out are device pointers with row
- * pitches in bytes; in == out (same pitch, F32 to F32) allowed. */
-size_t rb_cuda_sat_work_bytes(int w, int h, int ch);
-cudaError_t rb_cuda_sat_run(const void *in, size_t in_pitch, rb_format in_fmt, void *out,
-                            size_t out_pitch, rb_format out_fmt, int w, int h, int ch, void *work,
-                            cudaStream_t s);
-/* rb_sat through the one-pass kernel (host or device images, staged as needed). */
-rb_status rb_cuda_sat_onepass(rb_context *ctx, const rb_image *in, rb_image *out);
-
 #ifdef __cplusplus
 }
 #endif
