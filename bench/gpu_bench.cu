@@ -113,7 +113,9 @@ typedef struct {
     char steps_off[256]; /* iir-2d: the same with RECBLUR_CUDA_FUSE=off (why one route is slower) */
     char steps_on[256];  /* iir-2d: the same with =on (the fused route alone, five image transfers) */
     char solver[64];
-    float ms_alt[3];   /* iir-2d: the same plan with RECBLUR_CUDA_FUSE=off / =on / =both (0: not run) */
+    char steps_x[256];   /* iir-2d: the same with =cross (three image transfers) */
+    float ms_alt[4];   /* iir-2d: the same plan with RECBLUR_CUDA_FUSE=off / =on / =both / =cross (0: not run) */
+    double cross_err;  /* rel RMS of =cross's output against the default's (other rounding, not the same bits) */
     long ndiff;        /* floats where those routes' outputs differ from the default's */
 } row_t;
 
@@ -206,10 +208,11 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     r->copy_ms = copy_ms;
     r->check = check;
     snprintf(r->solver, sizeof r->solver, "%s", nv ? "one thread per line" : last_solver);
-    r->ms_alt[0] = r->ms_alt[1] = r->ms_alt[2] = 0;
+    r->ms_alt[0] = r->ms_alt[1] = r->ms_alt[2] = r->ms_alt[3] = 0;
     r->ndiff = 0;
-    static const char *const alts[3] = {"off", "on", "both"};
-    for (int alt = 0; alt < 3 && fuse_compared(what); ++alt) {
+    r->cross_err = 0.0;
+    static const char *const alts[4] = {"off", "on", "both", "cross"};
+    for (int alt = 0; alt < 4 && fuse_compared(what); ++alt) {
         /* the route without (off) and with (on) the row stage 1 fused into the
          * column final stage, and with the final stage of both axes in one
          * kernel (both), same plan, same run: its time, and its output on the
@@ -219,23 +222,31 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
         CK(cudaMemset(dout, 0xFF, count * 4));
         RK(gctx, rb_execute(gp, &di, &dout_im));
         CK(cudaMemcpy(hcpu, dout, count * 4, cudaMemcpyDeviceToHost));
-        for (size_t i = 0; i < count; ++i) r->ndiff += memcmp(&hcpu[i], &hgpu[i], 4) != 0;
+        if (alt == 3) r->cross_err = rel_rms(hcpu, hgpu, count); /* other rounding: compared, not bits */
+        else for (size_t i = 0; i < count; ++i) r->ndiff += memcmp(&hcpu[i], &hgpu[i], 4) != 0;
         r->ms_alt[alt] = time_fresh(din, count, 100, [&] { RK(gctx, rb_execute(gp, &di, &dout_im)); });
         rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", NULL);
     }
     if (!nv) profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
-    r->steps_off[0] = r->steps_on[0] = 0;
+    r->steps_off[0] = r->steps_on[0] = r->steps_x[0] = 0;
     if (fuse_compared(what)) {
         rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", "off");
         profile_steps(gctx, gp, &di, &dout_im, r->steps_off, sizeof r->steps_off);
         rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", "on");
         profile_steps(gctx, gp, &di, &dout_im, r->steps_on, sizeof r->steps_on);
+        rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", "cross");
+        profile_steps(gctx, gp, &di, &dout_im, r->steps_x, sizeof r->steps_x);
         rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", NULL);
     }
     bench_naive_destroy(nv);
-    fprintf(stderr, "  %-10s %5d^2 x%d order %d %-8s %9.3f ms (unfused %.3f, fused %.3f, both %.3f, %ld floats differ)  check %.2e  [%s] steps: %s; =off: %s; =on: %s\n",
-            what, n, ch, order, rb_boundary_name(mode), r->ms, r->ms_alt[0], r->ms_alt[1], r->ms_alt[2], r->ndiff, check,
-            r->solver, r->steps, r->steps_off[0] ? r->steps_off : "-", r->steps_on[0] ? r->steps_on : "-");
+    fprintf(stderr, "  %-10s %5d^2 x%d order %d %-8s %9.3f ms (unfused %.3f, fused %.3f, both %.3f, cross %.3f [vs default %.1e], %ld floats differ)  check %.2e  [%s] steps: %s; =off: %s; =on: %s; =cross: %s\n",
+            what, n, ch, order, rb_boundary_name(mode), r->ms, r->ms_alt[0], r->ms_alt[1], r->ms_alt[2], r->ms_alt[3],
+            r->cross_err, r->ndiff, check, r->solver, r->steps, r->steps_off[0] ? r->steps_off : "-",
+            r->steps_on[0] ? r->steps_on : "-", r->steps_x[0] ? r->steps_x : "-");
+    if (!(r->cross_err <= 1e-4)) {
+        fprintf(stderr, "CROSS CHECK FAILED\n");
+        if (!no_abort) exit(3);
+    }
     if (!(check <= 1e-4)) {
         fprintf(stderr, "CHECK FAILED\n");
         if (!no_abort) exit(3);
@@ -791,8 +802,8 @@ int main(int argc, char **argv)
      * carries themselves add about (10 r + 2) / 32 floats per axis) */
     printf("\n| workload | size | ch | order | boundary | median ms | Gpx/s | copy Gpx/s | fraction of copy | "
            "model B/px | achieved GB/s | check | solver | ms (fraction) RECBLUR_CUDA_FUSE=off | =on | =both | "
-           "x cuFFT | x naive |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "=cross (rel RMS vs default) | x cuFFT | x naive |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < nrows; ++i) {
         row_t *r = &rows[i];
         double px = (double)r->n * r->n;
@@ -807,11 +818,13 @@ int main(int argc, char **argv)
             snprintf(bpx, sizeof bpx, "%d", 8 * r->ch);
             snprintf(gbs, sizeof gbs, "%.0f", 8.0 * r->ch * px / (r->ms * 1e6));
         }
-        char off[3][40] = {"-", "-", "-"};
+        char off[4][48] = {"-", "-", "-", "-"};
         for (int a = 0; a < 3; ++a)
             if (r->ms_alt[a] > 0)
                 snprintf(off[a], sizeof off[a], "%.3f (%.3f)%s", r->ms_alt[a], r->copy_ms / r->ms_alt[a],
                          r->ndiff ? " DIFFERS" : "");
+        if (r->ms_alt[3] > 0)
+            snprintf(off[3], sizeof off[3], "%.3f (%.3f) %.0e", r->ms_alt[3], r->copy_ms / r->ms_alt[3], r->cross_err);
         /* speed-ups: over the cuFFT convolution (R2C, multiply, C2R) of an image of the
          * same size (any kernel costs it the same; per channel), and over the naive
          * one-thread-per-line solver on the same workload */
@@ -827,21 +840,21 @@ int main(int argc, char **argv)
                     q->order == r->order && q->mode == r->mode)
                     snprintf(xnaive, sizeof xnaive, "%.1f", q->ms / r->ms);
             }
-        printf("| %s | %d^2 | %d | %s | %s | %.3f | %.2f | %.2f | %.3f | %s | %s | %.1e | %s | %s | %s | %s | %s | %s |\n",
+        printf("| %s | %d^2 | %d | %s | %s | %.3f | %.2f | %.2f | %.3f | %s | %s | %.1e | %s | %s | %s | %s | %s | %s | %s |\n",
                r->what, r->n, r->ch, ord, r->order == 0 ? "-" : rb_boundary_name(r->mode), r->ms, px / r->ms / 1e6,
                px / r->copy_ms / 1e6, r->copy_ms / r->ms, bpx, gbs, r->check, r->solver[0] ? r->solver : "-", off[0],
-               off[1], off[2], xfft, xnaive);
+               off[1], off[2], off[3], xfft, xnaive);
     }
     printf("\nPer-step times of one profiled run (ms; CUDA events between the launches, RECBLUR_CUDA_PROFILE=1):\n\n");
-    printf("| workload | size | ch | order | boundary | steps | steps, RECBLUR_CUDA_FUSE=off | steps, =on |\n|---|---|---|---|---|---|---|---|\n");
+    printf("| workload | size | ch | order | boundary | steps | steps, RECBLUR_CUDA_FUSE=off | steps, =on | steps, =cross |\n|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < nrows; ++i) {
         row_t *r = &rows[i];
         if (!r->steps[0]) continue;
         char ord[16] = "-";
         if (r->order > 0) snprintf(ord, sizeof ord, "%d", r->order);
-        printf("| %s | %d^2 | %d | %s | %s | %s | %s | %s |\n", r->what, r->n, r->ch,
+        printf("| %s | %d^2 | %d | %s | %s | %s | %s | %s | %s |\n", r->what, r->n, r->ch,
                ord, rb_boundary_name(r->mode), r->steps, r->steps_off[0] ? r->steps_off : "-",
-               r->steps_on[0] ? r->steps_on : "-");
+               r->steps_on[0] ? r->steps_on : "-", r->steps_x[0] ? r->steps_x : "-");
     }
     rb_context_destroy(gctx);
     rb_context_destroy(cctx);

@@ -25,7 +25,14 @@
  *  - all three bit-identical (the fused kernel makes the same row carries
  *    from the same floats, rb_tiled_cols_rows.cuh; the final of both axes
  *    runs the same per-block functions on the same floats), and the default
- *    equal to the route it reports.
+ *    equal to the route it reports;
+ *  - RECBLUR_CUDA_FUSE=cross (rb_tiled_cross.cuh, three image transfers):
+ *    route 3 wherever =both takes 2 on rows without padding
+ *    (rb_cuda_tiled_can_cross), else =both's; against the reference and
+ *    against =both, both within the case's tolerance (other rounding: the
+ *    row carries are the sum of a zero-state part and the cross terms).
+ * RB_TEST_ORDERS (e.g. "135"): only those orders on the device, for builds
+ * with RECBLUR_CUDA_TILED_ORDERS limited (the others cannot run there).
  * The host part runs the same cases through the CPU emulation of the tiled
  * solver (tests/gpu_emu.cu) against the same reference, so the tolerance the
  * device part asserts is known to hold for the arithmetic; a device failure
@@ -246,8 +253,8 @@ static int run_route(rb_context *ctx, rb_plan *plan, const fcase *fc, const dbuf
 }
 
 typedef struct {
-    int cases, bad, covered, fused_default, both;
-    double worst_on, worst_off, worst_both;
+    int cases, bad, covered, fused_default, both, cross;
+    double worst_on, worst_off, worst_both, worst_cross, worst_cross_both;
 } tally;
 
 /* the route RECBLUR_CUDA_FUSE=both must take: 2 with float carries, unless
@@ -258,6 +265,17 @@ static int both_expected(const rb_plan *plan, const fcase *fc, int covered)
     if (!covered) return 0;
     assert_int_equal(rb_cuda_tiled_init(&plan->cols, plan->channels, 0, &plan->ctx->sw, &t), 0);
     return fc->layout == 2 && !rb_cuda_tiled_final_both_in_place(&t) ? 1 : 2;
+}
+
+/* the route RECBLUR_CUDA_FUSE=cross must take: 3 where =both takes 2 and the
+ * rows have no padding, else =both's */
+static int cross_expected(const rb_plan *plan, int x_both)
+{
+    static rb_cuda_tiled tc, tr; /* 11 KB each */
+    if (x_both != 2) return x_both;
+    assert_int_equal(rb_cuda_tiled_init(&plan->cols, plan->channels, 0, &plan->ctx->sw, &tc), 0);
+    assert_int_equal(rb_cuda_tiled_init(&plan->rows, plan->channels, 1, &plan->ctx->sw, &tr), 0);
+    return rb_cuda_tiled_can_cross(&tc, &tr) ? 3 : 2;
 }
 
 
@@ -274,8 +292,8 @@ static int device_case(const fcase *fc, tally *t)
     assert_non_null(strstr(rb_plan_backend_name(plan), "cuda"));
     const size_t n = case_count(fc);
     float *in = malloc(n * sizeof *in), *on = malloc(n * sizeof *on), *off = malloc(n * sizeof *off),
-          *def = malloc(n * sizeof *def), *both = malloc(n * sizeof *both);
-    assert_true(in && on && off && def && both);
+          *def = malloc(n * sizeof *def), *both = malloc(n * sizeof *both), *cross = malloc(n * sizeof *cross);
+    assert_true(in && on && off && def && both && cross);
     tu_fill_random(in, RB_F32, n);
     float *ref = case_reference(fc, in);
     dbufs d;
@@ -285,13 +303,25 @@ static int device_case(const fcase *fc, tally *t)
     const int r_off = run_route(ctx, plan, fc, &d, "off", in, off);
     const int r_both = run_route(ctx, plan, fc, &d, "both", in, both);
     const int r_def = run_route(ctx, plan, fc, &d, NULL, in, def);
-    const int x_both = both_expected(plan, fc, covered);
+    const int r_cross = run_route(ctx, plan, fc, &d, "cross", in, cross);
+    const int x_both = both_expected(plan, fc, covered), x_cross = cross_expected(plan, x_both);
     const double tol = case_tol(fc->order), e_on = rel_rms(on, ref, n), e_off = rel_rms(off, ref, n),
                  e_both = rel_rms(both, ref, n);
     double dmax = 0.0, ddef = 0.0, dboth = 0.0;
     const size_t ndiff = bits_differ(on, off, n, &dmax), nboth = bits_differ(both, off, n, &dboth),
                  ndef = bits_differ(def, r_def == 2 ? both : r_def ? on : off, n, &ddef);
     int bad = 0;
+    const double e_cross = rel_rms(cross, ref, n), e_cb = rel_rms(cross, both, n);
+    if (r_cross != x_cross) {
+        bad++;
+        fprintf(stderr, "%s: " CASE_FMT ": RECBLUR_CUDA_FUSE=cross took route %d, expected %d\n", GPU_SUITE,
+                CASE_ARGS(fc), r_cross, x_cross);
+    }
+    if (!(e_cross <= tol) || !(e_cb <= tol)) {
+        bad++;
+        fprintf(stderr, "%s: " CASE_FMT ": rel RMS of =cross (route %d) vs float64 reference %.3g, vs =both %.3g (tol %.0e)\n",
+                GPU_SUITE, CASE_ARGS(fc), r_cross, e_cross, e_cb, tol);
+    }
     if (r_both != x_both) {
         bad++;
         fprintf(stderr, "%s: " CASE_FMT ": RECBLUR_CUDA_FUSE=both took route %d, expected %d\n", GPU_SUITE,
@@ -332,6 +362,9 @@ static int device_case(const fcase *fc, tally *t)
     t->covered += covered;
     t->fused_default += r_def != 0;
     t->both += r_both == 2;
+    t->cross += r_cross == 3;
+    if (r_cross == 3 && e_cross > t->worst_cross) t->worst_cross = e_cross;
+    if (r_cross == 3 && e_cb > t->worst_cross_both) t->worst_cross_both = e_cb;
     if (e_both > t->worst_both) t->worst_both = e_both;
     if (e_on > t->worst_on) t->worst_on = e_on;
     if (e_off > t->worst_off) t->worst_off = e_off;
@@ -341,6 +374,7 @@ static int device_case(const fcase *fc, tally *t)
     free(off);
     free(def);
     free(both);
+    free(cross);
     free(ref);
     rb_plan_destroy(plan);
     rb_filter_destroy(f);
@@ -354,8 +388,10 @@ static void test_fused_device_images(void **state)
     (void)state;
     NEED_GPU();
     int bad = 0;
+    const char *only = getenv("RB_TEST_ORDERS");
     for (int order = 1; order <= 8; ++order) {
-        tally t = {0, 0, 0, 0, 0, 0.0, 0.0, 0.0};
+        if (only && *only && !strchr(only, '0' + order)) continue;
+        tally t = {0, 0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0};
         for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode)
             for (int si = 0; si < NSIZES; ++si) {
                 fcase fc;
@@ -366,11 +402,13 @@ static void test_fused_device_images(void **state)
                 "checked), worst rel RMS vs reference =on %.3g, =off %.3g, =both %.3g; =both took the final of "
                 "both axes in %d; default route fused in %d; %d cases failed\n", GPU_SUITE, order, t.cases,
                 t.covered, t.worst_on, t.worst_off, t.worst_both, t.both, t.fused_default, t.bad);
+        fprintf(stderr, "%s: order %d: =cross took the three-transfer route in %d, worst rel RMS there vs "
+                "reference %.3g, vs =both %.3g\n", GPU_SUITE, order, t.cross, t.worst_cross, t.worst_cross_both);
         bad += t.bad;
         /* the cases must keep reaching the fused kernel (float carries in most draws) */
-        if (!(2 * t.covered > t.cases) || !(2 * t.both > t.cases)) {
-            fprintf(stderr, "%s: order %d: only %d of %d cases reach the fused route, %d the final of both axes\n",
-                    GPU_SUITE, order, t.covered, t.cases, t.both);
+        if (!(2 * t.covered > t.cases) || !(2 * t.both > t.cases) || !(3 * t.cross > t.cases)) {
+            fprintf(stderr, "%s: order %d: only %d of %d cases reach the fused route, %d the final of both axes, "
+                    "%d the three-transfer route\n", GPU_SUITE, order, t.covered, t.cases, t.both, t.cross);
             bad++;
         }
     }
@@ -409,14 +447,15 @@ static void test_fused_not_where_uncovered(void **state)
         float *ref = case_reference(&fc, in);
         dbufs d;
         dbufs_make(&fc, &d);
-        for (int force = 0; force < 2; ++force) {
-            const int fused = run_route(ctx, plan, &fc, &d, force ? "both" : "on", in, out);
+        for (int force = 0; force < 3; ++force) {
+            const char *word = force == 2 ? "cross" : force ? "both" : "on";
+            const int fused = run_route(ctx, plan, &fc, &d, word, in, out);
             const double e = rel_rms(out, ref, n);
             if (fused || !(e <= 1e-5)) {
                 bad++;
                 fprintf(stderr, "%s: %s, RECBLUR_CUDA_FUSE=%s: %s, rel RMS %.3g vs reference\n", GPU_SUITE,
                         which == 0 ? "3 channels" : which == 1 ? "an 11-tap FIR on the rows" : "order 6, double carries",
-                        force ? "both" : "on", fused ? "fused (it does not cover this)" : "unfused", e);
+                        word, fused ? "fused (it does not cover this)" : "unfused", e);
             }
         }
         dbufs_free(&d);

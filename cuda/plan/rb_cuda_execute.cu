@@ -175,7 +175,9 @@ static float *rb_cuda_both_dst(const rb_plan *plan, rb_cuda_state *s, const rb_i
 }
 
 /* 1: the last 2D execute took the fused column final + row stage 1; 2: the
- * final stage of both axes in one kernel (rb_cuda_tiled_final_both); 0: neither */
+ * final stage of both axes in one kernel (rb_cuda_tiled_final_both); 3: that,
+ * with the row carries from the column stage 1 and the cross terms
+ * (rb_cuda_tiled_cols_row_carries_cross); 0: neither */
 extern "C" int rb_cuda_plan_fused(const rb_plan *plan)
 {
     const rb_cuda_state *s = plan && plan->backend == rb_backend_cuda() ? (const rb_cuda_state *)plan->backend_state : NULL;
@@ -219,6 +221,7 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, r
     /* the final stage of both axes in one kernel (where it covers and the
      * output has somewhere to go: rb_cuda_both_dst, once the input is known) */
     int both = fuse_cols_rows && rb_cuda_tiled_final_both_wanted(s->col_axis, s->row_axis, ctx->sw.cuda_fuse);
+    int cross = 0;
     float *both_mid = NULL, *both_dst = NULL;
     long long both_ld = packed;
     s->fused = fuse_cols_rows;
@@ -285,7 +288,10 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, r
         if (both) {
             both_dst = rb_cuda_both_dst(plan, s, out, cur, cur_ld, &both_mid, &both_ld, &done);
             both = both_dst != NULL;
-            s->fused = both ? 2 : fuse_cols_rows;
+            /* RECBLUR_CUDA_FUSE=cross: the row carries from the column stage 1
+             * and the cross terms (rb_tiled_cross.cuh, three image transfers) */
+            cross = both && rb_cuda_tiled_cross_wanted(s->col_axis, s->row_axis, ctx->sw.cuda_fuse);
+            s->fused = cross ? 3 : both ? 2 : fuse_cols_rows;
         }
         /* 2. columns: cur -> a scratch image; on the route of
          * rb_cuda_tiled_final_both only the row carries (and the column output
@@ -294,10 +300,16 @@ rb_status rb_cuda_execute_2d(rb_plan *plan, const rb_image *in, rb_image *out, r
             rb_cuda_tiled *f = s->col_axis;
             rb_cuda_axis_io(f, ccol, c, cur_ld, packed);
             rb_cuda_axis_io(s->row_axis, crow, c, packed, both_ld);
-            RB_CU(rb_cuda_launched(rb_cuda_tiled_cols_row_carries_only(f, s->row_axis, cur, both_mid, s->carry, rcarry,
-                                                                       (size_t)w * c, (size_t)h * c, q,
-                                                                       prof ? ev + 2 : NULL)),
-                  "column pass");
+            if (cross)
+                RB_CU(rb_cuda_launched(rb_cuda_tiled_cols_row_carries_cross(f, s->row_axis, cur, both_mid, s->carry,
+                                                                            rcarry, (size_t)w * c, (size_t)h * c, q,
+                                                                            prof ? ev + 2 : NULL)),
+                      "column pass");
+            else
+                RB_CU(rb_cuda_launched(rb_cuda_tiled_cols_row_carries_only(f, s->row_axis, cur, both_mid, s->carry,
+                                                                           rcarry, (size_t)w * c, (size_t)h * c, q,
+                                                                           prof ? ev + 2 : NULL)),
+                      "column pass");
         } else if (plan->cols.ax.active) {
             float *dst = cur == s->A ? s->B : s->A;
             rb_cuda_tiled *f = s->col_axis;

@@ -152,7 +152,7 @@ extern "C" int rb_cuda_tiled_final_both_in_place(const rb_cuda_tiled *fc)
 extern "C" int rb_cuda_tiled_final_both_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force)
 {
     if (!rb_cuda_tiled_can_final_both(fc, fr)) return 0;
-    if (force == RB_FORCE_BOTH) return 1;
+    if (force == RB_FORCE_BOTH || force == RB_FORCE_CROSS) return 1;
     const double samples = (double)fc->b.ax.n * fr->b.ax.n * fc->c;
     return force == RB_FORCE_AUTO && (fc->b.ax.r == 1 || samples >= 33554432.0);
 }
@@ -166,6 +166,36 @@ extern "C" cudaError_t rb_cuda_tiled_cols_row_carries_only(const rb_cuda_tiled *
     if (!rb_cuda_tiled_can_final_both(fc, fr)) return cudaErrorInvalidValue;
     return rb_tiled_by_order(fc->b.ax.r, [&](auto R) {
         return rb_tiled_launch_cols_s1<decltype(R)::value>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev, 1);
+    });
+}
+
+/* ---- the route in three image transfers (rb_tiled_cross.cuh) ------------ */
+
+/* Whether it covers the pair: what rb_tiled_final_both covers, on rows
+ * without padding (the padding's row blocks read column output beyond the
+ * rows' end pixels, which the cross terms do not make) */
+extern "C" int rb_cuda_tiled_can_cross(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr)
+{
+    return rb_cuda_tiled_can_final_both(fc, fr) && !fr->b.ax.padded;
+}
+
+/* Whether it runs: only where RECBLUR_CUDA_FUSE=cross forces it (correct,
+ * not yet measured faster: bench/RESULTS.md, helper alg5x) */
+extern "C" int rb_cuda_tiled_cross_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force)
+{
+    return force == RB_FORCE_CROSS && rb_cuda_tiled_can_cross(fc, fr);
+}
+
+/* Columns: stage 1 with the x-part of the row carries, the chain, the cross
+ * terms: the row carries into rcarry, the rows' end pixels into mid, as
+ * rb_cuda_tiled_cols_row_carries_only leaves them */
+extern "C" cudaError_t rb_cuda_tiled_cols_row_carries_cross(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr,
+                                                           const float *in, float *mid, float *ccarry, float *rcarry,
+                                                           size_t lanes, size_t rlanes, cudaStream_t s, cudaEvent_t *ev)
+{
+    if (!rb_cuda_tiled_can_cross(fc, fr)) return cudaErrorInvalidValue;
+    return rb_tiled_by_order(fc->b.ax.r, [&](auto R) {
+        return rb_tiled_launch_cols_cross<decltype(R)::value>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev);
     });
 }
 

@@ -9,6 +9,7 @@
 #include "rb_tiled_rows.cuh"
 #include "rb_tiled_cols_rows.cuh"
 #include "rb_tiled_final_both.cuh"
+#include "rb_tiled_cross.cuh"
 #include <type_traits>
 
 template <int R, typename CT>
@@ -382,6 +383,41 @@ cudaError_t rb_tiled_launch_final_both(const rb_cuda_tiled *fc, const rb_cuda_ti
     return cudaGetLastError();
 }
 
+/* The route of RECBLUR_CUDA_FUSE=cross (rb_tiled_cross.cuh, three image
+ * transfers): the column stage 1 with the x-part of the row carries, the
+ * column chain, the cross terms; events 0, 1, 2 after them. Then
+ * rb_tiled_launch_final_both as on the route of rb_tiled_final_both. */
+template <int R>
+cudaError_t rb_tiled_launch_cols_cross(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in, float *mid,
+                                       float *ccarry, float *rcarry, size_t lanes, size_t rlanes, cudaStream_t s,
+                                       cudaEvent_t *ev)
+{
+    const rb_tiled_geom g = rb_tiled_grid(fc, lanes);
+    if (!g.grid) return cudaErrorInvalidConfiguration;
+    const rb_tiled_bufs<float> m(fc, ccarry, lanes, R), rm(fr, rcarry, rlanes, R);
+    int wlo, whi;
+    rb_tiled_edge_window(fr, &wlo, &whi);
+#define RB_TILED_X1(CC)                                                                                      \
+    rb_tiled_s1_cols_x<R, CC><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.sums, lanes, g.n2,   \
+                                                       rm.car1, rm.car2, rm.sums, rlanes, wlo, whi)
+    if (fc->c == 1) RB_TILED_X1(1);
+    else if (fc->c == 4) RB_TILED_X1(4);
+    else RB_TILED_X1(0);
+#undef RB_TILED_X1
+    if (ev) cudaEventRecord(ev[0], s);
+    rb_tiled_chain_launch<R, float>(fc, in, m, lanes, s);
+    if (ev) cudaEventRecord(ev[1], s);
+#define RB_TILED_X3(CC)                                                                                      \
+    rb_tiled_cross<R, CC><<<g.grid, g.bs, 0, s>>>(*fc, *fr, mid, m.car1, m.car2, m.mean, lanes, g.n2, rm.car1,  \
+                                                   rm.car2, rm.sums, rlanes, wlo, whi)
+    if (fc->c == 1) RB_TILED_X3(1);
+    else if (fc->c == 4) RB_TILED_X3(4);
+    else RB_TILED_X3(0);
+#undef RB_TILED_X3
+    if (ev) cudaEventRecord(ev[2], s);
+    return cudaGetLastError();
+}
+
 /* the explicit instantiations of one order (rb_tiled_order.cu.in) */
 #define RB_TILED_INSTANTIATE(R)                                                                           \
     template cudaError_t rb_tiled_launch_ct<R>(const rb_cuda_tiled *, const float *, float *, float *,      \
@@ -392,6 +428,9 @@ cudaError_t rb_tiled_launch_final_both(const rb_cuda_tiled *fc, const rb_cuda_ti
     template cudaError_t rb_tiled_launch_final_both<R>(const rb_cuda_tiled *, const rb_cuda_tiled *,        \
                                                        const float *, const float *, float *, float *,      \
                                                        float *, size_t, size_t, cudaStream_t, cudaEvent_t *); \
+    template cudaError_t rb_tiled_launch_cols_cross<R>(const rb_cuda_tiled *, const rb_cuda_tiled *,        \
+                                                       const float *, float *, float *, float *, size_t,     \
+                                                       size_t, cudaStream_t, cudaEvent_t *);                \
     template cudaError_t rb_tiled_launch_rows_rest<R>(const rb_cuda_tiled *, const float *, float *,        \
                                                       float *, size_t, cudaStream_t, cudaEvent_t *);
 #endif

@@ -20,6 +20,12 @@ template <int R>
 cudaError_t rb_tiled_launch_final_both(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in,
                                        const float *mid, float *out, float *ccarry, float *rcarry, size_t lanes,
                                        size_t rlanes, cudaStream_t s, cudaEvent_t *ev);
+/* the column stage 1 with the x-part of the row carries, the column chain,
+ * the cross terms (rb_cuda_tiled_cols_row_carries_cross) */
+template <int R>
+cudaError_t rb_tiled_launch_cols_cross(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in, float *mid,
+                                       float *ccarry, float *rcarry, size_t lanes, size_t rlanes, cudaStream_t s,
+                                       cudaEvent_t *ev);
 /* the rows from those carries (rb_cuda_tiled_rows_from_carries) */
 template <int R>
 cudaError_t rb_tiled_launch_rows_rest(const rb_cuda_tiled *fr, const float *mid, float *out, float *rcarry,

@@ -22,7 +22,7 @@ typedef struct {
     int test_hook;             /* 1: never read from the environment (rb_switch_set only) */
     sw_kind kind;
     size_t offset;             /* of the field in rb_switches */
-    const char *words[4];      /* SW_WORD: words[0] is the default */
+    const char *words[5];      /* SW_WORD: words[0] is the default */
 } sw_def;
 
 #define F(field) offsetof(rb_switches, field)
@@ -32,7 +32,7 @@ static const sw_def table[] = {
     {"RECBLUR_CPU_TIMES", 0, SW_SET, F(cpu_times), {0}},
     {"RECBLUR_CPU_PADDED", 0, SW_SET, F(cpu_padded), {0}},
     {"RECBLUR_CUDA_SAT", 0, SW_WORD, F(cuda_sat_route), {"auto", "multipass", "lookback", "tiles"}},
-    {"RECBLUR_CUDA_FUSE", 0, SW_WORD, F(cuda_fuse), {"auto", "off", "on", "both"}},
+    {"RECBLUR_CUDA_FUSE", 0, SW_WORD, F(cuda_fuse), {"auto", "off", "on", "both", "cross"}},
     {"RECBLUR_CUDA_CARRY", 0, SW_WORD, F(cuda_carry), {"auto", "float", "double"}},
     {"RECBLUR_CUDA_INBLOCK", 0, SW_WORD, F(cuda_inblock_double), {"auto", "double"}},
     {"RECBLUR_CUDA_S1", 0, SW_WORD, F(cuda_s1_recursion), {"dot", "rec"}},
@@ -78,7 +78,7 @@ static void apply(rb_switches *sw, const sw_def *d, const char *value)
         break;
     case SW_WORD: {
         int idx = 0;
-        for (int k = 1; value && k < 4 && d->words[k]; k++)
+        for (int k = 1; value && k < 5 && d->words[k]; k++)
             if (!strcmp(value, d->words[k]))
                 idx = k;
         *(int *)field = idx;

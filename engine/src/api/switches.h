@@ -23,8 +23,10 @@ extern "C" {
 enum { RB_LANES_DOUBLE = 0, RB_LANES_AUTO = 1, RB_LANES_FLOAT = 2 };
 /* RECBLUR_CUDA_FUSE: off, the three kernels per axis; on, the fused column final
  * + row stage 1; both, the final stage of both axes in one kernel (four image
- * transfers, cuda/tiled/rb_tiled_final_both.cuh) where it covers, else on */
-enum { RB_FORCE_AUTO = 0, RB_FORCE_OFF = 1, RB_FORCE_ON = 2, RB_FORCE_BOTH = 3 };
+ * transfers, cuda/tiled/rb_tiled_final_both.cuh) where it covers, else on;
+ * cross, the same with the row carries from the column stage 1 and cross
+ * terms (three transfers, cuda/tiled/rb_tiled_cross.cuh) where it covers, else both */
+enum { RB_FORCE_AUTO = 0, RB_FORCE_OFF = 1, RB_FORCE_ON = 2, RB_FORCE_BOTH = 3, RB_FORCE_CROSS = 4 };
 enum { RB_CARRY_AUTO = 0, RB_CARRY_FLOAT = 1, RB_CARRY_DOUBLE = 2 }; /* RECBLUR_CUDA_CARRY */
 
 typedef struct rb_switches {
