@@ -425,7 +425,9 @@ static void test_fused_not_where_uncovered(void **state)
     (void)state;
     NEED_GPU();
     int bad = 0;
+    const char *only = getenv("RB_TEST_ORDERS");
     for (int which = 0; which < 3; ++which) {
+        if (which == 2 && only && *only && !strchr(only, '6')) continue; /* order 6 not in this build */
         fcase fc;
         case_make(&fc, which == 2 ? 6 : 3, RB_BOUNDARY_CLAMP, 0);
         double taps[11]; /* an 11-tap box, centred */

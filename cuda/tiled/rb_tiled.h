@@ -102,6 +102,10 @@ typedef struct {
                                  2R dot products with Wt/Wh (rb_tiled_stage1_dot), no recursion */
     float Wt[RB_TILED_MAX_ORDER * RB_TILED_B];  /* Tbar_k = sum_j Wt[k B + j] u_j of a whole block */
     float Wh[RB_TILED_MAX_ORDER * RB_TILED_B];  /* Hbar_k = sum_j Wh[k B + j] u_j */
+    /* the cross terms' basis (rb_tiled_cross.cuh): Xb[b B + j], sample j of a whole
+     * zero block's final from unit carry b (P_k: b = k, E_k: b = r + k; the mean:
+     * b = 2r, its input -sumfir and its gain added back) */
+    float Xb[(2 * RB_TILED_MAX_ORDER + 1) * RB_TILED_B];
 } rb_cuda_tiled;
 
 /* Whether the tiled solver takes this axis: 0, or -2 (a FIR of more than

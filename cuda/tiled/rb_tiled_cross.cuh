@@ -155,7 +155,10 @@ rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict_
         }
         cv[2 * R * RB_TILED_XS + t] = ok && a.shift ? mean[lane] : 0.0f;
     }
-    if (t < NV) {
+    if (len == B) {
+        /* whole blocks: the basis made at plan time in double (rb_cuda_tiled.Xb) */
+        for (int i = t; i < NV * B; i += RB_TILED_COL_THREADS) bas[i] = f.Xb[i];
+    } else if (t < NV) {
         /* a zero block's column final from unit carry t (rb_tiled_col_final_tile's
          * arithmetic: u - m sumfir, the recursions, gain m added back) */
         float u[B];
@@ -186,7 +189,9 @@ rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict_
 #pragma unroll
             for (int j = 0; j < B; ++j)
                 if (j < rlen) bs += (double)u[j];
-            rb_tiled_stage1<R, float>(fr, u, rlen, T, H);
+            /* whole row blocks as 2R dot products (no chain of 64 dependent steps) */
+            if (fr.wdot && rlen == B) rb_tiled_stage1_dot<R>(fr, u, T, H);
+            else rb_tiled_stage1<R, float>(fr, u, rlen, T, H);
         } else {
 #pragma unroll
             for (int i = 0; i < R; ++i) T[i] = H[i] = 0.0;

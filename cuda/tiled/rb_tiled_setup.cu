@@ -258,6 +258,34 @@ static void rb_tiled_host_tail_head(const double *dc, const double *da, int r, c
     for (int k = 0; k < r; ++k) H[k] = p[k];
 }
 
+/* rb_cuda_tiled.Xb: a whole zero block's final stage (causal from P, then
+ * anticausal from E over it) for each unit carry, in double; the mean's
+ * column takes the input -sumfir and adds the gain, as the final stage does
+ * for the line's mean (rb_tiled_col_final_tile) */
+static void rb_tiled_cross_basis(const rb_axis_plan *ap, double sumfir, double gain, float *Xb)
+{
+    const int r = ap->ax.r;
+    for (int b = 0; b <= 2 * r; ++b) {
+        double y[B], p[RB_MAX_ORDER];
+        for (int k = 0; k < r; ++k) p[k] = b == k;
+        for (int j = 0; j < B; ++j) {
+            double v = b == 2 * r ? -sumfir : 0.0;
+            for (int k = 0; k < r; ++k) v -= ap->ax.dc[k] * p[k];
+            for (int k = r - 1; k > 0; --k) p[k] = p[k - 1];
+            p[0] = v;
+            y[j] = v;
+        }
+        for (int k = 0; k < r; ++k) p[k] = b == r + k;
+        for (int j = B - 1; j >= 0; --j) {
+            double v = y[j];
+            for (int k = 0; k < r; ++k) v -= ap->ax.da[k] * p[k];
+            for (int k = r - 1; k > 0; --k) p[k] = p[k - 1];
+            p[0] = v;
+            Xb[b * B + j] = (float)(v + (b == 2 * r ? gain : 0.0));
+        }
+    }
+}
+
 /* T1, H1 and G for blocks of `len` samples */
 static void rb_tiled_block_consts(const rb_axis_plan *ap, int len, double *T1, double *H1, double *G)
 {
@@ -398,5 +426,6 @@ extern "C" int rb_cuda_tiled_init(const rb_axis_plan *ap0, int channels, int row
             }
         }
     }
+    rb_tiled_cross_basis(ap, o->sumfird, o->b.ax.gain, o->Xb);
     return 0;
 }
