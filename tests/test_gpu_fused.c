@@ -309,7 +309,7 @@ static int device_case(const fcase *fc, tally *t)
                  e_both = rel_rms(both, ref, n);
     double dmax = 0.0, ddef = 0.0, dboth = 0.0;
     const size_t ndiff = bits_differ(on, off, n, &dmax), nboth = bits_differ(both, off, n, &dboth),
-                 ndef = bits_differ(def, r_def == 2 ? both : r_def ? on : off, n, &ddef);
+                 ndef = bits_differ(def, r_def == 3 ? cross : r_def == 2 ? both : r_def ? on : off, n, &ddef);
     int bad = 0;
     const double e_cross = rel_rms(cross, ref, n), e_cb = rel_rms(cross, both, n);
     if (r_cross != x_cross) {

@@ -164,8 +164,9 @@ cudaError_t rb_cuda_tiled_final_both(const rb_cuda_tiled *fc, const rb_cuda_tile
  * stage 1 also makes the row carries of its tile from zero column states,
  * a compute-only kernel adds the cross terms of the complete column carries
  * after the column chain; then rb_cuda_tiled_final_both as above. Covers
- * rb_cuda_tiled_can_final_both's pairs on rows without padding; runs only
- * where RECBLUR_CUDA_FUSE=cross. */
+ * rb_cuda_tiled_can_final_both's pairs on rows without padding; runs where
+ * RECBLUR_CUDA_FUSE=cross, and by default where it measured faster
+ * (rb_cuda_tiled_cross_wanted). */
 int rb_cuda_tiled_can_cross(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr);
 int rb_cuda_tiled_cross_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force);
 cudaError_t rb_cuda_tiled_cols_row_carries_cross(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in,
