@@ -483,6 +483,20 @@ static double sample_at(const unsigned char *row, rb_format f, size_t i)
     }
 }
 
+/* The images moved to device memory for a device-pointer call: the input's
+ * bytes copied, the output poisoned (0xA5). The caller frees *din and *dout. */
+static void stage_device(rb_image *in, rb_image *out, size_t in_bytes, size_t out_bytes, void **din, void **dout)
+{
+    CU(cudaMalloc(din, in_bytes));
+    CU(cudaMalloc(dout, out_bytes));
+    CU(cudaMemcpy(*din, in->data, in_bytes, cudaMemcpyHostToDevice));
+    CU(cudaMemset(*dout, 0xA5, out_bytes));
+    in->data = *din;
+    in->memory = RB_MEMORY_DEVICE;
+    out->data = *dout;
+    out->memory = RB_MEMORY_DEVICE;
+}
+
 /* float64 SAT written here: column running sums, then row running sums */
 static double *sat_reference(const rb_image *in)
 {
@@ -586,16 +600,7 @@ static void sat_exact_cases(rb_context *g, const char *path)
                     double *S = sat_reference(&in);
                     rb_image out = tu_image(w, h, ch, ofmt, os, hout, RB_MEMORY_HOST);
                     void *din = NULL, *dout = NULL;
-                    if (dev) {
-                        CU(cudaMalloc(&din, is * h));
-                        CU(cudaMalloc(&dout, os * h));
-                        CU(cudaMemcpy(din, hin, is * h, cudaMemcpyHostToDevice));
-                        CU(cudaMemset(dout, 0xA5, os * h));
-                        in.data = din;
-                        in.memory = RB_MEMORY_DEVICE;
-                        out.data = dout;
-                        out.memory = RB_MEMORY_DEVICE;
-                    }
+                    if (dev) stage_device(&in, &out, is * h, os * h, &din, &dout);
                     rb_status st = rb_sat(g, &in, &out);
                     if (st != RB_OK) fprintf(stderr, "test_gpu_1d_sat: sat: %s\n", rb_context_error(g));
                     assert_int_equal(st, RB_OK);
@@ -656,16 +661,7 @@ static size_t sat_once(rb_context *g, int w, int h, int ch, rb_format fin, rb_fo
     rb_image in = tu_image(w, h, ch, fin, is, hin, RB_MEMORY_HOST);
     rb_image out = tu_image(w, h, ch, ofmt, os, hout, RB_MEMORY_HOST);
     void *din = NULL, *dout = NULL;
-    if (dev) {
-        CU(cudaMalloc(&din, is * h));
-        CU(cudaMalloc(&dout, os * h));
-        CU(cudaMemcpy(din, hin, is * h, cudaMemcpyHostToDevice));
-        CU(cudaMemset(dout, 0xA5, os * h));
-        in.data = din;
-        in.memory = RB_MEMORY_DEVICE;
-        out.data = dout;
-        out.memory = RB_MEMORY_DEVICE;
-    }
+    if (dev) stage_device(&in, &out, is * h, os * h, &din, &dout);
     rb_status st = rb_sat(g, &in, &out);
     if (st != want) fprintf(stderr, "test_gpu_1d_sat: sat: %d (%s), expected %d\n", (int)st, rb_context_error(g), (int)want);
     assert_int_equal(st, want);

@@ -166,6 +166,31 @@ RB_UNROLL
     }
 }
 
+/* The loads ahead over a walk of n blocks, block i of the walk being block
+ * b + dir i of the line: rb_tiled_ring_prime puts the walk's first D - 1
+ * blocks into slots 0 .. D-2; rb_tiled_ring_next, at step i (slot i mod D),
+ * puts block i + D - 1 into the slot step i - 1 left and takes block i's
+ * values once their copy group has landed. */
+template <int R, typename CT, bool TWO, int D>
+RB_HD void rb_tiled_ring_prime(CT *ring, const CT *b1, const CT *b2, int b, int dir, int n, size_t lanes, size_t lane)
+{
+    for (int d = 0; d < D - 1; ++d) {
+        if (d < n) rb_tiled_ring_put<R, CT, TWO>(ring, d, b1, b2, b + dir * d, lanes, lane);
+        rb_tiled_ring_commit();
+    }
+}
+
+template <int R, typename CT, bool TWO, int D>
+RB_HD void rb_tiled_ring_next(CT *ring, const CT *b1, const CT *b2, int b, int dir, int n, int i, int slot, CT *v1,
+                              CT *v2, size_t lanes, size_t lane)
+{
+    if (i + D - 1 < n)
+        rb_tiled_ring_put<R, CT, TWO>(ring, slot ? slot - 1 : D - 1, b1, b2, b + dir * (i + D - 1), lanes, lane);
+    rb_tiled_ring_commit();
+    rb_tiled_ring_wait<D - 1>();
+    rb_tiled_ring_get<R, CT, TWO>(ring, slot, v1, v2);
+}
+
 /* one causal block step from the true state St entering block blk (last: the
  * line's last block): writes P_b (car1) and, with HEADS, the head H_b = Hbar_b
  * - mu H1 + G P_b (car2); St leaves as the state entering blk + 1 */
@@ -213,17 +238,9 @@ RB_UNROLL
             tl_last[k] = RB_TILED_CAR(car1, nb - 1, k);
             if (HEADS) hd_last[k] = RB_TILED_CAR(car2, nb - 1, k);
         }
-    for (int d = 0; d < D - 1; ++d) {
-        if (b0 + d < e) rb_tiled_ring_put<R, CT, HEADS>(ring, d, car1, car2, b0 + d, lanes, lane);
-        rb_tiled_ring_commit();
-    }
+    rb_tiled_ring_prime<R, CT, HEADS, D>(ring, car1, car2, b0, 1, e - b0, lanes, lane);
     for (int blk = b0, slot = 0; blk < e; ++blk, slot = slot + 1 == D ? 0 : slot + 1) {
-        /* block blk + D - 1 into the slot block blk - 1 left */
-        if (blk + D - 1 < e)
-            rb_tiled_ring_put<R, CT, HEADS>(ring, slot ? slot - 1 : D - 1, car1, car2, blk + D - 1, lanes, lane);
-        rb_tiled_ring_commit();
-        rb_tiled_ring_wait<D - 1>();
-        rb_tiled_ring_get<R, CT, HEADS>(ring, slot, tl, hd);
+        rb_tiled_ring_next<R, CT, HEADS, D>(ring, car1, car2, b0, 1, e - b0, blk - b0, slot, tl, hd, lanes, lane);
         rb_tiled_step_c<R, CT, HEADS>(f, false, blk, St, tl, hd, mu, car1, car2, lanes, lane);
     }
     if (last) rb_tiled_step_c<R, CT, HEADS>(f, true, nb - 1, St, tl_last, hd_last, mu, car1, car2, lanes, lane);
@@ -277,17 +294,11 @@ RB_UNROLL
             hd_last[k] = RB_TILED_CAR(car2, nb - 1, k);
             if (!HEADS) p_last[k] = RB_TILED_CAR(car1, nb - 1, k);
         }
-    for (int d = 0; d < D - 1; ++d) {
-        if (e - 1 - d >= b0) rb_tiled_ring_put<R, CT, !HEADS>(ring, d, car2, car1, e - 1 - d, lanes, lane);
-        rb_tiled_ring_commit();
-    }
+    rb_tiled_ring_prime<R, CT, !HEADS, D>(ring, car2, car1, e - 1, -1, e - b0, lanes, lane);
     if (last) rb_tiled_step_a<R, CT, WRITE, HEADS>(f, true, nb - 1, E, hd_last, p_last, mu, car2, lanes, lane);
     for (int blk = e - 1, slot = 0; blk >= b0; --blk, slot = slot + 1 == D ? 0 : slot + 1) {
-        if (blk - (D - 1) >= b0)
-            rb_tiled_ring_put<R, CT, !HEADS>(ring, slot ? slot - 1 : D - 1, car2, car1, blk - (D - 1), lanes, lane);
-        rb_tiled_ring_commit();
-        rb_tiled_ring_wait<D - 1>();
-        rb_tiled_ring_get<R, CT, !HEADS>(ring, slot, hd, pp);
+        rb_tiled_ring_next<R, CT, !HEADS, D>(ring, car2, car1, e - 1, -1, e - b0, e - 1 - blk, slot, hd, pp, lanes,
+                                             lane);
         rb_tiled_step_a<R, CT, WRITE, HEADS>(f, false, blk, E, hd, pp, mu, car2, lanes, lane);
     }
 }
@@ -320,16 +331,9 @@ RB_HD void rb_tiled_lap_c(const rb_cuda_tiled &f, int b0, double *St, double mu,
     CT tl[R], tl_last[R];
 RB_UNROLL
     for (int k = 0; k < R; ++k) tl_last[k] = RB_TILED_CAR(car1, nb - 1, k);
-    for (int d = 0; d < D - 1; ++d) {
-        if (b0 + d < e) rb_tiled_ring_put<R, CT, false>(ring, d, car1, car1, b0 + d, lanes, lane);
-        rb_tiled_ring_commit();
-    }
+    rb_tiled_ring_prime<R, CT, false, D>(ring, car1, car1, b0, 1, e - b0, lanes, lane);
     for (int blk = b0, slot = 0; blk < e; ++blk, slot = slot + 1 == D ? 0 : slot + 1) {
-        if (blk + D - 1 < e)
-            rb_tiled_ring_put<R, CT, false>(ring, slot ? slot - 1 : D - 1, car1, car1, blk + D - 1, lanes, lane);
-        rb_tiled_ring_commit();
-        rb_tiled_ring_wait<D - 1>();
-        rb_tiled_ring_get<R, CT, false>(ring, slot, tl, tl);
+        rb_tiled_ring_next<R, CT, false, D>(ring, car1, car1, b0, 1, e - b0, blk - b0, slot, tl, tl, lanes, lane);
         rb_tiled_lap_step<R, CT>(f, false, St, tl, mu);
     }
     rb_tiled_lap_step<R, CT>(f, true, St, tl_last, mu);

@@ -61,6 +61,37 @@ static __device__ __forceinline__ void rb_tiled_load_fir(const rb_cuda_tiled &f,
     rb_tiled_fir_block<IT>(f, v, len, u, (double *)0);
 }
 
+/* One column block of stage 1 into the thread's column of a shared-memory
+ * tile (u), whatever covers it: cp.async for a block inside the line, the FIR,
+ * the mirror reflection or the generic extension. Adds the block's sum to *bs
+ * where the axis subtracts a mean. Shared by rb_tiled_s1_cols and the
+ * three-transfer route's rb_tiled_s1_cols_x, so both see the same floats. */
+template <int R, typename IT>
+__device__ __forceinline__ void rb_tiled_s1_load(const rb_cuda_tiled &f, const float *x, int blk, size_t lane,
+                                                 int len, long long j0, const rb_tiled_smc<RB_TILED_XS> &u,
+                                                 double *bs)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    const long long S = f.ld;
+    if (rb_tiled_plain(f, j0, len)) {
+#pragma unroll
+        for (int j = 0; j < B; ++j)
+            if (j < len) __pipeline_memcpy_async(u.p + j * RB_TILED_XS, x + (j0 + j) * S, sizeof(float));
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
+        if (a.shift) {
+            const volatile float *vu = u.p;
+#pragma unroll
+            for (int j = 0; j < B; ++j)
+                if (j < len) *bs += (double)vu[j * RB_TILED_XS];
+        }
+    } else if (rb_tiled_fir_tiled(f, j0, len)) {
+        rb_tiled_load_fir<IT>(f, x, S, j0, len, u, bs);
+    } else if (!rb_tiled_load_mirror(f, x, S, j0, len, u, bs)) {
+        rb_tiled_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, bs);
+    }
+}
+
 template <int R, typename CT, typename IT>
 __global__ void __launch_bounds__(RB_TILED_COL_THREADS)
 rb_tiled_s1_cols(const rb_cuda_tiled f, const float *__restrict__ in, CT *__restrict__ car1,
@@ -95,23 +126,7 @@ rb_tiled_s1_cols(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
          * Each thread reads back only its own column: no barrier. */
         __shared__ float sm[B * RB_TILED_XS];
         const rb_tiled_smc<RB_TILED_XS> u = {sm + threadIdx.x, 0};
-        if (rb_tiled_plain(f, j0, len)) {
-#pragma unroll
-            for (int j = 0; j < B; ++j)
-                if (j < len) __pipeline_memcpy_async(sm + j * RB_TILED_XS + threadIdx.x, x + (j0 + j) * S, sizeof(float));
-            __pipeline_commit();
-            __pipeline_wait_prior(0);
-            if (a.shift) {
-                const volatile float *vu = sm + threadIdx.x;
-#pragma unroll
-                for (int j = 0; j < B; ++j)
-                    if (j < len) bs += (double)vu[j * RB_TILED_XS];
-            }
-        } else if (rb_tiled_fir_tiled(f, j0, len)) {
-            rb_tiled_load_fir<IT>(f, x, S, j0, len, u, &bs);
-        } else if (!rb_tiled_load_mirror(f, x, S, j0, len, u, &bs)) {
-            rb_tiled_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
-        }
+        rb_tiled_s1_load<R, IT>(f, x, blk, lane, len, j0, u, &bs);
         rb_tiled_stage1<R, IT>(f, u, len, T, H);
     } else {
         IT u[B];

@@ -24,6 +24,31 @@ static __host__ __device__ __forceinline__ int rb_tiled_fused_nb(const rb_cuda_t
     return fr.b.ax.padded ? fr.b.ax.n / B : fr.b.nb;
 }
 
+/* Row stage 1 of row block qg from a shared-memory tile (p: the block's
+ * first sample of one channel, channels c apart), carries to rcar1/rcar2/rsums.
+ * The same floats as rb_tiled_s1_rows makes for this block (dot products for
+ * whole blocks where the axis allows), so the carries stay bit-identical.
+ * Shared by the fused column final and the three-transfer route's stage 1. */
+template <int R, int C>
+static __device__ __forceinline__ void rb_tiled_tile_row_s1(const rb_cuda_tiled &fr, float *p, int c, int qg,
+                                                            float *__restrict__ rcar1, float *__restrict__ rcar2,
+                                                            float *__restrict__ rsums, size_t rlanes, size_t rlane)
+{
+    const rb_cuda_axis &ra = fr.b.ax;
+    const int rlen = min(B, ra.m - qg * B);
+    const rb_tiled_smc<C> u = {p, c};
+    double bs = 0.0, T[R], H[R];
+    if (ra.shift) {
+        const volatile float *vu = p;
+#pragma unroll
+        for (int j = 0; j < B; ++j)
+            if (j < rlen) bs += (double)vu[j * c];
+    }
+    if (fr.wdot && rlen == B) rb_tiled_stage1_dot<R>(fr, u, T, H);
+    else rb_tiled_stage1<R, float>(fr, u, rlen, T, H);
+    rb_tiled_put_carries<R, float>(ra, rcar1, rcar2, rsums, qg, T, H, bs, rlanes, rlane);
+}
+
 /* The column final stage of one lane and column block, in place in the
  * thread's column of the tile sm (as rb_tiled_s1_cols): no 32 registers for
  * u, twice the warps per SM to hide the latency of both recursions. The
@@ -105,21 +130,8 @@ rb_tiled_final_cols_s1(const rb_cuda_tiled f, const rb_cuda_tiled fr, const floa
      * pixel 0, so the padding's whole blocks come first */
     const int ql = (int)lc * (RB_TILED_COL_THREADS / (B * c)) + q, qg = ql + (-ra.s0) / B;
     if (r >= len || y < 0 || y >= a.n || ql >= rb_tiled_fused_nb(fr)) return;
-    const int rlen = min(B, ra.m - qg * B);
-    const size_t rlane = (size_t)y * c + k;
-    const rb_tiled_smc<C> u = {sm + r * RB_TILED_XS + q * B * c + k, c};
-    double bs = 0.0, T[R], H[R];
-    if (ra.shift) {
-        const volatile float *vu = sm + r * RB_TILED_XS + q * B * c + k;
-#pragma unroll
-        for (int j = 0; j < B; ++j)
-            if (j < rlen) bs += (double)vu[j * c];
-    }
-    /* the same floats as rb_tiled_s1_rows makes for this block (dot products for
-     * whole blocks where the axis allows): the carries stay bit-identical */
-    if (fr.wdot && rlen == B) rb_tiled_stage1_dot<R>(fr, u, T, H);
-    else rb_tiled_stage1<R, float>(fr, u, rlen, T, H);
-    rb_tiled_put_carries<R, float>(ra, rcar1, rcar2, rsums, qg, T, H, bs, rlanes, rlane);
+    rb_tiled_tile_row_s1<R, C>(fr, sm + r * RB_TILED_XS + q * B * c + k, c, qg, rcar1, rcar2, rsums, rlanes,
+                               (size_t)y * c + k);
 }
 
 /* ---- rows with a FIR (the Gaussian's centred taps) -------------------------

@@ -72,27 +72,10 @@ rb_tiled_s1_cols_x(const rb_cuda_tiled f, const rb_cuda_tiled fr, const float *_
     const rb_cuda_axis &a = f.b.ax;
     const int c = C ? C : fr.c;
     if (lane < lanes) {
-        const long long S = f.ld;
         const float *x = in + lane;
         const rb_tiled_smc<RB_TILED_XS> u = {sm + threadIdx.x, 0};
         double bs = 0.0, T[R], H[R];
-        if (rb_tiled_plain(f, j0, len)) {
-#pragma unroll
-            for (int j = 0; j < B; ++j)
-                if (j < len) __pipeline_memcpy_async(sm + j * RB_TILED_XS + threadIdx.x, x + (j0 + j) * S, sizeof(float));
-            __pipeline_commit();
-            __pipeline_wait_prior(0);
-            if (a.shift) {
-                const volatile float *vu = sm + threadIdx.x;
-#pragma unroll
-                for (int j = 0; j < B; ++j)
-                    if (j < len) bs += (double)vu[j * RB_TILED_XS];
-            }
-        } else if (rb_tiled_fir_tiled(f, j0, len)) {
-            rb_tiled_load_fir<float>(f, x, S, j0, len, u, &bs);
-        } else if (!rb_tiled_load_mirror(f, x, S, j0, len, u, &bs)) {
-            rb_tiled_load_generic<R, float>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
-        }
+        rb_tiled_s1_load<R, float>(f, x, blk, lane, len, j0, u, &bs);
         if (len == B) rb_tiled_s1_final0_n<R, true>(f, u, len, T, H);
         else rb_tiled_s1_final0_n<R, false>(f, u, len, T, H);
         rb_tiled_put_carries<R, float>(a, car1, car2, sums, blk, T, H, bs, lanes, lane);
@@ -111,21 +94,10 @@ rb_tiled_s1_cols_x(const rb_cuda_tiled f, const rb_cuda_tiled fr, const float *_
     const int t = threadIdx.x, r = t & (B - 1), rest = t / B;
     const int q = rest / c, k = rest - q * c;
     const long long y = j0 + r;
-    const rb_cuda_axis &ra = fr.b.ax;
     const int qg = (int)lc * (RB_TILED_COL_THREADS / (B * c)) + q;
     if (r >= len || y < 0 || y >= a.n || qg >= fr.b.nb) return;
-    const int rlen = min(B, ra.m - qg * B);
-    const rb_tiled_smc<C> u = {sm + r * RB_TILED_XS + q * B * c + k, c};
-    double bs = 0.0, T[R], H[R];
-    if (ra.shift) {
-        const volatile float *vu = sm + r * RB_TILED_XS + q * B * c + k;
-#pragma unroll
-        for (int j = 0; j < B; ++j)
-            if (j < rlen) bs += (double)vu[j * c];
-    }
-    if (fr.wdot && rlen == B) rb_tiled_stage1_dot<R>(fr, u, T, H);
-    else rb_tiled_stage1<R, float>(fr, u, rlen, T, H);
-    rb_tiled_put_carries<R, float>(ra, rcar1, rcar2, rsums, qg, T, H, bs, rlanes, (size_t)y * c + k);
+    rb_tiled_tile_row_s1<R, C>(fr, sm + r * RB_TILED_XS + q * B * c + k, c, qg, rcar1, rcar2, rsums, rlanes,
+                               (size_t)y * c + k);
 }
 
 /* step 3: the cross terms (see the top of this file), after the column chain */
