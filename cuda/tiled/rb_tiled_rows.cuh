@@ -44,6 +44,27 @@ static __device__ __forceinline__ void rb_tiled_tile_load(const rb_cuda_tiled &f
     __pipeline_wait_prior(0);
 }
 
+/* A row block's tile for both row kernels: its samples (plain), or with the
+ * FIR its samples and the taps' reach beyond them, read once, coalesced (firt);
+ * neither: the thread reads its own samples later. plain and firt are uniform
+ * over the thread block (the barrier). Returns the tile's row stride. */
+template <int C>
+static __device__ __forceinline__ int rb_tiled_row_block_load(const rb_cuda_tiled &f, const float *__restrict__ in,
+                                                              float *sm, long long row0, long long h, long long j0,
+                                                              int len, int plain, int firt)
+{
+    const int c = C ? C : f.c;
+    const int st = firt ? RB_TILED_SM_STRIDE_FIR(c) : RB_TILED_SM_STRIDE(c);
+    if (plain) {
+        rb_tiled_tile_load<C>(f, in, sm, st, row0, h, j0, len);
+        __syncthreads();
+    } else if (firt) {
+        rb_tiled_tile_load<C, B + RB_TILED_HALO>(f, in, sm, st, row0, h, j0 + f.b.ax.fir_lo, len + f.b.ax.ntaps - 1);
+        __syncthreads();
+    }
+    return st;
+}
+
 template <int C>
 static __device__ __forceinline__ void rb_tiled_tile_store(const rb_cuda_tiled &f, float *__restrict__ out,
                                                         const float *sm, int st, long long row0, long long h,
@@ -90,15 +111,7 @@ rb_tiled_s1_rows(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
     const auto [h, row0, ty, k, y, lane, len, j0] = rb_tiled_row_thread(f, c, TR, lanes, tile, blk);
     const rb_cuda_axis &a = f.b.ax;
     const int plain = rb_tiled_plain(f, j0, len), firt = !plain && rb_tiled_fir_tiled(f, j0, len);
-    const int st = firt ? RB_TILED_SM_STRIDE_FIR(c) : RB_TILED_SM_STRIDE(c);
-    if (plain) {
-        rb_tiled_tile_load<C>(f, in, sm, st, row0, h, j0, len);
-        __syncthreads();
-    } else if (firt) {
-        /* the block's samples and the FIR's reach beyond it, read once, coalesced */
-        rb_tiled_tile_load<C, B + RB_TILED_HALO>(f, in, sm, st, row0, h, j0 + a.fir_lo, len + a.ntaps - 1);
-        __syncthreads();
-    }
+    const int st = rb_tiled_row_block_load<C>(f, in, sm, row0, h, j0, len, plain, firt);
     if (y >= h) return;
     double bs = 0.0, T[R], H[R];
     if constexpr (std::is_same<IT, float>::value) {
@@ -157,14 +170,7 @@ rb_tiled_final_rows(const rb_cuda_tiled f, const float *__restrict__ in, float *
     const rb_cuda_axis &a = f.b.ax;
     if (j0 >= a.n || j0 + len <= 0) return; /* uniform over the thread block */
     const int plain = rb_tiled_plain(f, j0, len), firt = !plain && rb_tiled_fir_tiled(f, j0, len);
-    const int st = firt ? RB_TILED_SM_STRIDE_FIR(c) : RB_TILED_SM_STRIDE(c);
-    if (plain) {
-        rb_tiled_tile_load<C>(f, in, sm, st, row0, h, j0, len);
-        __syncthreads();
-    } else if (firt) {
-        rb_tiled_tile_load<C, B + RB_TILED_HALO>(f, in, sm, st, row0, h, j0 + a.fir_lo, len + a.ntaps - 1);
-        __syncthreads();
-    }
+    const int st = rb_tiled_row_block_load<C>(f, in, sm, row0, h, j0, len, plain, firt);
     const int valid = y < h;
     double bs;
     if constexpr (std::is_same<IT, float>::value) {
