@@ -233,14 +233,6 @@ static const sat_variant sat_variants[] = {
     {"floor rebuild", 0, {1, 0, 1, 1, 0, 1, 0}, NULL},
     {"floor rebuild 32 rows", 0, {1, 0, 1, 1, 0, 1, 32}, NULL},
     {"floor rebuild 64 rows unparked", 0, {1, 0, 1, 1, 0, 1, 0, -1}, NULL},
-    /* F32 1-2 channels (rb_sat_shape.persist): a block a tile (the 12:15 kernel), persistent
-     * blocks loading their next tile while they look back, a block a tile of 16 warps */
-    {"block a tile", 0, {1, 0, 0, 1, 0, 1, 0, 0, 0, -1}, NULL},
-    {"persistent 16 warps", 0, {1, 0, 0, 1, 0, 1, 0, 0, 0, 1}, NULL},
-    {"persistent 8 warps 64 rows", 0, {1, 0, 0, 1, 0, 1, 0, 0, 0, 2}, NULL},
-    {"16 warps a tile", 0, {1, 0, 0, 1, 0, 1, 0, 0, 0, 3}, NULL},
-    {"floor block a tile", 0, {1, 0, 1, 1, 0, 1, 0, 0, 0, -1}, NULL},
-    {"floor persistent 16 warps", 0, {1, 0, 1, 1, 0, 1, 0, 0, 0, 1}, NULL},
 };
 static const int n_sat_variants = (int)(sizeof sat_variants / sizeof sat_variants[0]);
 
@@ -372,7 +364,6 @@ static void bench_sats(int quick, int size, const char *only, int fmt_only)
                     if (var->shape.rows == 128 && f != RB_U8) continue; /* built for bytes alone */
                     if (var->shape.park && f != RB_F32) continue;       /* F32's 64-row tiles alone */
                     if (var->shape.prefetch > 0 && f == RB_F32) continue; /* 8/16-bit input alone */
-                    if (var->shape.persist && f != RB_F32) continue;      /* F32 alone */
                     if (only) {
                         char key[64];
                         snprintf(key, sizeof key, ",%s,", var->name);

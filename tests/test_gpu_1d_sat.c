@@ -831,56 +831,6 @@ static void test_sat_waves(void **state)
     rb_context_destroy(g);
 }
 
-/* cuda/sat/rb_cuda_sat_rebuild.cu (declared in cuda/sat/rb_cuda_sat.cuh, which the
- * tests do not include): what rb_sat's default route runs for such an image */
-int rb_cuda_sat_default_choice(rb_format in_fmt, int w, int h, int ch, long long *tiles);
-
-/* F32 input of 1-2 channels on the default route: persistent blocks
- * (rb_sat_shape.persist, at most one a multiprocessor) over at least twice as
- * many tiles as multiprocessors, so blocks take several tiles and every tile
- * after a block's first comes from the copy made into shared memory during the
- * last one (asserted: the route chosen and the tile count). Rows of whole 16-byte
- * groups (cp.async) and rows of 4093 floats or 2045 pairs (unaligned: the
- * loaded-and-stored copy), F32 and F64 tables, host and device images, records
- * published late (the test hook) and not, every layout twice on one context (the
- * persistent blocks' tickets run on from call to call): every sum within one float
- * ulp of the float64 table. */
-static void test_sat_persistent(void **state)
-{
-    (void)state;
-    static const struct {
-        int w, h, ch;
-        rb_format ofmt;
-    } cs[] = {{4096, 4100, 1, RB_F32}, {2048, 4100, 2, RB_F64}, {4093, 2100, 1, RB_F32}, {2045, 2100, 2, RB_F32}};
-    const int ncs = (int)(sizeof cs / sizeof cs[0]);
-    rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
-    int dev = 0, sms = 0;
-    CU(cudaGetDevice(&dev));
-    CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    for (int i = 0; i < ncs; ++i) {
-        long long tiles = 0;
-        assert_int_equal(rb_cuda_sat_default_choice(RB_F32, cs[i].w, cs[i].h, cs[i].ch, &tiles), 1);
-        assert_true(tiles >= 2LL * sms);
-    }
-    int calls = 0;
-    for (int delayed = 0; delayed < 2; ++delayed) {
-        rb_switch_set(g, "test:scan_delay_ns", delayed ? "20000" : NULL);
-        for (int i = 0; i < ncs; ++i)
-            for (int rep = 0; rep < 2; ++rep) {
-                const size_t bad = sat_once(g, cs[i].w, cs[i].h, cs[i].ch, RB_F32, cs[i].ofmt, (i + rep) & 1, RB_OK);
-                if (bad)
-                    fprintf(stderr, "test_gpu_1d_sat: SAT (default, persistent) %dx%d ch %d%s call %d: %zu bad samples\n",
-                            cs[i].w, cs[i].h, cs[i].ch, delayed ? " delayed" : "", rep, bad);
-                assert_int_equal(bad, 0);
-                ++calls;
-            }
-    }
-    fprintf(stderr, "test_gpu_1d_sat: SAT (default, persistent F32): %d calls within one ulp (%d multiprocessors)\n",
-            calls, sms);
-    rb_switch_set(g, "test:scan_delay_ns", NULL);
-    rb_context_destroy(g);
-}
-
 static void test_sat_errors(void **state)
 {
     (void)state;
@@ -943,7 +893,6 @@ int main(void)
         cmocka_unit_test(test_sat_repeat),
         cmocka_unit_test(test_sat_inplace_precision),
         cmocka_unit_test(test_sat_waves),
-        cmocka_unit_test(test_sat_persistent),
         cmocka_unit_test(test_sat_errors),
     };
     return RB_GPU_DEVICE_MAIN(tests, NULL, NULL);

@@ -37,20 +37,14 @@ typedef enum {
  * next wave will take (ticket + the blocks resident), so the memory reads while the
  * wave looks back; 0 the default's choice, -1 none, 1 after the block's totals,
  * 2 the same marked evict_last, 3 at the block's start, 4 as 1 but the tiles' top
- * halves. A hint: never a result.
- * persist (rebuild, F32 input of 1-2 channels): 0 the default's choice; -1 a block a
- * tile (2 a multiprocessor, half of each warp's rows parked); 1 persistent blocks of
- * 16 warps (one a multiprocessor, the tile of 128 rows in registers) that take
- * tiles by ticket and load their next tile into shared memory (cp.async) while
- * they look back and store; 2 the same with blocks of 8 warps and tiles of 64 rows
- * (2 a multiprocessor); 3 a block a tile of 128 rows, 16 warps, no parking. */
+ * halves. A hint: never a result. */
 typedef struct {
-    int wide, scfence, nocarry, dense, nap_ns, rebuild, rows, park, prefetch, persist;
+    int wide, scfence, nocarry, dense, nap_ns, rebuild, rows, park, prefetch;
 } rb_sat_shape;
-static const rb_sat_shape rb_sat_shape_lookback = {0, 1, 0, 0, 0, 0, 0, 0, 0, 0};
+static const rb_sat_shape rb_sat_shape_lookback = {0, 1, 0, 0, 0, 0, 0, 0, 0};
 /* the 2026-11-27 08:40 default (1.1-1.3x the shape above on the H100) where the
  * rebuilding kernel does not apply, that kernel elsewhere (bench/RESULTS.md) */
-static const rb_sat_shape rb_sat_shape_default = {1, 0, 0, 1, 0, 1, 0, 0, 0, 0};
+static const rb_sat_shape rb_sat_shape_default = {1, 0, 0, 1, 0, 1, 0, 0, 0};
 
 size_t rb_cuda_sat_shape_work_bytes(rb_sat_shape shape, int w, int h, int ch);
 
@@ -82,10 +76,6 @@ cudaError_t rb_cuda_sat_shape_run(rb_sat_shape shape, const void *in, size_t in_
  * for shape.rebuild where rb_cuda_sat_rebuild_fits */
 int rb_cuda_sat_rebuild_fits(rb_sat_shape shape, rb_format in_fmt, int h);
 size_t rb_cuda_sat_rebuild_work_bytes(rb_sat_shape shape, rb_format in_fmt, int w, int h, int ch);
-/* what rb_sat's default route runs for such an image (for the tests, which declare
- * it themselves): -1 not the rebuilding kernel, else its rb_sat_shape.persist as
- * chosen (0 a block a tile); *tiles: the image's tiles */
-int rb_cuda_sat_default_choice(rb_format in_fmt, int w, int h, int ch, long long *tiles);
 cudaError_t rb_cuda_sat_rebuild_run(rb_sat_shape shape, const void *in, size_t in_pitch, rb_format in_fmt,
                                     void *out, size_t out_pitch, rb_format out_fmt, int w, int h, int ch,
                                     rb_sat_scratch *k, cudaStream_t s, unsigned delay_ns);

@@ -48,9 +48,7 @@
  * float tiles),
  * =6 parks a row at the slot of the warp's next (another row's samples),
  * =7 runs a call with the last call's epoch (its flags taken for this call's),
- * =8 adds to a row the carry Hc of the row below (a carry from the wrong row),
- * =9 (persistent blocks) takes a warp's second row of a tile copied ahead from
- * the slot of its third (another row's samples) */
+ * =8 adds to a row the carry Hc of the row below (a carry from the wrong row) */
 #if RB_SAT_PLANT == 3
 #define RB_RB_PLANT_V 1
 #else
@@ -70,11 +68,6 @@
 #define RB_RB_PLANT_HROW 1
 #else
 #define RB_RB_PLANT_HROW 0
-#endif
-#if RB_SAT_PLANT == 9
-#define RB_RB_PLANT_NEXT 1
-#else
-#define RB_RB_PLANT_NEXT 0
 #endif
 
 /* epochs of a kept scratch: the flag holds epoch * 4 + state in 32 bits */
@@ -211,69 +204,50 @@ static __device__ __forceinline__ void rb_rb_prefetch(const rb_rb_args &a, long 
 
 /* column x's total over the tile, from the warps' sums (recomputed where needed:
  * fewer registers held across the look-back) */
-template <int NW, typename A, int TW>
+template <typename A, int TW>
 static __device__ __forceinline__ A rb_rb_coltotal(const A (*s_col)[TW], int x)
 {
     A t = (A)0;
 #pragma unroll
-    for (int w = 0; w < NW; ++w) t += s_col[w][x];
+    for (int w = 0; w < RB_RB_WARPS; ++w) t += s_col[w][x];
     return t;
 }
 
-/* blocks a multiprocessor the kernel is built for: 4 for 8-bit input, 3 for 16-bit
- * (85 registers: no spills), 2 for floats (128 registers; 3 for the benchmark's tiles
- * of 32 rows, and of 128 rows of bytes); blocks of 16 warps: one */
-__host__ __device__ constexpr int rb_rb_min_blocks(int th, int in_size, int nw)
-{
-    return nw == 16 ? 1 : th == 128 ? (in_size == 1 ? 3 : 2) : in_size == 1 ? 4 : in_size == 2 || th == 32 ? 3 : 2;
-}
-
-/* Tiles of TH rows x 32 P samples, a block of NW warps each (8; 16 for floats
- * of 1-2 channels where rb_sat_shape.persist asks); NC: the carries skipped (not
- * a table: the benchmark's floor); SR: the rows of each warp's TH / NW parked in
- * shared memory (dynamic: SR x 8 KB a block for floats; 8: 88-90 KB a block with
- * the static arrays). PS: persistent blocks (as many as the device holds at
- * once) that take tiles by ticket until none is left; after a tile's totals each
- * block takes its next ticket and copies that tile's input into shared memory
- * (cp.async, the layout of the parked rows, TH x 32 P samples: 128 KB for
- * floats), so the memory reads the next tile while the block looks back, forms
- * and stores this one (the waves of a block a tile load, wait and store in lock
- * step). Tickets are taken in order by running blocks, so the lowest unfinished
- * tile is always some block's current one and its predecessors are done: no
- * deadlock whatever the residency. */
-template <int CH, typename TIn, typename TOut, typename R, int TH, int P, bool NC, int SR, int NW, bool PS>
-__global__ void __launch_bounds__(32 * NW, rb_rb_min_blocks(TH, (int)sizeof(TIn), NW)) rb_rb_kernel(const rb_rb_args a)
+/* Tiles of TH rows x 32 P samples, a block of 8 warps each; NC: the carries
+ * skipped (not a table: the benchmark's floor); SR: the rows of each warp's
+ * TH / 8 parked in shared memory (dynamic: SR x 8 KB a block for floats; 8:
+ * 88-90 KB a block with the static arrays). Blocks a multiprocessor: 4 for
+ * 8-bit input, 3 for 16-bit (85 registers: no spills), 2 for floats (128
+ * registers; 3 for the benchmark's tiles of 32 rows, and of 128 rows of bytes). */
+template <int CH, typename TIn, typename TOut, typename R, int TH, int P, bool NC, int SR>
+__global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ? 3 : 2) : sizeof(TIn) == 1 ? 4 : sizeof(TIn) == 2 || TH == 32 ? 3 : 2)
+    rb_rb_kernel(const rb_rb_args a)
 {
     typedef typename rb_rb_acc<TIn>::type A;
     /* the table's prefixes across the tile: 64-bit for integer input (h * 65535 * 256 may pass 2^32) */
     typedef typename std::conditional<sizeof(TIn) <= 2, unsigned long long, double>::type U;
-    constexpr int NT = 32 * NW, TW = 32 * P, RPW = TH / NW, W = (P * (int)sizeof(TIn) + 3) / 4;
-    constexpr int HS = TH * CH, NPH = NT / HS, RPL = TH / 32; /* H: rows a lane */
+    constexpr int TW = 32 * P, RPW = TH / RB_RB_WARPS, W = (P * (int)sizeof(TIn) + 3) / 4;
+    constexpr int HS = TH * CH, NPH = RB_RB_THREADS / HS, RPL = TH / 32; /* H: rows a lane */
     constexpr int RR = RPW - SR, G = (W + 3) / 4; /* rows a warp holds in registers; 16-byte groups a row */
     static_assert(SR >= 0 && SR < RPW, "a warp keeps a row in registers");
-    static_assert(!PS || (SR == 0 && W % 4 == 0), "the next tile's rows: whole 16-byte groups, none parked");
-    static_assert(TW <= NT && TW > RB_RB_THREADS / 2, "one V share: a thread per column");
-    static_assert(HS <= NT && TH % 32 == 0 && P % CH == 0, "tile shape");
-    __shared__ A s_col[NW][TW];           /* the warps' column sums */
+    static_assert(TW <= RB_RB_THREADS && TW > RB_RB_THREADS / 2, "one V share: a thread per column");
+    static_assert(HS <= RB_RB_THREADS && TH % 32 == 0 && P % CH == 0, "tile shape");
+    __shared__ A s_col[RB_RB_WARPS][TW];  /* the warps' column sums */
     __shared__ A s_rt[TH][CH];            /* row totals */
     __shared__ double s_hA[TH][CH], s_Hc[TH][CH], s_B[CH], s_C[CH];
     __shared__ double s_pH[NPH][HS];
     __shared__ R s_V[TW];                 /* column sums above the tile */
     __shared__ int s_win[4];
-    __shared__ long long s_k, s_kn;
+    __shared__ long long s_k;
     __shared__ unsigned s_tag;
-    extern __shared__ uint4 s_park[]; /* [warp][row - RR][G][32 lanes]; PS: the next tile, [warp][row][G][32] */
+    extern __shared__ uint4 s_park[]; /* [warp][row - RR][G][32 lanes] */
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     if (tid == 0) {
         s_k = (long long)(atomicAdd(a.ticket, 1ull) - a.ticket_base);
         s_tag = a.tag; /* read where polled: held in a register, 20 bytes of the F32 tile spilled */
     }
     __syncthreads();
-    const long long tx = a.tiles_x;
-    long long k = s_k;
-    bool first = true;
-    for (;;) { /* once a block, or (PS) until the tickets pass the tiles */
-    if (PS && k >= a.tiles) break;
+    const long long k = s_k, tx = a.tiles_x;
     const int ti = (int)(k / tx), si = (int)(k % tx);
     const long long gx = (long long)si * TW + lane * P;
     const int yw = ti * TH + warp * RPW; /* the warp's first row */
@@ -282,29 +256,12 @@ __global__ void __launch_bounds__(32 * NW, rb_rb_min_blocks(TH, (int)sizeof(TIn)
     if constexpr (sizeof(TIn) <= 2)
         if (a.pf_mode == 3) rb_rb_prefetch<TIn, TH, TW>(a, k + a.pf_ahead, tid);
     unsigned raw[RR > 0 ? RR : 1][W];
-    if (!PS || first) {
 #pragma unroll
-        for (int r = 0; r < RR; ++r) {
-            if (yw + r < a.h) rb_rb_load<TIn, P>(a.in + (size_t)(yw + r) * a.in_pitch, gx, a.n, a.vec_in, raw[r]);
-            else
+    for (int r = 0; r < RR; ++r) {
+        if (yw + r < a.h) rb_rb_load<TIn, P>(a.in + (size_t)(yw + r) * a.in_pitch, gx, a.n, a.vec_in, raw[r]);
+        else
 #pragma unroll
-                for (int i = 0; i < W; ++i) raw[r][i] = 0u;
-        }
-    } else {
-        /* the tile copied during the last one: this thread's own copies, so its own wait */
-        asm volatile("cp.async.wait_all;" ::: "memory");
-#pragma unroll
-        for (int r = 0; r < RR; ++r) {
-            const uint4 *d = rb_rb_park<W>(s_park, warp * RPW + r + (RB_RB_PLANT_NEXT && r == 1), lane);
-#pragma unroll
-            for (int g = 0; g < G; ++g) {
-                const uint4 u = d[32 * g];
-                raw[r][4 * g] = u.x;
-                raw[r][4 * g + 1] = u.y;
-                raw[r][4 * g + 2] = u.z;
-                raw[r][4 * g + 3] = u.w;
-            }
-        }
+            for (int i = 0; i < W; ++i) raw[r][i] = 0u;
     }
     /* the parked rows: copied global -> shared without registers where whole
      * 16-byte groups are aligned, else loaded and stored (edges, odd pitches) */
@@ -379,38 +336,7 @@ __global__ void __launch_bounds__(32 * NW, rb_rb_min_blocks(TH, (int)sizeof(TIn)
     /* the tile's samples are in: the next wave's reads start while this one looks back */
     if constexpr (sizeof(TIn) <= 2)
         if (a.pf_mode == 1 || a.pf_mode == 2 || a.pf_mode == 4) rb_rb_prefetch<TIn, TH, TW>(a, k + a.pf_ahead, tid);
-    if (PS && tid == 0) s_kn = (long long)(atomicAdd(a.ticket, 1ull) - a.ticket_base);
     __syncthreads();
-    long long kn = 0;
-    if constexpr (PS) {
-        /* the next tile into shared memory while this one looks back and stores: after
-         * phase 1, whose use of the rows read from there ends those reads */
-        kn = s_kn;
-        if (kn < a.tiles) {
-            const int tin = (int)(kn / tx), sin = (int)(kn % tx);
-            const long long gxn = (long long)sin * TW + lane * P;
-            const int ywn = tin * TH + warp * RPW;
-#pragma unroll
-            for (int r = 0; r < RPW; ++r) {
-                uint4 *d = rb_rb_park<W>(s_park, warp * RPW + r, lane);
-                const unsigned char *row = a.in + (size_t)(ywn + r) * a.in_pitch;
-                if (ywn + r < a.h && a.vec_in && gxn + P <= a.n) {
-#pragma unroll
-                    for (int g = 0; g < G; ++g)
-                        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(d + 32 * g)),
-                                     "l"((const uint4 *)((const TIn *)row + gxn) + g)
-                                     : "memory");
-                } else { /* edges, odd pitches: loaded and stored (rows past the image: zeros) */
-                    unsigned t[4 * G];
-#pragma unroll
-                    for (int i = 0; i < 4 * G; ++i) t[i] = 0u;
-                    if (ywn + r < a.h) rb_rb_load<TIn, P>(row, gxn, a.n, a.vec_in, t);
-#pragma unroll
-                    for (int g = 0; g < G; ++g) d[32 * g] = make_uint4(t[4 * g], t[4 * g + 1], t[4 * g + 2], t[4 * g + 3]);
-                }
-            }
-        }
-    }
     /* H's aggregate L(y, right edge): the prefix of the row totals (warp 0, RPL rows a lane) */
     if (warp == 0) {
 #pragma unroll
@@ -431,9 +357,9 @@ __global__ void __launch_bounds__(32 * NW, rb_rb_min_blocks(TH, (int)sizeof(TIn)
         if (!NC && si > 0) rb_lb_publish(a.hflag + k, (int)(a.tag | 1u), lane, false);
     }
     /* V's aggregate: the tile's column sums (the last warp, P columns a lane) */
-    if (!NC && warp == NW - 1 && ti > 0) {
+    if (!NC && warp == RB_RB_WARPS - 1 && ti > 0) {
 #pragma unroll
-        for (int j = 0; j < P; ++j) __stcg((R *)a.vagg + k * TW + lane * P + j, rb_rb_coltotal<NW>(s_col, lane * P + j));
+        for (int j = 0; j < P; ++j) __stcg((R *)a.vagg + k * TW + lane * P + j, rb_rb_coltotal(s_col, lane * P + j));
         rb_lb_publish(a.vflag + k, (int)(a.tag | 1u), lane, false);
     }
 
@@ -452,7 +378,7 @@ __global__ void __launch_bounds__(32 * NW, rb_rb_min_blocks(TH, (int)sizeof(TIn)
                 s_win[0] = d;
                 s_win[1] = incl;
             }
-        } else if (warp == NW - 1) {
+        } else if (warp == RB_RB_WARPS - 1) {
             bool incl = true;
             const int d = leftV > 0 ? rb_lb_window(a.vflag, baseV, tx, leftV, lane, &incl, false, 32, *(volatile unsigned *)&s_tag) : 0;
             if (lane == 0) {
@@ -540,13 +466,13 @@ __global__ void __launch_bounds__(32 * NW, rb_rb_min_blocks(TH, (int)sizeof(TIn)
 #pragma unroll
             for (int c = 0; c < CH; ++c)
                 if (c == lane) s_C[c] = cc[c];
-    } else if (warp == NW - 1) {
+    } else if (warp == RB_RB_WARPS - 1) {
         /* V up the tile column: the inclusive column sums */
         if (!NC) {
             rb_lb_delay(a.delay_ns, k + 1);
 #pragma unroll
             for (int j = 0; j < P; ++j)
-                __stcg((R *)a.vinc + k * TW + lane * P + j, (R)(s_V[lane * P + j] + rb_rb_coltotal<NW>(s_col, lane * P + j)));
+                __stcg((R *)a.vinc + k * TW + lane * P + j, (R)(s_V[lane * P + j] + rb_rb_coltotal(s_col, lane * P + j)));
             rb_lb_publish(a.vflag + k, (int)(a.tag | 2u), lane, false);
         }
     }
@@ -623,11 +549,6 @@ __global__ void __launch_bounds__(32 * NW, rb_rb_min_blocks(TH, (int)sizeof(TIn)
         }
         rb_rb_store<TOut, P>(a.out + (size_t)(yw + r) * a.out_pitch, gx, a.n, a.vec_out, o);
     }
-    if (!PS) break;
-    k = kn;
-    first = false;
-    __syncthreads(); /* the tile's shared arrays are the next tile's */
-    }
 }
 
 /* rows of a tile: 64 (1.3x the speed of 32 for floats, 1.4x for bytes on the H100);
@@ -636,16 +557,7 @@ __global__ void __launch_bounds__(32 * NW, rb_rb_min_blocks(TH, (int)sizeof(TIn)
 static int rb_rb_th(rb_sat_shape shape, rb_format in_fmt, int ch)
 {
     if (shape.rows) return shape.rows;
-    if (in_fmt == RB_F32 && ch <= 2 && shape.persist == 2) return 64;
     return in_fmt == RB_F32 && ch <= 2 && shape.park == 0 ? 128 : 64;
-}
-
-/* the kernel for floats of 1-2 channels (rb_sat_shape.persist): 0 a block a tile, 1
- * persistent 16 warps, 2 persistent 8 warps of 64 rows, 3 a block a tile of 16 warps */
-static int rb_rb_persist(rb_sat_shape shape, rb_format in_fmt, int ch)
-{
-    if (in_fmt != RB_F32 || ch > 2 || shape.rows || shape.park || shape.persist < 0) return 0;
-    return shape.persist ? shape.persist : 1;
 }
 
 /* the L2 prefetch of the next wave's tiles (rb_sat_shape.prefetch) for 8/16-bit input:
@@ -700,35 +612,23 @@ extern "C" int rb_cuda_sat_rebuild_fits(rb_sat_shape shape, rb_format in_fmt, in
     return in_fmt == RB_F32;
 }
 
-extern "C" int rb_cuda_sat_default_choice(rb_format in_fmt, int w, int h, int ch, long long *tiles)
-{
-    const rb_sat_shape shape = rb_sat_shape_default;
-    if (!rb_cuda_sat_rebuild_fits(shape, in_fmt, h)) return -1;
-    const long long tw = ch == 3 ? 192 : 256, th = rb_rb_th(shape, in_fmt, ch); /* rb_rb_layout's */
-    *tiles = (((long long)w * ch + tw - 1) / tw) * ((h + th - 1) / th);
-    return rb_rb_persist(shape, in_fmt, ch);
-}
-
 extern "C" size_t rb_cuda_sat_rebuild_work_bytes(rb_sat_shape shape, rb_format in_fmt, int w, int h, int ch)
 {
     return rb_rb_layout(w, h, ch, rb_rb_th(shape, in_fmt, ch), NULL, NULL);
 }
 
-template <int CH, typename TIn, typename TOut, int TH, bool NC, int SR = 0, int NW = RB_RB_WARPS, bool PS = false>
-static cudaError_t rb_rb_go(const rb_rb_args &a, cudaStream_t s, unsigned long long *taken)
+template <int CH, typename TIn, typename TOut, int TH, bool NC, int SR = 0>
+static cudaError_t rb_rb_go(const rb_rb_args &a, cudaStream_t s)
 {
     typedef typename std::conditional<sizeof(TIn) <= 2, unsigned, double>::type R;
-    constexpr int P = CH == 3 ? 6 : 8, G = (P * (int)sizeof(TIn) + 15) / 16, NT = 32 * NW;
-    /* dynamic shared memory: the parked rows, or (PS) the next tile */
-    const int park = PS ? TH * G * 32 * 16 : NW * SR * G * 32 * 16;
-    auto k = rb_rb_kernel<CH, TIn, TOut, R, TH, P, NC, SR, NW, PS>;
-    /* the blocks resident on the device (the prefetch's distance in tickets, the
-     * persistent grid), once a device and instance, like the attributes (past 32
-     * devices, every call) */
+    constexpr int P = CH == 3 ? 6 : 8, G = (P * (int)sizeof(TIn) + 15) / 16;
+    const int park = RB_RB_WARPS * SR * G * 32 * 16;
+    auto k = rb_rb_kernel<CH, TIn, TOut, R, TH, P, NC, SR>;
+    /* the blocks resident on the device (the prefetch's distance in tickets), once a
+     * device and instance, like the attributes (past 32 devices, every call) */
     static std::atomic<int> resident[32];
     rb_rb_args b = a;
-    long long grid = a.tiles;
-    if (SR || PS || a.pf_mode) {
+    if (SR || a.pf_mode) {
         int dev = 0;
         cudaError_t e = cudaGetDevice(&dev);
         if (e != cudaSuccess) return e;
@@ -736,7 +636,7 @@ static cudaError_t rb_rb_go(const rb_rb_args &a, cudaStream_t s, unsigned long l
         if (!res) {
             /* over 48 KB a block with the static arrays: opted in; shared memory first (L1
              * serves no reuse here). A function's attribute on a device holds for the process */
-            if (park) {
+            if (SR) {
                 e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, park);
                 if (e == cudaSuccess)
                     e = cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -744,18 +644,15 @@ static cudaError_t rb_rb_go(const rb_rb_args &a, cudaStream_t s, unsigned long l
                 if (e != cudaSuccess) return e;
             }
             int per_sm = 0, sms = 0;
-            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, NT, park);
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, RB_RB_THREADS, park);
             if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
             if (e != cudaSuccess) return e;
             res = per_sm * sms > 0 ? per_sm * sms : 1;
             if (dev < 32) resident[dev].store(res, std::memory_order_release);
         }
         b.pf_ahead = res;
-        if (PS && res < grid) grid = res;
     }
-    k<<<(unsigned)grid, NT, park, s>>>(b);
-    /* a ticket a tile, and (PS) each block's last, past the tiles */
-    *taken = (unsigned long long)a.tiles + (PS ? (unsigned long long)grid : 0ull);
+    k<<<(unsigned)b.tiles, RB_RB_THREADS, park, s>>>(b);
     return cudaSuccess;
 }
 
@@ -763,30 +660,22 @@ static cudaError_t rb_rb_go(const rb_rb_args &a, cudaStream_t s, unsigned long l
 template <bool NC> struct rb_rb_launcher {
     const rb_rb_args *a;
     cudaStream_t s;
-    int th, persist;
-    unsigned long long *taken;
+    int th, park;
     template <int CH, typename TIn, typename TOut> cudaError_t go() const
     {
         /* F64 input is not this kernel's; the floor is built for one channel to F32 alone */
         if constexpr (sizeof(TIn) > 4 || (NC && (CH != 1 || sizeof(TOut) != 4))) {
             return cudaErrorInvalidValue;
         } else {
-            /* floats of 1-2 channels: persistent blocks, or 16 warps a block (rb_rb_persist) */
-            if constexpr (sizeof(TIn) == 4 && CH <= 2) {
-                if (persist == 1 && th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC, 0, 16, true>(*a, s, taken);
-                if (persist == 2 && th == 64) return rb_rb_go<CH, TIn, TOut, 64, NC, 0, 8, true>(*a, s, taken);
-                if (persist == 3 && th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC, 0, 16, false>(*a, s, taken);
-                if (persist) return cudaErrorInvalidValue;
-            }
-            if (th == 64) return rb_rb_go<CH, TIn, TOut, 64, NC>(*a, s, taken);
+            if (th == 64) return rb_rb_go<CH, TIn, TOut, 64, NC>(*a, s);
             /* floats of 1-2 channels: 128 rows, 8 of a warp's 16 parked in shared memory */
             if constexpr (sizeof(TIn) == 4 && CH <= 2)
-                if (th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC, 8>(*a, s, taken);
+                if (th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC, 8>(*a, s);
             /* measured only: 128 rows of one channel of bytes (bench/RESULTS.md) */
             if constexpr (sizeof(TIn) == 1 && CH == 1 && sizeof(TOut) == 4)
-                if (th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC>(*a, s, taken);
+                if (th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC>(*a, s);
             if (th != 32) return cudaErrorInvalidValue;
-            return rb_rb_go<CH, TIn, TOut, 32, NC>(*a, s, taken);
+            return rb_rb_go<CH, TIn, TOut, 32, NC>(*a, s);
         }
     }
 };
@@ -832,11 +721,9 @@ extern "C" cudaError_t rb_cuda_sat_rebuild_run(rb_sat_shape shape, const void *i
     ks->epoch += RB_RB_PLANT_EPOCH || ks->epoch == 0;
     a.tag = ks->epoch << 2;
     a.ticket_base = ks->ticket;
-    const int persist = rb_rb_persist(shape, in_fmt, ch);
-    unsigned long long taken = 0;
-    e = shape.nocarry ? rb_sat_dispatch(rb_rb_launcher<true>{&a, s, th, persist, &taken}, ch, in_fmt, out_fmt)
-                      : rb_sat_dispatch(rb_rb_launcher<false>{&a, s, th, persist, &taken}, ch, in_fmt, out_fmt);
-    ks->ticket += taken; /* the tickets the blocks take, whatever they compute */
+    ks->ticket += (unsigned long long)a.tiles; /* a ticket a block, whatever it computes */
+    e = shape.nocarry ? rb_sat_dispatch(rb_rb_launcher<true>{&a, s, th, shape.park}, ch, in_fmt, out_fmt)
+                      : rb_sat_dispatch(rb_rb_launcher<false>{&a, s, th, shape.park}, ch, in_fmt, out_fmt);
     if (e == cudaSuccess) e = rb_cuda_launch_check();
     if (e != cudaSuccess) ks->epoch = 0; /* tickets taken and flags set: unknown */
     return e;
