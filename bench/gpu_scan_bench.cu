@@ -233,10 +233,6 @@ static const sat_variant sat_variants[] = {
     {"floor rebuild", 0, {1, 0, 1, 1, 0, 1, 0}, NULL},
     {"floor rebuild 32 rows", 0, {1, 0, 1, 1, 0, 1, 32}, NULL},
     {"floor rebuild 64 rows unparked", 0, {1, 0, 1, 1, 0, 1, 0, -1}, NULL},
-    /* F32 128-row tiles: the records a thread loads at once in the look-back (rb_sat_shape.lb_loads) */
-    {"look-back 4 loads", 0, {1, 0, 0, 1, 0, 1, 0, 0, 0, 4}, NULL},
-    {"look-back 8 loads", 0, {1, 0, 0, 1, 0, 1, 0, 0, 0, 8}, NULL},
-    {"look-back 16 loads", 0, {1, 0, 0, 1, 0, 1, 0, 0, 0, 16}, NULL},
 };
 static const int n_sat_variants = (int)(sizeof sat_variants / sizeof sat_variants[0]);
 
@@ -368,7 +364,6 @@ static void bench_sats(int quick, int size, const char *only, int fmt_only)
                     if (var->shape.rows == 128 && f != RB_U8) continue; /* built for bytes alone */
                     if (var->shape.park && f != RB_F32) continue;       /* F32's 64-row tiles alone */
                     if (var->shape.prefetch > 0 && f == RB_F32) continue; /* 8/16-bit input alone */
-                    if (var->shape.lb_loads && f != RB_F32) continue;     /* F32 alone */
                     if (only) {
                         char key[64];
                         snprintf(key, sizeof key, ",%s,", var->name);

@@ -836,10 +836,10 @@ static void test_sat_waves(void **state)
 long long rb_cuda_sat_default_tiles(rb_format in_fmt, int w, int h, int ch);
 
 /* F32 input of 1-2 channels on the default route over more tiles than the device
- * holds at once (tiles of 128 x 256, at most 2 a multiprocessor: asserted), so the
- * blocks of later waves look back over tiles of earlier waves and their own, with
- * 8 records a thread loaded at once (rb_sat_shape.lb_loads); the earlier tests'
- * float images have at most ~130 tiles, in place at 4096^2 512. Rows of whole
+ * holds at once (tiles of 128 x 256, at most 2 a multiprocessor: over 3 a
+ * multiprocessor asserted), so the blocks of later waves look back over tiles of
+ * earlier waves and their own; the earlier tests' float images have at most ~130
+ * tiles (in place at 4096^2: 512, one layout, once). Rows of whole
  * 16-byte groups and rows of 4093 floats or 2045 pairs (not: the loads one by one),
  * F32 and F64 tables, host and device images, records published late (the test
  * hook) and not, each layout twice on one context: every sum within one float ulp

@@ -37,16 +37,14 @@ typedef enum {
  * next wave will take (ticket + the blocks resident), so the memory reads while the
  * wave looks back; 0 the default's choice, -1 none, 1 after the block's totals,
  * 2 the same marked evict_last, 3 at the block's start, 4 as 1 but the tiles' top
- * halves. A hint: never a result.
- * lb_loads (rebuild, F32 input of 1-2 channels in tiles of 128 rows): the records a
- * thread loads at once in the look-back, 0 the default's choice (8 for one channel, 4 for two), else 4, 8 or 16. */
+ * halves. A hint: never a result. */
 typedef struct {
-    int wide, scfence, nocarry, dense, nap_ns, rebuild, rows, park, prefetch, lb_loads;
+    int wide, scfence, nocarry, dense, nap_ns, rebuild, rows, park, prefetch;
 } rb_sat_shape;
-static const rb_sat_shape rb_sat_shape_lookback = {0, 1, 0, 0, 0, 0, 0, 0, 0, 0};
+static const rb_sat_shape rb_sat_shape_lookback = {0, 1, 0, 0, 0, 0, 0, 0, 0};
 /* the 2026-11-27 08:40 default (1.1-1.3x the shape above on the H100) where the
  * rebuilding kernel does not apply, that kernel elsewhere (bench/RESULTS.md) */
-static const rb_sat_shape rb_sat_shape_default = {1, 0, 0, 1, 0, 1, 0, 0, 0, 0};
+static const rb_sat_shape rb_sat_shape_default = {1, 0, 0, 1, 0, 1, 0, 0, 0};
 
 size_t rb_cuda_sat_shape_work_bytes(rb_sat_shape shape, int w, int h, int ch);
 

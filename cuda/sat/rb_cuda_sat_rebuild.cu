@@ -219,7 +219,7 @@ static __device__ __forceinline__ A rb_rb_coltotal(const A (*s_col)[TW], int x)
  * 88-90 KB a block with the static arrays). Blocks a multiprocessor: 4 for
  * 8-bit input, 3 for 16-bit (85 registers: no spills), 2 for floats (128
  * registers; 3 for the benchmark's tiles of 32 rows, and of 128 rows of bytes). */
-template <int CH, typename TIn, typename TOut, typename R, int TH, int P, bool NC, int SR, int LU = 0>
+template <int CH, typename TIn, typename TOut, typename R, int TH, int P, bool NC, int SR>
 __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ? 3 : 2) : sizeof(TIn) == 1 ? 4 : sizeof(TIn) == 2 || TH == 32 ? 3 : 2)
     rb_rb_kernel(const rb_rb_args a)
 {
@@ -389,8 +389,7 @@ __global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ?
         __syncthreads();
         const int dH = s_win[0], dV = s_win[2];
         const bool iH = s_win[1], iV = s_win[3];
-        /* loads in flight: fewer where registers are short (LU: rb_sat_shape.lb_loads) */
-        constexpr int U = LU ? LU : sizeof(TIn) <= 2 || TH == 64 ? 8 : 4;
+        constexpr int U = sizeof(TIn) <= 2 || TH == 64 ? 8 : 4; /* loads in flight: fewer where registers are short */
         for (int q0 = 0; q0 * NPH < dH || q0 < dV; q0 += U) {
             double th[U];
             R tv[U];
@@ -626,13 +625,13 @@ extern "C" size_t rb_cuda_sat_rebuild_work_bytes(rb_sat_shape shape, rb_format i
     return rb_rb_layout(w, h, ch, rb_rb_th(shape, in_fmt, ch), NULL, NULL);
 }
 
-template <int CH, typename TIn, typename TOut, int TH, bool NC, int SR = 0, int LU = 0>
+template <int CH, typename TIn, typename TOut, int TH, bool NC, int SR = 0>
 static cudaError_t rb_rb_go(const rb_rb_args &a, cudaStream_t s)
 {
     typedef typename std::conditional<sizeof(TIn) <= 2, unsigned, double>::type R;
     constexpr int P = CH == 3 ? 6 : 8, G = (P * (int)sizeof(TIn) + 15) / 16;
     const int park = RB_RB_WARPS * SR * G * 32 * 16;
-    auto k = rb_rb_kernel<CH, TIn, TOut, R, TH, P, NC, SR, LU>;
+    auto k = rb_rb_kernel<CH, TIn, TOut, R, TH, P, NC, SR>;
     /* the blocks resident on the device (the prefetch's distance in tickets), once a
      * device and instance, like the attributes (past 32 devices, every call) */
     static std::atomic<int> resident[32];
@@ -669,7 +668,7 @@ static cudaError_t rb_rb_go(const rb_rb_args &a, cudaStream_t s)
 template <bool NC> struct rb_rb_launcher {
     const rb_rb_args *a;
     cudaStream_t s;
-    int th, park, lb_loads;
+    int th, park;
     template <int CH, typename TIn, typename TOut> cudaError_t go() const
     {
         /* F64 input is not this kernel's; the floor is built for one channel to F32 alone */
@@ -679,16 +678,7 @@ template <bool NC> struct rb_rb_launcher {
             if (th == 64) return rb_rb_go<CH, TIn, TOut, 64, NC>(*a, s);
             /* floats of 1-2 channels: 128 rows, 8 of a warp's 16 parked in shared memory */
             if constexpr (sizeof(TIn) == 4 && CH <= 2)
-                if (th == 128) {
-                    if constexpr (!NC) {
-                        /* one channel: 8 records a thread at once, half the look-back's round trips
-                         * (8 bytes of spills; 48 for two channels, which keep 4; 16: 450-550 bytes,
-                         * measured only) */
-                        if (lb_loads == 8 || (lb_loads == 0 && CH == 1)) return rb_rb_go<CH, TIn, TOut, 128, NC, 8, 8>(*a, s);
-                        if (lb_loads == 16) return rb_rb_go<CH, TIn, TOut, 128, NC, 8, 16>(*a, s);
-                    }
-                    return rb_rb_go<CH, TIn, TOut, 128, NC, 8>(*a, s);
-                }
+                if (th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC, 8>(*a, s);
             /* measured only: 128 rows of one channel of bytes (bench/RESULTS.md) */
             if constexpr (sizeof(TIn) == 1 && CH == 1 && sizeof(TOut) == 4)
                 if (th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC>(*a, s);
@@ -740,8 +730,8 @@ extern "C" cudaError_t rb_cuda_sat_rebuild_run(rb_sat_shape shape, const void *i
     a.tag = ks->epoch << 2;
     a.ticket_base = ks->ticket;
     ks->ticket += (unsigned long long)a.tiles; /* a ticket a block, whatever it computes */
-    e = shape.nocarry ? rb_sat_dispatch(rb_rb_launcher<true>{&a, s, th, shape.park, 0}, ch, in_fmt, out_fmt)
-                      : rb_sat_dispatch(rb_rb_launcher<false>{&a, s, th, shape.park, shape.lb_loads}, ch, in_fmt, out_fmt);
+    e = shape.nocarry ? rb_sat_dispatch(rb_rb_launcher<true>{&a, s, th, shape.park}, ch, in_fmt, out_fmt)
+                      : rb_sat_dispatch(rb_rb_launcher<false>{&a, s, th, shape.park}, ch, in_fmt, out_fmt);
     if (e == cudaSuccess) e = rb_cuda_launch_check();
     if (e != cudaSuccess) ks->epoch = 0; /* tickets taken and flags set: unknown */
     return e;
