@@ -831,6 +831,51 @@ static void test_sat_waves(void **state)
     rb_context_destroy(g);
 }
 
+/* cuda/sat/rb_cuda_sat_rebuild.cu (declared in cuda/sat/rb_cuda_sat.cuh, which the
+ * tests do not include): the tiles rb_sat's default route cuts such an image into */
+long long rb_cuda_sat_default_tiles(rb_format in_fmt, int w, int h, int ch);
+
+/* F32 input of 1-2 channels on the default route over more tiles than the device
+ * holds at once (tiles of 128 x 256, at most 2 a multiprocessor: over 3 a
+ * multiprocessor asserted), so the blocks of later waves look back over tiles of
+ * earlier waves and their own; the earlier tests' float images have at most ~130
+ * tiles (in place at 4096^2: 512, one layout, once). Rows of whole
+ * 16-byte groups and rows of 4093 floats or 2045 pairs (not: the loads one by one),
+ * F32 and F64 tables, host and device images, records published late (the test
+ * hook) and not, each layout twice on one context: every sum within one float ulp
+ * of the float64 table. */
+static void test_sat_f32_waves(void **state)
+{
+    (void)state;
+    static const struct {
+        int w, h, ch;
+        rb_format ofmt;
+    } cs[] = {{4096, 4100, 1, RB_F32}, {2048, 4100, 2, RB_F64}, {4093, 4100, 1, RB_F32}, {2045, 4100, 2, RB_F32}};
+    const int ncs = (int)(sizeof cs / sizeof cs[0]);
+    rb_context *g = gpu_test_context(RB_BACKEND_CUDA);
+    int dev = 0, sms = 0;
+    CU(cudaGetDevice(&dev));
+    CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    for (int i = 0; i < ncs; ++i) assert_true(rb_cuda_sat_default_tiles(RB_F32, cs[i].w, cs[i].h, cs[i].ch) > 3LL * sms);
+    int calls = 0;
+    for (int delayed = 0; delayed < 2; ++delayed) {
+        rb_switch_set(g, "test:scan_delay_ns", delayed ? "20000" : NULL);
+        for (int i = 0; i < ncs; ++i)
+            for (int rep = 0; rep < 2; ++rep) {
+                const size_t bad = sat_once(g, cs[i].w, cs[i].h, cs[i].ch, RB_F32, cs[i].ofmt, (i + rep) & 1, RB_OK);
+                if (bad)
+                    fprintf(stderr, "test_gpu_1d_sat: SAT (default) F32 %dx%d ch %d%s call %d: %zu bad samples\n",
+                            cs[i].w, cs[i].h, cs[i].ch, delayed ? " delayed" : "", rep, bad);
+                assert_int_equal(bad, 0);
+                ++calls;
+            }
+    }
+    fprintf(stderr, "test_gpu_1d_sat: SAT (default) F32 in waves: %d calls within one ulp (%d multiprocessors)\n",
+            calls, sms);
+    rb_switch_set(g, "test:scan_delay_ns", NULL);
+    rb_context_destroy(g);
+}
+
 static void test_sat_errors(void **state)
 {
     (void)state;
@@ -893,6 +938,7 @@ int main(void)
         cmocka_unit_test(test_sat_repeat),
         cmocka_unit_test(test_sat_inplace_precision),
         cmocka_unit_test(test_sat_waves),
+        cmocka_unit_test(test_sat_f32_waves),
         cmocka_unit_test(test_sat_errors),
     };
     return RB_GPU_DEVICE_MAIN(tests, NULL, NULL);

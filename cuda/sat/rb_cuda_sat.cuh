@@ -76,6 +76,9 @@ cudaError_t rb_cuda_sat_shape_run(rb_sat_shape shape, const void *in, size_t in_
  * for shape.rebuild where rb_cuda_sat_rebuild_fits */
 int rb_cuda_sat_rebuild_fits(rb_sat_shape shape, rb_format in_fmt, int h);
 size_t rb_cuda_sat_rebuild_work_bytes(rb_sat_shape shape, rb_format in_fmt, int w, int h, int ch);
+/* the tiles rb_sat's default route cuts such an image into (the rebuilding kernel's;
+ * -1 where another kernel runs): for the tests, which declare it themselves */
+long long rb_cuda_sat_default_tiles(rb_format in_fmt, int w, int h, int ch);
 cudaError_t rb_cuda_sat_rebuild_run(rb_sat_shape shape, const void *in, size_t in_pitch, rb_format in_fmt,
                                     void *out, size_t out_pitch, rb_format out_fmt, int w, int h, int ch,
                                     rb_sat_scratch *k, cudaStream_t s, unsigned delay_ns);

@@ -612,6 +612,14 @@ extern "C" int rb_cuda_sat_rebuild_fits(rb_sat_shape shape, rb_format in_fmt, in
     return in_fmt == RB_F32;
 }
 
+extern "C" long long rb_cuda_sat_default_tiles(rb_format in_fmt, int w, int h, int ch)
+{
+    const rb_sat_shape shape = rb_sat_shape_default;
+    if (ch < 1 || ch > 4 || !rb_cuda_sat_rebuild_fits(shape, in_fmt, h)) return -1;
+    const long long tw = ch == 3 ? 192 : 256, th = rb_rb_th(shape, in_fmt, ch); /* rb_rb_layout's */
+    return (((long long)w * ch + tw - 1) / tw) * ((h + th - 1) / th);
+}
+
 extern "C" size_t rb_cuda_sat_rebuild_work_bytes(rb_sat_shape shape, rb_format in_fmt, int w, int h, int ch)
 {
     return rb_rb_layout(w, h, ch, rb_rb_th(shape, in_fmt, ch), NULL, NULL);
