@@ -188,11 +188,14 @@ static __host__ __device__ __forceinline__ rb_tiled_fir_span rb_tiled_fir_span_o
 /* The column final stage of the tile's 128 lanes and of the halo's hl c left
  * and hr c right (threads 128 ..: the fifth warp) into the tile sm (column
  * sc of lane base - hl c + sc), rows of column block blk; the tile's own
- * lanes also go to out where x < wlo or x >= whi (x = lane / c; 0, 0: all of
- * them; the halo's own thread blocks write theirs). rb_tiled_final_cols for
- * each lane: the same floats. Shared by the fused FIR kernel and the FIR
- * rows' final of both axes (rb_tiled_final_both.cuh). */
-template <int R, typename CT, int C>
+ * lanes also go to out: WR 1 all of them (the fused route), 2 only pixels
+ * x < wlo or x >= whi (x = lane / c), 0 none (the halo's own thread blocks
+ * write theirs). rb_tiled_final_cols for each lane: the same floats. Shared
+ * by the fused FIR kernel and the FIR rows' final of both axes
+ * (rb_tiled_final_both.cuh). WR at compile time, the fused route's code as
+ * it was written in its kernel: with a run-time window test there its RGBA
+ * kernel measured 3-6 % slower on the H100 (bench/RESULTS.md, helper gboth). */
+template <int R, typename CT, int C, int WR>
 static __device__ __forceinline__ void rb_tiled_col_final_halo(const rb_cuda_tiled &f, const rb_tiled_fir_span &sp,
                                                                const float *__restrict__ in, float *__restrict__ out,
                                                                int wlo, int whi, const CT *__restrict__ car1,
@@ -216,29 +219,29 @@ static __device__ __forceinline__ void rb_tiled_col_final_halo(const rb_cuda_til
         sc = i < sp.hl * c ? i : RB_TILED_COL_THREADS + i;
         if (i >= (sp.hl + sp.hr) * c) lane = -1;
     }
-    if (lane < 0 || lane >= (long long)lanes) return;
-    const long long x = lane / c;
-    const int wr = own && (x < wlo || x >= whi);
-    IT u[B];
-    rb_tiled_final_load<R, IT>(f, in + lane, blk, j0, len, a.cval[lane % a.channels], u);
-    const double back = rb_tiled_final_from_carries<R, CT, IT>(f, u, len, blk, car1, car2, mean, lanes, (size_t)lane);
-    float *z = out + lane;
+    if (lane >= 0 && lane < (long long)lanes) {
+        if (WR == 2) own = own && (lane / c < wlo || lane / c >= whi);
+        IT u[B];
+        rb_tiled_final_load<R, IT>(f, in + lane, blk, j0, len, a.cval[lane % a.channels], u);
+        const double back = rb_tiled_final_from_carries<R, CT, IT>(f, u, len, blk, car1, car2, mean, lanes, (size_t)lane);
+        float *z = out + lane;
 #pragma unroll
-    for (int j = 0; j < B; ++j) {
-        const long long jj = j0 + j;
-        if (j < len && jj >= 0 && jj < a.n) {
-            const float v = (float)((double)u[j] + back);
-            if (wr) z[jj * f.ld_out] = v;
-            sm[j * RB_TILED_FIR_ST + sc] = v;
+        for (int j = 0; j < B; ++j) {
+            const long long jj = j0 + j;
+            if (j < len && jj >= 0 && jj < a.n) {
+                const float v = (float)((double)u[j] + back);
+                if (WR && own) z[jj * f.ld_out] = v;
+                sm[j * RB_TILED_FIR_ST + sc] = v;
+            }
         }
     }
 }
 
-/* wlo, whi: the column output is written only for pixels x < wlo or x >= whi
- * (0, 0: all of it, the fused route; the FIR rows' route of
- * rb_tiled_final_both_fir writes only the pixels the row chain, the edge
- * blocks' row stage 1 and final read: rb_tiled_fir_edge_window) */
-template <int R, typename CT, int C>
+/* WIN: the column output is written only for pixels x < wlo or x >= whi
+ * (the FIR rows' route of rb_tiled_final_both_fir: the pixels the row chain,
+ * the edge blocks' row stage 1 and final read, rb_tiled_fir_edge_window);
+ * else all of it (the fused route) */
+template <int R, typename CT, int C, bool WIN>
 __global__ void __launch_bounds__(RB_TILED_COL_THREADS + B)
 rb_tiled_final_cols_s1_fir(const rb_cuda_tiled f, const rb_cuda_tiled fr, const rb_tiled_fir_span sp,
                            const float *__restrict__ in, float *__restrict__ out, const CT *__restrict__ car1,
@@ -255,7 +258,8 @@ rb_tiled_final_cols_s1_fir(const rb_cuda_tiled f, const rb_cuda_tiled fr, const 
     const long long j0 = (long long)a.s0 + (long long)blk * B;
     const int len = min(B, a.m - blk * B);
     if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line: uniform */
-    rb_tiled_col_final_halo<R, CT, C>(f, sp, in, out, wlo, whi, car1, car2, mean, lanes, lc, blk, j0, len, sm);
+    rb_tiled_col_final_halo<R, CT, C, WIN ? 2 : 1>(f, sp, in, out, wlo, whi, car1, car2, mean, lanes, lc, blk, j0, len,
+                                                   sm);
     __syncthreads();
     if (t >= RB_TILED_COL_THREADS) return;
     /* row stage 1: thread = (tile row r, row block q of the tile, channel k) */

@@ -123,7 +123,7 @@ rb_tiled_final_both_fir(const rb_cuda_tiled f, const rb_cuda_tiled fr, const rb_
     const long long j0 = (long long)a.s0 + (long long)blk * B;
     const int len = min(B, a.m - blk * B);
     if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line: uniform */
-    rb_tiled_col_final_halo<R, CT, C>(f, sp, in, (float *)0, 0, 0x7fffffff, car1, car2, mean, lanes, lc, blk, j0, len,
+    rb_tiled_col_final_halo<R, CT, C, 0>(f, sp, in, (float *)0, 0, 0, car1, car2, mean, lanes, lc, blk, j0, len,
                                       sm);
     __syncthreads();
     /* row final: thread = (tile row r, row block q of the tile, channel k) */

@@ -293,13 +293,13 @@ static cudaError_t rb_tiled_launch_cols_s1_fir(const rb_cuda_tiled *fc, const rb
     const int bs = RB_TILED_COL_THREADS + B;
     int wlo = 0, whi = 0;
     if (nowrite) rb_tiled_fir_edge_window(fr, sp, &wlo, &whi);
-#define RB_TILED_F1(CC)                                                                                      \
-    rb_tiled_final_cols_s1_fir<R, CT, CC><<<g.grid, bs, 0, s>>>(*fc, *fr, sp, in, mid, m.car1, m.car2, m.mean,  \
-                                                                lanes, g.n2, rm.car1, rm.car2, rm.sums, rlanes,  \
-                                                                wlo, whi)
-    if (fc->c == 1) RB_TILED_F1(1);
-    else if (fc->c == 4) RB_TILED_F1(4);
-    else RB_TILED_F1(0);
+#define RB_TILED_F1(CC, WIN)                                                                                 \
+    rb_tiled_final_cols_s1_fir<R, CT, CC, WIN><<<g.grid, bs, 0, s>>>(*fc, *fr, sp, in, mid, m.car1, m.car2,     \
+                                                                     m.mean, lanes, g.n2, rm.car1, rm.car2,     \
+                                                                     rm.sums, rlanes, wlo, whi)
+    if (fc->c == 1) nowrite ? RB_TILED_F1(1, true) : RB_TILED_F1(1, false);
+    else if (fc->c == 4) nowrite ? RB_TILED_F1(4, true) : RB_TILED_F1(4, false);
+    else nowrite ? RB_TILED_F1(0, true) : RB_TILED_F1(0, false);
 #undef RB_TILED_F1
     const int nf = sp.qhi - sp.qlo, nrest = fr->b.nb - nf;
     if (nrest > 0) {
