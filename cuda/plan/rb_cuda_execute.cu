@@ -167,7 +167,8 @@ static float *rb_cuda_both_dst(const rb_plan *plan, rb_cuda_state *s, const rb_i
         return (float *)out->data;
     }
     if (!scratch && !dev_out) return *mid == s->A ? s->B : s->A;
-    if (!rb_cuda_tiled_final_both_in_place(s->col_axis)) return NULL;
+    /* FIR rows (rb_tiled_final_both_fir): a thread block reads its halo's input too */
+    if (!rb_cuda_tiled_final_both_in_place(s->col_axis) || s->row_axis->b.ax.ntaps != 0) return NULL;
     if (dev_out && (long long)(rb_image_stride(out) / sizeof(float)) != cur_ld) return NULL; /* same pointer, other pitch */
     *dst_ld = cur_ld;
     *done = dev_out;

@@ -146,9 +146,10 @@ cudaError_t rb_cuda_tiled_rows_from_carries(const rb_cuda_tiled *fr, const float
  * kernel makes the row carries without writing the column output (but the
  * pixels near the line's ends the rows read, into mid), the row chain runs,
  * and one kernel does the final stage of both axes, in -> out. Covers what
- * the fused route covers on rows without a FIR (rb_cuda_tiled_can_final_both);
- * out == in only where rb_cuda_tiled_final_both_in_place. ccarry, rcarry as
- * the fused route's; mid: a scratch image, neither in nor out. */
+ * the fused route covers (rb_cuda_tiled_can_final_both; FIR rows:
+ * rb_tiled_final_both_fir, only when asked); out == in only where
+ * rb_cuda_tiled_final_both_in_place and the rows have no FIR. ccarry, rcarry
+ * as the fused route's; mid: a scratch image, neither in nor out. */
 int rb_cuda_tiled_can_final_both(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr);
 int rb_cuda_tiled_final_both_in_place(const rb_cuda_tiled *fc);
 /* force: RECBLUR_CUDA_FUSE (RB_FORCE_*; =both: this route wherever it covers) */

@@ -181,23 +181,31 @@ static __host__ __device__ __forceinline__ rb_tiled_fir_span rb_tiled_fir_span_o
     return sp;
 }
 
-template <int R, typename CT, int C>
-__global__ void __launch_bounds__(RB_TILED_COL_THREADS + B)
-rb_tiled_final_cols_s1_fir(const rb_cuda_tiled f, const rb_cuda_tiled fr, const rb_tiled_fir_span sp,
-                           const float *__restrict__ in, float *__restrict__ out, const CT *__restrict__ car1,
-                           const CT *__restrict__ car2, const float *__restrict__ mean, size_t lanes, unsigned nlc,
-                           CT *__restrict__ rcar1, CT *__restrict__ rcar2, float *__restrict__ rsums, size_t rlanes)
+/* the FIR kernels' tile: 32 rows x (128 lanes + the halo's 32 threads), odd
+ * stride so that columns and rows both hit 32 banks */
+#define RB_TILED_FIR_ST (RB_TILED_COL_THREADS + B + 1)
+
+/* The column final stage of the tile's 128 lanes and of the halo's hl c left
+ * and hr c right (threads 128 ..: the fifth warp) into the tile sm (column
+ * sc of lane base - hl c + sc), rows of column block blk; the tile's own
+ * lanes also go to out: WR 1 all of them (the fused route), 2 only pixels
+ * x < wlo or x >= whi (x = lane / c), 0 none (the halo's own thread blocks
+ * write theirs). rb_tiled_final_cols for each lane: the same floats. Shared
+ * by the fused FIR kernel and the FIR rows' final of both axes
+ * (rb_tiled_final_both.cuh). WR at compile time, the fused route's code as
+ * it was written in its kernel: with a run-time window test there its RGBA
+ * kernel measured 3-6 % slower on the H100 (bench/RESULTS.md, helper gboth). */
+template <int R, typename CT, int C, int WR>
+static __device__ __forceinline__ void rb_tiled_col_final_halo(const rb_cuda_tiled &f, const rb_tiled_fir_span &sp,
+                                                               const float *__restrict__ in, float *__restrict__ out,
+                                                               int wlo, int whi, const CT *__restrict__ car1,
+                                                               const CT *__restrict__ car2,
+                                                               const float *__restrict__ mean, size_t lanes,
+                                                               unsigned lc, int blk, long long j0, int len, float *sm)
 {
     typedef CT IT; /* double carries go with double recursion, float with float */
-    constexpr int ST = RB_TILED_COL_THREADS + B + 1; /* odd: columns and rows both hit 32 banks */
-    __shared__ float sm[B * ST];
     const int c = C ? C : f.c, t = threadIdx.x;
-    const unsigned lc = blockIdx.x % nlc;
-    const int blk = (int)(blockIdx.x / nlc);
     const rb_cuda_axis &a = f.b.ax;
-    const long long j0 = (long long)a.s0 + (long long)blk * B;
-    const int len = min(B, a.m - blk * B);
-    if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line: uniform */
     /* the thread's lane: 128 of the tile (written out), or one of the halo's */
     const long long base = (long long)lc * RB_TILED_COL_THREADS;
     long long lane;
@@ -212,7 +220,7 @@ rb_tiled_final_cols_s1_fir(const rb_cuda_tiled f, const rb_cuda_tiled fr, const 
         if (i >= (sp.hl + sp.hr) * c) lane = -1;
     }
     if (lane >= 0 && lane < (long long)lanes) {
-        /* rb_tiled_final_cols for this lane */
+        if (WR == 2) own = own && (lane / c < wlo || lane / c >= whi);
         IT u[B];
         rb_tiled_final_load<R, IT>(f, in + lane, blk, j0, len, a.cval[lane % a.channels], u);
         const double back = rb_tiled_final_from_carries<R, CT, IT>(f, u, len, blk, car1, car2, mean, lanes, (size_t)lane);
@@ -222,13 +230,38 @@ rb_tiled_final_cols_s1_fir(const rb_cuda_tiled f, const rb_cuda_tiled fr, const 
             const long long jj = j0 + j;
             if (j < len && jj >= 0 && jj < a.n) {
                 const float v = (float)((double)u[j] + back);
-                if (own) z[jj * f.ld_out] = v;
-                sm[j * ST + sc] = v;
+                if (WR && own) z[jj * f.ld_out] = v;
+                sm[j * RB_TILED_FIR_ST + sc] = v;
             }
         }
     }
+}
+
+/* WIN: the column output is written only for pixels x < wlo or x >= whi
+ * (the FIR rows' route of rb_tiled_final_both_fir: the pixels the row chain,
+ * the edge blocks' row stage 1 and final read, rb_tiled_fir_edge_window);
+ * else all of it (the fused route) */
+template <int R, typename CT, int C, bool WIN>
+__global__ void __launch_bounds__(RB_TILED_COL_THREADS + B)
+rb_tiled_final_cols_s1_fir(const rb_cuda_tiled f, const rb_cuda_tiled fr, const rb_tiled_fir_span sp,
+                           const float *__restrict__ in, float *__restrict__ out, const CT *__restrict__ car1,
+                           const CT *__restrict__ car2, const float *__restrict__ mean, size_t lanes, unsigned nlc,
+                           CT *__restrict__ rcar1, CT *__restrict__ rcar2, float *__restrict__ rsums, size_t rlanes,
+                           int wlo, int whi)
+{
+    typedef CT IT;
+    __shared__ float sm[B * RB_TILED_FIR_ST];
+    const int c = C ? C : f.c, t = threadIdx.x;
+    const unsigned lc = blockIdx.x % nlc;
+    const int blk = (int)(blockIdx.x / nlc);
+    const rb_cuda_axis &a = f.b.ax;
+    const long long j0 = (long long)a.s0 + (long long)blk * B;
+    const int len = min(B, a.m - blk * B);
+    if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line: uniform */
+    rb_tiled_col_final_halo<R, CT, C, WIN ? 2 : 1>(f, sp, in, out, wlo, whi, car1, car2, mean, lanes, lc, blk, j0, len,
+                                                   sm);
     __syncthreads();
-    if (!own) return;
+    if (t >= RB_TILED_COL_THREADS) return;
     /* row stage 1: thread = (tile row r, row block q of the tile, channel k) */
     const int r = t & (B - 1), rest = t / B, q = rest / c, k = rest - q * c;
     const long long y = j0 + r;
@@ -237,7 +270,7 @@ rb_tiled_final_cols_s1_fir(const rb_cuda_tiled f, const rb_cuda_tiled fr, const 
     if (r >= len || y < 0 || y >= a.n || ql < sp.qlo || ql >= sp.qhi) return;
     /* the block's FIR reach starts at pixel d0 + 32 ql + fir_lo, the tile at lc W - hl */
     const int off = sp.d0 + B * q + ra.fir_lo + sp.hl;
-    const rb_tiled_smc<C> x = {sm + r * ST + off * c + k, c};
+    const rb_tiled_smc<C> x = {sm + r * RB_TILED_FIR_ST + off * c + k, c};
     double bs = 0.0, T[R], H[R];
     IT u[B];
     rb_tiled_fir_block<IT>(fr, x, B, u, &bs);

@@ -90,4 +90,108 @@ rb_tiled_final_both(const rb_cuda_tiled f, const rb_cuda_tiled fr, const float *
     }
 }
 
+/* ---- rows with a FIR (the Gaussian's centred taps) -------------------------
+ * The same route for the rows of rb_tiled_final_cols_s1_fir (issue 19 item
+ * 4): float or double carries, the recursion in the carries' type. A row
+ * block's FIR reads ntaps - 1 pixels beyond its 32, and clamp's blocks start
+ * at d0 = -fir_ext, not at the tile's edge; so the thread block runs the
+ * column final of its 128 lanes and of the halo (the fifth warp, as the fused
+ * FIR kernel: rb_tiled_col_final_halo, the same floats), then the row final
+ * of the row blocks that start in its pixels and read only the line
+ * (rb_tiled_fir_span: [qlo, qhi)), each the FIR of the tile and the
+ * recursion from the complete row carries, as rb_tiled_final_rows; results
+ * back into the tile and out row-coalesced. The output pixels of a thread
+ * block are those of its row blocks, [lc W + d0, lc W + d0 + W), not its
+ * lanes. The edge blocks (their FIR reads the extension) take
+ * rb_tiled_final_rows_edges, from the column output near the line's ends
+ * (mid: rb_tiled_fir_edge_window). Never in place: the halo and the column
+ * FIR read other tiles' input. */
+template <int R, typename CT, int C>
+__global__ void __launch_bounds__(RB_TILED_COL_THREADS + B)
+rb_tiled_final_both_fir(const rb_cuda_tiled f, const rb_cuda_tiled fr, const rb_tiled_fir_span sp,
+                        const float *__restrict__ in, float *__restrict__ out, const CT *__restrict__ car1,
+                        const CT *__restrict__ car2, const float *__restrict__ mean, size_t lanes, unsigned nlc,
+                        const CT *__restrict__ rcar1, const CT *__restrict__ rcar2, const float *__restrict__ rmean,
+                        size_t rlanes)
+{
+    typedef CT IT;
+    __shared__ float sm[B * RB_TILED_FIR_ST];
+    const int c = C ? C : f.c, t = threadIdx.x;
+    const unsigned lc = blockIdx.x % nlc;
+    const int blk = (int)(blockIdx.x / nlc);
+    const rb_cuda_axis &a = f.b.ax, &ra = fr.b.ax;
+    const long long j0 = (long long)a.s0 + (long long)blk * B;
+    const int len = min(B, a.m - blk * B);
+    if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line: uniform */
+    rb_tiled_col_final_halo<R, CT, C, 0>(f, sp, in, (float *)0, 0, 0, car1, car2, mean, lanes, lc, blk, j0, len,
+                                      sm);
+    __syncthreads();
+    /* row final: thread = (tile row r, row block q of the tile, channel k) */
+    const int r = t & (B - 1), rest = t / B, q = rest / c, k = rest - q * c;
+    const long long y = j0 + r;
+    const int W = RB_TILED_COL_THREADS / c, ql = (int)lc * (W / B) + q;
+    const int act = t < RB_TILED_COL_THREADS && r < len && y >= 0 && y < a.n && ql >= sp.qlo && ql < sp.qhi;
+    IT u[B];
+    double back = 0.0;
+    if (act) {
+        const int off = sp.d0 + B * q + ra.fir_lo + sp.hl; /* the FIR's first tap, from the tile's lc W - hl */
+        const rb_tiled_smc<C> x = {sm + r * RB_TILED_FIR_ST + off * c + k, c};
+        rb_tiled_fir_block<IT>(fr, x, B, u, (double *)0);
+        back = rb_tiled_final_from_carries<R, CT, IT>(fr, u, B, ql + sp.k0, rcar1, rcar2, rmean, rlanes,
+                                                      (size_t)y * c + k);
+    }
+    __syncthreads(); /* every FIR has read the tile */
+    if (act) {
+        float *p = sm + r * RB_TILED_FIR_ST + (sp.d0 + B * q + sp.hl) * c + k;
+#pragma unroll
+        for (int j = 0; j < B; ++j) p[j * c] = (float)((double)u[j] + back);
+    }
+    __syncthreads();
+    /* the output, thread t the float d0 c + t of the thread block's pixels
+     * (coalesced over the threads), where its row block was made here */
+    if (t < RB_TILED_COL_THREADS) {
+        const int qt = (int)lc * (W / B) + t / (B * c);
+        if (qt >= sp.qlo && qt < sp.qhi) {
+            float *z = out + (long long)lc * RB_TILED_COL_THREADS + sp.d0 * c + t;
+            const float *v = sm + (sp.hl + sp.d0) * c + t;
+#pragma unroll
+            for (int j = 0; j < B; ++j) {
+                const long long jj = j0 + j;
+                if (j < len && jj >= 0 && jj < a.n) z[jj * fr.ld_out] = v[j * RB_TILED_FIR_ST];
+            }
+        }
+    }
+}
+
+/* The row final of the edge blocks the kernel above leaves (nleft from block
+ * k0, the rest from q1): thread = (edge block e, lane), lanes consecutive;
+ * the samples through the extension from mid, the column output near the
+ * line's ends (rb_tiled_load_generic: the same u as rb_tiled_final_rows makes
+ * for these blocks), the recursion from the row carries, written straight
+ * out (a few blocks a row). */
+template <int R, typename CT>
+__global__ void __launch_bounds__(128)
+rb_tiled_final_rows_edges(const rb_cuda_tiled f, const float *__restrict__ mid, float *__restrict__ out,
+                          const CT *__restrict__ car1, const CT *__restrict__ car2, const float *__restrict__ mean,
+                          size_t lanes, int k0, int nleft, int q1, int nedge)
+{
+    typedef CT IT;
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x, e = i / lanes, lane = i - e * lanes;
+    if (e >= (size_t)nedge) return;
+    const rb_cuda_axis &a = f.b.ax;
+    const int c = f.c, blk = (int)e < nleft ? k0 + (int)e : q1 + ((int)e - nleft);
+    const long long j0 = (long long)a.s0 + (long long)blk * B, y = (long long)(lane / c);
+    const int k = (int)(lane - (size_t)y * c), len = min(B, a.m - blk * B);
+    IT u[B];
+    double bs;
+    rb_tiled_load_generic<R, IT>(f, mid + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
+    const double back = rb_tiled_final_from_carries<R, CT, IT>(f, u, len, blk, car1, car2, mean, lanes, lane);
+    float *z = out + y * f.ld_out + k;
+#pragma unroll
+    for (int j = 0; j < B; ++j) {
+        const long long jj = j0 + j;
+        if (j < len && jj >= 0 && jj < a.n) z[jj * c] = (float)((double)u[j] + back);
+    }
+}
+
 #endif

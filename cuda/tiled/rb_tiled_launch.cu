@@ -122,13 +122,13 @@ extern "C" cudaError_t rb_cuda_tiled_cols_making_row_carries(const rb_cuda_tiled
 
 /* ---- the final stage of both axes (rb_tiled_final_both.cuh) -------------- */
 
-/* Whether it covers the pair: what the fused route covers with rows
- * without a FIR (rb_tiled_final_cols_s1: float carries and recursion, 1, 2
- * or 4 channels, row blocks from pixel 0); the FIR rows' fused kernel (the
- * Gaussian's) has no such variant, and those keep the fused route. */
+/* Whether it covers the pair: what the fused route covers: rows without a
+ * FIR (rb_tiled_final_cols_s1: float carries and recursion, 1, 2 or 4
+ * channels, row blocks from pixel 0; rb_tiled_final_both) and rows with one
+ * (rb_tiled_can_fuse_fir, the Gaussian's: rb_tiled_final_both_fir). */
 extern "C" int rb_cuda_tiled_can_final_both(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr)
 {
-    return fr->b.ax.ntaps == 0 && rb_cuda_tiled_can_fuse(fc, fr);
+    return rb_cuda_tiled_can_fuse(fc, fr);
 }
 
 /* Whether a thread block of rb_tiled_final_both reads only its own tile's
@@ -153,6 +153,7 @@ extern "C" int rb_cuda_tiled_final_both_wanted(const rb_cuda_tiled *fc, const rb
 {
     if (!rb_cuda_tiled_can_final_both(fc, fr)) return 0;
     if (force == RB_FORCE_BOTH || force == RB_FORCE_CROSS) return 1;
+    if (fr->b.ax.ntaps != 0) return 0; /* FIR rows: only when asked (not measured faster yet) */
     const double samples = (double)fc->b.ax.n * fr->b.ax.n * fc->c;
     return force == RB_FORCE_AUTO && (fc->b.ax.r == 1 || samples >= 33554432.0);
 }
@@ -173,10 +174,11 @@ extern "C" cudaError_t rb_cuda_tiled_cols_row_carries_only(const rb_cuda_tiled *
 
 /* Whether it covers the pair: what rb_tiled_final_both covers, on rows
  * without padding (the padding's row blocks read column output beyond the
- * rows' end pixels, which the cross terms do not make) */
+ * rows' end pixels, which the cross terms do not make) and without a FIR
+ * (its kernels take plain row blocks only) */
 extern "C" int rb_cuda_tiled_can_cross(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr)
 {
-    return rb_cuda_tiled_can_final_both(fc, fr) && !fr->b.ax.padded;
+    return rb_cuda_tiled_can_final_both(fc, fr) && !fr->b.ax.padded && fr->b.ax.ntaps == 0;
 }
 
 /* Whether it runs: RECBLUR_CUDA_FUSE=cross wherever it covers; by default

@@ -248,10 +248,39 @@ cudaError_t rb_tiled_launch_ct(const rb_cuda_tiled *f, const float *in, float *o
 
 /* the fused route for rows with a FIR (rb_tiled_final_cols_s1_fir): CT float
  * or double, the recursion in the same type */
+/* The pixels of the column output that the FIR rows' route of
+ * rb_tiled_final_both_fir reads (the fused kernel writes only these, x < *wlo
+ * or x >= *whi): the edge blocks' (those the fused kernels leave: their
+ * stage 1 and final read the column output) FIR reach inside the line, and
+ * where their extension samples come from: clamp's pixel 0 and n - 1 (the
+ * row chain's closed forms read them too), mirror's reflections and
+ * periodic's wrap of the reach beyond either end. */
+static void rb_tiled_fir_edge_window(const rb_cuda_tiled *fr, const rb_tiled_fir_span &sp, int *wlo, int *whi)
+{
+    const rb_cuda_axis &ra = fr->b.ax;
+    const long long n = ra.n;
+    const long long lo_in = (long long)sp.d0 + (long long)B * sp.qlo + ra.fir_lo + ra.ntaps - 1,
+                    hi_in = (long long)sp.d0 + (long long)B * sp.qhi + ra.fir_lo;
+    long long dl = -((long long)ra.s0 + ra.fir_lo), dr = (long long)ra.s0 + ra.m + ra.fir_lo + ra.ntaps - 1 - n;
+    if (dl < 0) dl = 0;
+    if (dr < 0) dr = 0;
+    long long lo = 1, hi = n - 1;
+    const long long los[3] = {lo_in, dl, dr}, his[3] = {hi_in, n - dl, n - dr};
+    for (int i = 0; i < 3; ++i) {
+        if (los[i] > lo) lo = los[i];
+        if (his[i] < hi) hi = his[i];
+    }
+    if (lo > n) lo = n;
+    *wlo = (int)lo;
+    *whi = (int)(hi > lo ? hi : lo);
+}
+
+/* nowrite: the route of rb_tiled_final_both_fir (the column output only
+ * where rb_tiled_fir_edge_window says), else the fused route (all of it) */
 template <int R, typename CT>
 static cudaError_t rb_tiled_launch_cols_s1_fir(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in,
                                                float *mid, float *ccarry, float *rcarry, size_t lanes,
-                                               size_t rlanes, cudaStream_t s, cudaEvent_t *ev)
+                                               size_t rlanes, cudaStream_t s, cudaEvent_t *ev, int nowrite)
 {
     const rb_tiled_geom g = rb_tiled_grid(fc, lanes);
     if (!g.grid) return cudaErrorInvalidConfiguration;
@@ -262,15 +291,16 @@ static cudaError_t rb_tiled_launch_cols_s1_fir(const rb_cuda_tiled *fc, const rb
     rb_tiled_chain_launch<R, CT>(fc, in, m, lanes, s);
     if (ev) cudaEventRecord(ev[1], s);
     const int bs = RB_TILED_COL_THREADS + B;
-    if (fc->c == 1)
-        rb_tiled_final_cols_s1_fir<R, CT, 1><<<g.grid, bs, 0, s>>>(*fc, *fr, sp, in, mid, m.car1, m.car2, m.mean, lanes,
-                                                                 g.n2, rm.car1, rm.car2, rm.sums, rlanes);
-    else if (fc->c == 4)
-        rb_tiled_final_cols_s1_fir<R, CT, 4><<<g.grid, bs, 0, s>>>(*fc, *fr, sp, in, mid, m.car1, m.car2, m.mean, lanes,
-                                                                 g.n2, rm.car1, rm.car2, rm.sums, rlanes);
-    else
-        rb_tiled_final_cols_s1_fir<R, CT, 0><<<g.grid, bs, 0, s>>>(*fc, *fr, sp, in, mid, m.car1, m.car2, m.mean, lanes,
-                                                                 g.n2, rm.car1, rm.car2, rm.sums, rlanes);
+    int wlo = 0, whi = 0;
+    if (nowrite) rb_tiled_fir_edge_window(fr, sp, &wlo, &whi);
+#define RB_TILED_F1(CC, WIN)                                                                                 \
+    rb_tiled_final_cols_s1_fir<R, CT, CC, WIN><<<g.grid, bs, 0, s>>>(*fc, *fr, sp, in, mid, m.car1, m.car2,     \
+                                                                     m.mean, lanes, g.n2, rm.car1, rm.car2,     \
+                                                                     rm.sums, rlanes, wlo, whi)
+    if (fc->c == 1) nowrite ? RB_TILED_F1(1, true) : RB_TILED_F1(1, false);
+    else if (fc->c == 4) nowrite ? RB_TILED_F1(4, true) : RB_TILED_F1(4, false);
+    else nowrite ? RB_TILED_F1(0, true) : RB_TILED_F1(0, false);
+#undef RB_TILED_F1
     const int nf = sp.qhi - sp.qlo, nrest = fr->b.nb - nf;
     if (nrest > 0) {
         /* the edge blocks (their FIR reads the extension) and the padding's */
@@ -300,15 +330,18 @@ static void rb_tiled_edge_window(const rb_cuda_tiled *fr, int *wlo, int *whi)
 }
 
 /* nowrite: the route of rb_tiled_final_both (the column output only where
- * rb_tiled_edge_window says), else the fused route (all of it) */
+ * rb_tiled_edge_window or, FIR rows, rb_tiled_fir_edge_window says), else
+ * the fused route (all of it) */
 template <int R>
 cudaError_t rb_tiled_launch_cols_s1(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in, float *mid,
                                         float *ccarry, float *rcarry, size_t lanes, size_t rlanes,
                                         cudaStream_t s, cudaEvent_t *ev, int nowrite)
 {
     if (fr->b.ax.ntaps != 0)
-        return fr->dbl ? rb_tiled_launch_cols_s1_fir<R, double>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev)
-                       : rb_tiled_launch_cols_s1_fir<R, float>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev);
+        return fr->dbl ? rb_tiled_launch_cols_s1_fir<R, double>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev,
+                                                                nowrite)
+                       : rb_tiled_launch_cols_s1_fir<R, float>(fc, fr, in, mid, ccarry, rcarry, lanes, rlanes, s, ev,
+                                                               nowrite);
     const rb_tiled_geom g = rb_tiled_grid(fc, lanes);
     if (!g.grid) return cudaErrorInvalidConfiguration;
     const rb_tiled_bufs<float> m(fc, ccarry, lanes, R), rm(fr, rcarry, rlanes, R);
@@ -354,16 +387,59 @@ cudaError_t rb_tiled_launch_rows_rest(const rb_cuda_tiled *fr, const float *mid,
                                                  ev);
 }
 
+/* The FIR rows' route (rb_tiled_final_both_fir): the row chain, the final
+ * of both axes over the fused row blocks, the edge blocks' row final from
+ * mid; CT float or double, the recursion in the same type. Events as
+ * rb_tiled_launch_final_both. */
+template <int R, typename CT>
+static cudaError_t rb_tiled_launch_final_both_fir(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in,
+                                                  const float *mid, float *out, float *ccarry, float *rcarry,
+                                                  size_t lanes, size_t rlanes, cudaStream_t s, cudaEvent_t *ev)
+{
+    const rb_tiled_geom g = rb_tiled_grid(fc, lanes);
+    if (!g.grid) return cudaErrorInvalidConfiguration;
+    const rb_tiled_bufs<CT> m(fc, ccarry, lanes, R), rm(fr, rcarry, rlanes, R);
+    const rb_tiled_fir_span sp = rb_tiled_fir_span_of(*fr);
+    if (ev) cudaEventRecord(ev[0], s);
+    rb_tiled_chain_launch<R, CT>(fr, mid, rm, rlanes, s);
+    if (ev) cudaEventRecord(ev[1], s);
+    const int bs = RB_TILED_COL_THREADS + B;
+#define RB_TILED_FB(CC)                                                                                      \
+    rb_tiled_final_both_fir<R, CT, CC><<<g.grid, bs, 0, s>>>(*fc, *fr, sp, in, out, m.car1, m.car2, m.mean, lanes, \
+                                                             g.n2, rm.car1, rm.car2, rm.mean, rlanes)
+    if (fc->c == 1) RB_TILED_FB(1);
+    else if (fc->c == 4) RB_TILED_FB(4);
+    else RB_TILED_FB(0);
+#undef RB_TILED_FB
+    /* the edge blocks that reach the line: [k0, k0 + qlo) and [k0 + qhi, qb) */
+    const rb_cuda_axis &ra = fr->b.ax;
+    const int q1 = sp.k0 + sp.qhi, qb = (int)(((long long)ra.n - ra.s0 + B - 1) / B);
+    const int nright = (qb < fr->b.nb ? qb : fr->b.nb) - q1, ne = sp.qlo + (nright > 0 ? nright : 0);
+    if (ne > 0) {
+        const unsigned long long nt = (unsigned long long)ne * rlanes;
+        if ((nt + 127) / 128 > 0x7fffffffull) return cudaErrorInvalidConfiguration;
+        rb_tiled_final_rows_edges<R, CT><<<(unsigned)((nt + 127) / 128), 128, 0, s>>>(
+            *fr, mid, out, rm.car1, rm.car2, rm.mean, rlanes, sp.k0, sp.qlo, q1, ne);
+    }
+    if (ev) cudaEventRecord(ev[2], s);
+    return cudaGetLastError();
+}
+
 /* The route of rb_tiled_final_both, after rb_tiled_launch_cols_s1 (nowrite):
  * the row chain, then the final stage of both axes from in (the column
  * carries in ccarry, the row carries in rcarry) to out; mid: the column
- * output near the line's ends (padded rows). Events as
+ * output near the line's ends (padded rows; FIR rows: rb_tiled_launch_final_both_fir). Events as
  * rb_tiled_launch_rows_rest: none of a row stage 1, the chain, the final. */
 template <int R>
 cudaError_t rb_tiled_launch_final_both(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in,
                                        const float *mid, float *out, float *ccarry, float *rcarry, size_t lanes,
                                        size_t rlanes, cudaStream_t s, cudaEvent_t *ev)
 {
+    if (fr->b.ax.ntaps != 0)
+        return fr->dbl ? rb_tiled_launch_final_both_fir<R, double>(fc, fr, in, mid, out, ccarry, rcarry, lanes, rlanes,
+                                                                   s, ev)
+                       : rb_tiled_launch_final_both_fir<R, float>(fc, fr, in, mid, out, ccarry, rcarry, lanes, rlanes,
+                                                                  s, ev);
     const rb_tiled_geom g = rb_tiled_grid(fc, lanes);
     if (!g.grid) return cudaErrorInvalidConfiguration;
     const rb_tiled_bufs<float> m(fc, ccarry, lanes, R), rm(fr, rcarry, rlanes, R);
