@@ -101,10 +101,17 @@ extern "C" int rb_cuda_tiled_can_fuse(const rb_cuda_tiled *fc, const rb_cuda_til
  * 1 / 3 / 5 at 4096^2 9-13 %, order 4 at 8192^2 clamp / periodic / mirror
  * 8-10 %, RGBA 10 %, Gaussian rows 2-6 % (sigma 2-100, 1 and 4 channels); the
  * lead's merged check re-times default, =off and =on in one run (gpu_bench
- * --focus, every boundary, orders 1 / 3 / 5, 4096^2 and 8192^2). */
+ * --focus, every boundary, orders 1 / 3 / 5, 4096^2 and 8192^2).
+ * Since the chains got faster (helper chain3), FIR rows with double carries
+ * (the Gaussian from sigma 4) measured 1.5-4 % faster unfused at 8192^2 (sigma
+ * 8 / 30 / 100, 1 and 4 channels) and at 4096^2 RGBA, even at 4096^2 one
+ * channel (H100, five calls: bench/RESULTS.md, "gboth" and the lead's 2026-11-27
+ * checks): the fused kernel's double recursion and FIR are issue-bound, so
+ * the transfer it saves does not pay; there the default is unfused. */
 extern "C" int rb_cuda_tiled_fuse_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force)
 {
     if (!rb_cuda_tiled_can_fuse(fc, fr)) return 0;
+    if (force == RB_FORCE_AUTO && fr->b.ax.ntaps != 0 && (fc->dbl || fr->dbl)) return 0;
     return force != RB_FORCE_OFF;
 }
 
