@@ -407,9 +407,19 @@ cudaError_t rb_tiled_launch_cols_cross(const rb_cuda_tiled *fc, const rb_cuda_ti
     if (ev) cudaEventRecord(ev[0], s);
     rb_tiled_chain_launch<R, float>(fc, in, m, lanes, s);
     if (ev) cudaEventRecord(ev[1], s);
-#define RB_TILED_X3(CC)                                                                                      \
-    rb_tiled_cross<R, CC><<<g.grid, g.bs, 0, s>>>(*fc, *fr, mid, m.car1, m.car2, m.mean, lanes, g.n2, rm.car1,  \
-                                                   rm.car2, rm.sums, rlanes, wlo, whi)
+    /* the cross kernel's thread blocks walk the g.grid tiles, as many as fit
+     * on the device at once (each stages the basis once) */
+    int dev = 0, sms = 0, per = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        return cudaGetLastError();
+#define RB_TILED_X3(CC)                                                                                        \
+    do {                                                                                                       \
+        cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, rb_tiled_cross<R, CC>, g.bs, 0);  \
+        if (e != cudaSuccess) return e;                                                                        \
+        const unsigned nx = (unsigned)(sms * (per > 0 ? per : 1)), gx = g.grid < nx ? g.grid : nx;            \
+        rb_tiled_cross<R, CC><<<gx, g.bs, 0, s>>>(*fc, *fr, mid, m.car1, m.car2, m.mean, lanes, g.n2, g.grid, \
+                                                  rm.car1, rm.car2, rm.sums, rlanes, wlo, whi);                \
+    } while (0)
     if (fc->c == 1) RB_TILED_X3(1);
     else if (fc->c == 4) RB_TILED_X3(4);
     else RB_TILED_X3(0);
