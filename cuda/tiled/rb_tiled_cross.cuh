@@ -124,7 +124,13 @@ rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict_
                float *__restrict__ rsums, size_t rlanes, int wlo, int whi)
 {
     constexpr int NV = 2 * R + 1;               /* carry rows: P_0..P_{R-1}, E_0..E_{R-1}, m */
-    constexpr int NP = (NV + 3) & ~3;           /* s1 rows padded to float4 */
+    /* s1[i SI + qk SQ + b]: output i (Tbar, Hbar, sum) of the row stage 1 of
+     * carry row b over (row block, channel) qk; SQ = 8 or 24 (mod 32): the 32
+     * S1 jobs of a warp (b = 8 values, qk = 4) write 32 banks at once, and the
+     * add phase reads float4s of 4 b (those beyond NV zero) */
+    constexpr int NB4 = (NV + 3) / 4;           /* float4s over b */
+    constexpr int SQ = NV <= 8 ? 8 : 24;        /* 2 R + 1 <= 17 */
+    constexpr int SI = 4 * SQ;
     constexpr int NQ = RB_TILED_COL_THREADS / B; /* (row block, channel) pairs of a tile */
     /* cv[b CS + t + t / 32]: carry b of the tile's lane t, a float of padding
      * after every 32 lanes, so that the 32 S1 jobs of a warp (8 carry rows
@@ -133,10 +139,11 @@ rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict_
     __shared__ float xs[2 * NV * B];             /* xs[b B + j]: whole block, tile row j, unit carry b;
                                                     from NV B: the same for the line's cut last block */
     __shared__ float cv[2][NV * CS];
-    __shared__ __align__(16) float s1[2][NQ * NV * NP]; /* s1[(qk NV + b) NP + i]: Tbar, Hbar, sum of row b */
+    __shared__ __align__(16) float s1[2][NV * SI];
     const rb_cuda_axis &a = f.b.ax, &ra = fr.b.ax;
     const int c = C ? C : fr.c, t = threadIdx.x, r = t & (B - 1), qk = t / B, q = qk / c, k = qk - q * c;
     for (int i = t; i < NV * B; i += RB_TILED_COL_THREADS) xs[i] = f.Xb[i];
+    for (int i = t; i < 2 * NV * SI; i += RB_TILED_COL_THREADS) s1[0][i] = 0.0f;
     const int cut = a.m % B;
     if (cut && t < NV) {
         /* the cut block's basis: a zero block's column final from unit carry t
@@ -194,26 +201,12 @@ rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict_
         pb ^= 1;
 #pragma unroll
         for (int b = 0; b < NV; ++b) cvp[b * CS + t + t / B] = v[b];
-        /* the clamp rows' end pixels: the column output's cross term of the lane */
-        if (lane < lanes) {
-            const long long px = (long long)(lane / c);
-            if (px < wlo || px >= whi) {
-                for (int j = 0; j < len; ++j) {
-                    const long long jj = j0 + j;
-                    if (jj < 0 || jj >= a.n) continue;
-                    float s = 0.0f;
-#pragma unroll
-                    for (int b = 0; b < NV; ++b) s = fmaf(xb[b * B + j], v[b], s);
-                    mid[jj * f.ld_out + lane] += s;
-                }
-            }
-        }
         __syncthreads();
         if (t < NV * NQ) {
             /* the row stage 1 of carry row sb over row block sq, channel sk */
             const int sqk = t % NQ, sb = t / NQ, sq = sqk / c, sk = sqk - sq * c;
             const int sqg = (int)lc * (RB_TILED_COL_THREADS / (B * c)) + sq;
-            float *o = s1p + (sqk * NV + sb) * NP;
+            float *o = s1p + sqk * SQ + sb; /* o[i SI]: output i */
             if (sqg < fr.b.nb) {
                 const int rlen = min(B, ra.m - sqg * B);
                 /* sample j of the job: lane sq B c + j c + sk of the tile */
@@ -236,10 +229,10 @@ rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict_
                     }
 #pragma unroll
                     for (int i = 0; i < R; ++i) {
-                        o[i] = tt[i];
-                        o[R + i] = hh[i];
+                        o[(i) * SI] = tt[i];
+                        o[(R + i) * SI] = hh[i];
                     }
-                    o[2 * R] = bs;
+                    o[(2 * R) * SI] = bs;
                 } else {
                     /* a cut row block: rb_tiled_stage1_n's steps, rolled (a rare path:
                      * no registers held for it), on the job's own samples of cv */
@@ -253,30 +246,52 @@ rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict_
                     }
 #pragma unroll
                     for (int i = 0; i < R; ++i) {
-                        o[i] = p[i];
+                        o[(i) * SI] = p[i];
                         p[i] = 0.0f;
                     }
 #pragma unroll 1
                     for (int j = rlen - 1; j >= 0; --j) rb_tiled_step<R, float, false>(ra, p, u(j));
 #pragma unroll
-                    for (int i = 0; i < R; ++i) o[R + i] = p[i];
-                    o[2 * R] = bs;
+                    for (int i = 0; i < R; ++i) o[(R + i) * SI] = p[i];
+                    o[(2 * R) * SI] = bs;
+                }
+            }
+        }
+        {
+            /* the clamp rows' end pixels (x < wlo or x >= whi): the column output's
+             * cross term, sum_b X_b(r) v_b, added to mid; each such lane of a warp
+             * by the whole warp, thread r taking tile row r, so a lane costs one
+             * round trip to memory, not 32 dependent ones */
+            const size_t wl = (size_t)lc * RB_TILED_COL_THREADS + (t & ~(B - 1));
+            const long long jj = j0 + r;
+            if ((long long)(wl / c) < wlo || (long long)((wl + B - 1) / c) >= whi) {
+                for (int e = 0; e < B; ++e) {
+                    const size_t el = wl + e;
+                    const long long px = (long long)(el / c);
+                    if (el >= lanes || (px >= wlo && px < whi)) continue; /* uniform over the warp */
+                    if (r >= len || jj < 0 || jj >= a.n) continue;
+                    const int et = (t & ~(B - 1)) + e;
+                    float s = 0.0f;
+#pragma unroll
+                    for (int b = 0; b < NV; ++b) s = fmaf(xb[b * B + r], cvp[b * CS + et + et / B], s);
+                    mid[jj * f.ld_out + el] += s;
                 }
             }
         }
         __syncthreads();
         if (!mine) continue;
+#pragma unroll 1
+        for (int b4 = 0; b4 < NB4; ++b4) {
+            float x[4];
 #pragma unroll
-        for (int b = 0; b < NV; ++b) {
-            const float x = xb[b * B + r];
-            const float4 *o = (const float4 *)(s1p + (qk * NV + b) * NP);
+            for (int e = 0; e < 4; ++e) x[e] = 4 * b4 + e < NV ? xb[(4 * b4 + e) * B + r] : 0.0f;
 #pragma unroll
-            for (int i4 = 0; i4 < NP / 4; ++i4) {
-                const float4 w = o[i4];
-                const float wv[4] = {w.x, w.y, w.z, w.w};
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    if (4 * i4 + e < NV) rc[4 * i4 + e] = fmaf(x, wv[e], rc[4 * i4 + e]);
+            for (int i = 0; i < NV; ++i) {
+                const float4 w = *(const float4 *)(s1p + i * SI + qk * SQ + 4 * b4);
+                rc[i] = fmaf(x[0], w.x, rc[i]);
+                rc[i] = fmaf(x[1], w.y, rc[i]);
+                rc[i] = fmaf(x[2], w.z, rc[i]);
+                rc[i] = fmaf(x[3], w.w, rc[i]);
             }
         }
 #pragma unroll
