@@ -202,6 +202,31 @@ rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict_
 #pragma unroll
         for (int b = 0; b < NV; ++b) cvp[b * CS + t + t / B] = v[b];
         __syncthreads();
+        {
+            /* the clamp rows' end pixels (x < wlo or x >= whi): the column output's
+             * cross term, sum_b X_b(r) v_b, added to mid; each such lane of a warp
+             * by the whole warp, thread r taking tile row r, so a lane costs one
+             * round trip to memory, not 32 dependent ones */
+            const size_t wl = (size_t)lc * RB_TILED_COL_THREADS + (t & ~(B - 1));
+            const long long jj = j0 + r;
+            if ((long long)(wl / c) < wlo || (long long)((wl + B - 1) / c) >= whi) {
+                for (int e = 0; e < B; ++e) {
+                    const size_t el = wl + e;
+                    const long long px = (long long)(el / c);
+                    if (el >= lanes || (px >= wlo && px < whi)) continue; /* uniform over the warp */
+                    if (r >= len || jj < 0 || jj >= a.n) continue;
+                    const int et = (t & ~(B - 1)) + e;
+                    float s = 0.0f;
+#pragma unroll
+                    for (int b = 0; b < NV; ++b) s = fmaf(xb[b * B + r], cvp[b * CS + et + et / B], s);
+                    mid[jj * f.ld_out + el] += s;
+                }
+            }
+        }
+        /* a cut row block (or rows without dot products) runs its recursion in
+         * place on cv, which the end pixels above read: those reads first */
+        if (!fr.wdot || (ra.m % B != 0 && ((int)lc + 1) * (RB_TILED_COL_THREADS / (B * c)) >= fr.b.nb))
+            __syncthreads();
         if (t < NV * NQ) {
             /* the row stage 1 of carry row sb over row block sq, channel sk */
             const int sqk = t % NQ, sb = t / NQ, sq = sqk / c, sk = sqk - sq * c;
@@ -235,7 +260,8 @@ rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict_
                     o[(2 * R) * SI] = bs;
                 } else {
                     /* a cut row block: rb_tiled_stage1_n's steps, rolled (a rare path:
-                     * no registers held for it), on the job's own samples of cv */
+                     * no registers held for it), in place on the job's own samples of
+                     * cv (no other job reads them; the end pixels' reads are done) */
                     float p[R], bs = 0.0f;
 #pragma unroll
                     for (int i = 0; i < R; ++i) p[i] = 0.0f;
@@ -254,27 +280,6 @@ rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict_
 #pragma unroll
                     for (int i = 0; i < R; ++i) o[(R + i) * SI] = p[i];
                     o[(2 * R) * SI] = bs;
-                }
-            }
-        }
-        {
-            /* the clamp rows' end pixels (x < wlo or x >= whi): the column output's
-             * cross term, sum_b X_b(r) v_b, added to mid; each such lane of a warp
-             * by the whole warp, thread r taking tile row r, so a lane costs one
-             * round trip to memory, not 32 dependent ones */
-            const size_t wl = (size_t)lc * RB_TILED_COL_THREADS + (t & ~(B - 1));
-            const long long jj = j0 + r;
-            if ((long long)(wl / c) < wlo || (long long)((wl + B - 1) / c) >= whi) {
-                for (int e = 0; e < B; ++e) {
-                    const size_t el = wl + e;
-                    const long long px = (long long)(el / c);
-                    if (el >= lanes || (px >= wlo && px < whi)) continue; /* uniform over the warp */
-                    if (r >= len || jj < 0 || jj >= a.n) continue;
-                    const int et = (t & ~(B - 1)) + e;
-                    float s = 0.0f;
-#pragma unroll
-                    for (int b = 0; b < NV; ++b) s = fmaf(xb[b * B + r], cvp[b * CS + et + et / B], s);
-                    mid[jj * f.ld_out + el] += s;
                 }
             }
         }
