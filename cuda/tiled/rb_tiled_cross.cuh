@@ -58,33 +58,63 @@ static __device__ __forceinline__ void rb_tiled_s1_final0_n(const rb_cuda_tiled 
 
 /* step 1: column stage 1 (every block, as rb_tiled_s1_cols) + the x-part of
  * the row carries (blocks inside the line) + the x-part of the column output
- * at x < wlo or x >= whi into mid */
-template <int R, int C>
+ * at x < wlo or x >= whi into mid. Column blocks blk0 + blockIdx.x / nlc.
+ * PLAIN: whole blocks inside the line without a FIR only (rb_tiled_plain,
+ * len = B), their samples loaded straight into registers and both recursions
+ * run there; the other blocks (cut, padding, extension, FIR) go through
+ * rb_tiled_s1_load in a launch of their own (rb_tiled_launch_cols_cross),
+ * whose register needs (94-96 at orders 1-5, the generic load's) held the
+ * plain blocks to 5 thread blocks an SM */
+template <int R, int C, bool PLAIN>
 __global__ void __launch_bounds__(RB_TILED_COL_THREADS)
 rb_tiled_s1_cols_x(const rb_cuda_tiled f, const rb_cuda_tiled fr, const float *__restrict__ in, float *__restrict__ mid,
                    float *__restrict__ car1, float *__restrict__ car2, float *__restrict__ sums, size_t lanes,
-                   unsigned nlc, float *__restrict__ rcar1, float *__restrict__ rcar2, float *__restrict__ rsums,
-                   size_t rlanes, int wlo, int whi)
+                   unsigned nlc, int blk0, float *__restrict__ rcar1, float *__restrict__ rcar2,
+                   float *__restrict__ rsums, size_t rlanes, int wlo, int whi)
 {
     __shared__ float sm[B * RB_TILED_XS];
-    const unsigned lc = blockIdx.x % nlc;
-    const auto [blk, lane, len, j0] = rb_tiled_col_thread(f, nlc);
     const rb_cuda_axis &a = f.b.ax;
+    const unsigned lc = blockIdx.x % nlc;
+    const int blk = blk0 + (int)(blockIdx.x / nlc), len = min(B, a.m - blk * B);
+    const long long j0 = (long long)a.s0 + (long long)blk * B;
+    const size_t lane = (size_t)lc * RB_TILED_COL_THREADS + threadIdx.x;
     const int c = C ? C : fr.c;
     if (lane < lanes) {
         const float *x = in + lane;
         const rb_tiled_smc<RB_TILED_XS> u = {sm + threadIdx.x, 0};
         double bs = 0.0, T[R], H[R];
-        rb_tiled_s1_load<R, float>(f, x, blk, lane, len, j0, u, &bs);
-        if (len == B) rb_tiled_s1_final0_n<R, true>(f, u, len, T, H);
-        else rb_tiled_s1_final0_n<R, false>(f, u, len, T, H);
-        rb_tiled_put_carries<R, float>(a, car1, car2, sums, blk, T, H, bs, lanes, lane);
         const long long px = (long long)(lane / c);
-        if (px < wlo || px >= whi) {
+        if constexpr (PLAIN) {
+            /* its 32 loads straight into registers, all in flight at once,
+             * both recursions on registers, only their output to the tile: the
+             * same floats as rb_tiled_s1_load's route (the sum in the same
+             * order) */
+            float w[B];
+#pragma unroll
+            for (int j = 0; j < B; ++j) w[j] = __ldg(x + (j0 + j) * f.ld);
+            if (a.shift) {
+#pragma unroll
+                for (int j = 0; j < B; ++j) bs += (double)w[j];
+            }
+            rb_tiled_s1_final0_n<R, true>(f, w, B, T, H);
+#pragma unroll
+            for (int j = 0; j < B; ++j) u[j] = w[j];
+            rb_tiled_put_carries<R, float>(a, car1, car2, sums, blk, T, H, bs, lanes, lane);
+            if (px < wlo || px >= whi) {
+#pragma unroll
+                for (int j = 0; j < B; ++j) mid[(j0 + j) * f.ld_out + lane] = w[j];
+            }
+        } else {
+            rb_tiled_s1_load<R, float>(f, x, blk, lane, len, j0, u, &bs);
+            if (len == B) rb_tiled_s1_final0_n<R, true>(f, u, len, T, H);
+            else rb_tiled_s1_final0_n<R, false>(f, u, len, T, H);
+            rb_tiled_put_carries<R, float>(a, car1, car2, sums, blk, T, H, bs, lanes, lane);
+            if (px < wlo || px >= whi) {
 #pragma unroll 4
-            for (int j = 0; j < len; ++j) {
-                const long long jj = j0 + j;
-                if (jj >= 0 && jj < a.n) mid[jj * f.ld_out + lane] = u[j];
+                for (int j = 0; j < len; ++j) {
+                    const long long jj = j0 + j;
+                    if (jj >= 0 && jj < a.n) mid[jj * f.ld_out + lane] = u[j];
+                }
             }
         }
     }
