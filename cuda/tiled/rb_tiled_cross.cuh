@@ -131,9 +131,10 @@ rb_tiled_s1_cols_x(const rb_cuda_tiled f, const rb_cuda_tiled fr, const float *_
 }
 
 /* step 3: the cross terms (see the top of this file), after the column chain.
- * The 2011 paper's algorithm 5 adds to the row carries of a tile the products
- * of its complete column carries with the block matrices of the other axis
- * (its (14)-(15) carried across the axes); here, per tile and (row block,
+ * The 2011 paper's algorithm 5 (steps 5.4-5.5) makes the row carries
+ * P^T(U), E^T(V) from the zero-state ones P^T(U check), E^T(V tilde) plus the
+ * products of the complete column carries P_{m-1,n}(Y), E_{m+1,n}(Z) with
+ * block matrices (its (37) and (39)); here, per tile and (row block,
  * channel) qk, with v_b the 2R + 1 carry rows (P_k, E_k, m) of the tile's
  * lanes and X_b the zero block's column final from unit carry b:
  *   S1(colfinal(0; v) at row r) = sum_b X_b(r) S1(v_b)      (linearity)
