@@ -58,33 +58,63 @@ static __device__ __forceinline__ void rb_tiled_s1_final0_n(const rb_cuda_tiled 
 
 /* step 1: column stage 1 (every block, as rb_tiled_s1_cols) + the x-part of
  * the row carries (blocks inside the line) + the x-part of the column output
- * at x < wlo or x >= whi into mid */
-template <int R, int C>
+ * at x < wlo or x >= whi into mid. Column blocks blk0 + blockIdx.x / nlc.
+ * PLAIN: whole blocks inside the line without a FIR only (rb_tiled_plain,
+ * len = B), their samples loaded straight into registers and both recursions
+ * run there; the other blocks (cut, padding, extension, FIR) go through
+ * rb_tiled_s1_load in a launch of their own (rb_tiled_launch_cols_cross),
+ * whose register needs (94-96 at orders 1-5, the generic load's) held the
+ * plain blocks to 5 thread blocks an SM */
+template <int R, int C, bool PLAIN>
 __global__ void __launch_bounds__(RB_TILED_COL_THREADS)
 rb_tiled_s1_cols_x(const rb_cuda_tiled f, const rb_cuda_tiled fr, const float *__restrict__ in, float *__restrict__ mid,
                    float *__restrict__ car1, float *__restrict__ car2, float *__restrict__ sums, size_t lanes,
-                   unsigned nlc, float *__restrict__ rcar1, float *__restrict__ rcar2, float *__restrict__ rsums,
-                   size_t rlanes, int wlo, int whi)
+                   unsigned nlc, int blk0, float *__restrict__ rcar1, float *__restrict__ rcar2,
+                   float *__restrict__ rsums, size_t rlanes, int wlo, int whi)
 {
     __shared__ float sm[B * RB_TILED_XS];
-    const unsigned lc = blockIdx.x % nlc;
-    const auto [blk, lane, len, j0] = rb_tiled_col_thread(f, nlc);
     const rb_cuda_axis &a = f.b.ax;
+    const unsigned lc = blockIdx.x % nlc;
+    const int blk = blk0 + (int)(blockIdx.x / nlc), len = min(B, a.m - blk * B);
+    const long long j0 = (long long)a.s0 + (long long)blk * B;
+    const size_t lane = (size_t)lc * RB_TILED_COL_THREADS + threadIdx.x;
     const int c = C ? C : fr.c;
     if (lane < lanes) {
         const float *x = in + lane;
         const rb_tiled_smc<RB_TILED_XS> u = {sm + threadIdx.x, 0};
         double bs = 0.0, T[R], H[R];
-        rb_tiled_s1_load<R, float>(f, x, blk, lane, len, j0, u, &bs);
-        if (len == B) rb_tiled_s1_final0_n<R, true>(f, u, len, T, H);
-        else rb_tiled_s1_final0_n<R, false>(f, u, len, T, H);
-        rb_tiled_put_carries<R, float>(a, car1, car2, sums, blk, T, H, bs, lanes, lane);
         const long long px = (long long)(lane / c);
-        if (px < wlo || px >= whi) {
+        if constexpr (PLAIN) {
+            /* its 32 loads straight into registers, all in flight at once,
+             * both recursions on registers, only their output to the tile: the
+             * same floats as rb_tiled_s1_load's route (the sum in the same
+             * order) */
+            float w[B];
+#pragma unroll
+            for (int j = 0; j < B; ++j) w[j] = __ldg(x + (j0 + j) * f.ld);
+            if (a.shift) {
+#pragma unroll
+                for (int j = 0; j < B; ++j) bs += (double)w[j];
+            }
+            rb_tiled_s1_final0_n<R, true>(f, w, B, T, H);
+#pragma unroll
+            for (int j = 0; j < B; ++j) u[j] = w[j];
+            rb_tiled_put_carries<R, float>(a, car1, car2, sums, blk, T, H, bs, lanes, lane);
+            if (px < wlo || px >= whi) {
+#pragma unroll
+                for (int j = 0; j < B; ++j) mid[(j0 + j) * f.ld_out + lane] = w[j];
+            }
+        } else {
+            rb_tiled_s1_load<R, float>(f, x, blk, lane, len, j0, u, &bs);
+            if (len == B) rb_tiled_s1_final0_n<R, true>(f, u, len, T, H);
+            else rb_tiled_s1_final0_n<R, false>(f, u, len, T, H);
+            rb_tiled_put_carries<R, float>(a, car1, car2, sums, blk, T, H, bs, lanes, lane);
+            if (px < wlo || px >= whi) {
 #pragma unroll 4
-            for (int j = 0; j < len; ++j) {
-                const long long jj = j0 + j;
-                if (jj >= 0 && jj < a.n) mid[jj * f.ld_out + lane] = u[j];
+                for (int j = 0; j < len; ++j) {
+                    const long long jj = j0 + j;
+                    if (jj >= 0 && jj < a.n) mid[jj * f.ld_out + lane] = u[j];
+                }
             }
         }
     }
@@ -100,122 +130,212 @@ rb_tiled_s1_cols_x(const rb_cuda_tiled f, const rb_cuda_tiled fr, const float *_
                                (size_t)y * c + k);
 }
 
-/* step 3: the cross terms (see the top of this file), after the column chain */
+/* step 3: the cross terms (see the top of this file), after the column chain.
+ * The 2011 paper's algorithm 5 (steps 5.4-5.5) makes the row carries
+ * P^T(U), E^T(V) from the zero-state ones P^T(U check), E^T(V tilde) plus the
+ * products of the complete column carries P_{m-1,n}(Y), E_{m+1,n}(Z) with
+ * block matrices (its (37) and (39)); here, per tile and (row block,
+ * channel) qk, with v_b the 2R + 1 carry rows (P_k, E_k, m) of the tile's
+ * lanes and X_b the zero block's column final from unit carry b:
+ *   S1(colfinal(0; v) at row r) = sum_b X_b(r) S1(v_b)      (linearity)
+ * so s1[qk][b] = S1(v_b over row block qk) (2R dot products and a sum of 32
+ * lanes, fr.Wt / fr.Wh immediate operands), then each thread (row r, qk) adds
+ * sum_b X_b(r) s1[qk][b] to its 2R + 1 row carries: one read, one write each.
+ * Persistent thread blocks walk the tiles: the basis (kernel parameters,
+ * which a per-thread index reads 32-way serialised) goes to shared memory
+ * once per thread block, the cut block's too; each tile issues all its global
+ * loads (its lanes' column carries, its rows' row carries) before its first
+ * barrier, so it waits on memory once; cv and s1 alternate between two
+ * buffers, so two barriers a tile separate the phases. */
 template <int R, int C>
 __global__ void __launch_bounds__(RB_TILED_COL_THREADS)
 rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict__ mid,
                const float *__restrict__ car1, const float *__restrict__ car2, const float *__restrict__ mean,
-               size_t lanes, unsigned nlc, float *__restrict__ rcar1, float *__restrict__ rcar2,
+               size_t lanes, unsigned nlc, unsigned ntiles, float *__restrict__ rcar1, float *__restrict__ rcar2,
                float *__restrict__ rsums, size_t rlanes, int wlo, int whi)
 {
-    constexpr int NV = 2 * R + 1;   /* carry rows: P_0..P_{R-1}, E_0..E_{R-1}, m */
+    constexpr int NV = 2 * R + 1;               /* carry rows: P_0..P_{R-1}, E_0..E_{R-1}, m */
+    /* s1[i SI + qk SQ + b]: output i (Tbar, Hbar, sum) of the row stage 1 of
+     * carry row b over (row block, channel) qk; SQ = 8 or 24 (mod 32): the 32
+     * S1 jobs of a warp (b = 8 values, qk = 4) write 32 banks at once, and the
+     * add phase reads float4s of 4 b (those beyond NV zero) */
+    constexpr int NB4 = (NV + 3) / 4;           /* float4s over b */
+    constexpr int SQ = NV <= 8 ? 8 : 24;        /* 2 R + 1 <= 17 */
+    constexpr int SI = 4 * SQ;
     constexpr int NQ = RB_TILED_COL_THREADS / B; /* (row block, channel) pairs of a tile */
-    __shared__ float bas[NV * B];                /* bas[b B + j]: response of tile row j to carry b */
-    __shared__ float cv[NV * RB_TILED_XS];       /* cv[b XS + t]: carry b of the tile's lane t */
-    __shared__ double s1[NV * NQ * NV];          /* s1[(b NQ + qk) NV + i]: Tbar, Hbar, sum of carry row b */
-    const unsigned lc = blockIdx.x % nlc;
-    const auto [blk, lane, len, j0] = rb_tiled_col_thread(f, nlc);
+    /* cv[b CS + t + t / 32]: carry b of the tile's lane t, a float of padding
+     * after every 32 lanes, so that the 32 S1 jobs of a warp (8 carry rows
+     * x 4 (row block, channel) pairs) read 32 banks at once */
+    constexpr int CS = RB_TILED_COL_THREADS + 4;
+    __shared__ float xs[2 * NV * B];             /* xs[b B + j]: whole block, tile row j, unit carry b;
+                                                    from NV B: the same for the line's cut last block */
+    __shared__ float cv[2][NV * CS];
+    __shared__ __align__(16) float s1[2][NV * SI];
     const rb_cuda_axis &a = f.b.ax, &ra = fr.b.ax;
-    if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line: uniform */
-    const int c = C ? C : fr.c, t = threadIdx.x;
-    {
-        const int ok = lane < lanes;
-#pragma unroll
-        for (int k = 0; k < R; ++k) {
-            cv[k * RB_TILED_XS + t] = ok ? RB_TILED_CAR(car1, blk, k) : 0.0f;
-            cv[(R + k) * RB_TILED_XS + t] = ok ? RB_TILED_CAR(car2, blk, k) : 0.0f;
-        }
-        cv[2 * R * RB_TILED_XS + t] = ok && a.shift ? mean[lane] : 0.0f;
-    }
-    if (len == B) {
-        /* whole blocks: the basis made at plan time in double (rb_cuda_tiled.Xb) */
-        for (int i = t; i < NV * B; i += RB_TILED_COL_THREADS) bas[i] = f.Xb[i];
-    } else if (t < NV) {
-        /* a zero block's column final from unit carry t (rb_tiled_col_final_tile's
-         * arithmetic: u - m sumfir, the recursions, gain m added back) */
-        float u[B];
-        double P[R], E[R];
-#pragma unroll
-        for (int j = 0; j < B; ++j) u[j] = 0.0f;
-#pragma unroll
-        for (int k = 0; k < R; ++k) {
-            P[k] = t == k ? 1.0 : 0.0;
-            E[k] = t == R + k ? 1.0 : 0.0;
-        }
+    const int c = C ? C : fr.c, t = threadIdx.x, r = t & (B - 1), qk = t / B, q = qk / c, k = qk - q * c;
+    for (int i = t; i < NV * B; i += RB_TILED_COL_THREADS) xs[i] = f.Xb[i];
+    for (int i = t; i < 2 * NV * SI; i += RB_TILED_COL_THREADS) s1[0][i] = 0.0f;
+    const int cut = a.m % B;
+    if (cut && t < NV) {
+        /* the cut block's basis: a zero block's column final from unit carry t
+         * (rb_tiled_col_final_tile's arithmetic: u - m sumfir, the recursions,
+         * gain m added back) */
+        float *u = xs + NV * B + t * B, p[R];
         const int mt = t == 2 * R;
-        rb_tiled_final<R, float>(f, u, len, mt ? f.sumfird : 0.0, P, E);
+        const float mu = mt ? (float)f.sumfird : 0.0f;
+        /* rb_tiled_final_n's steps, rolled (a rare path: no registers held for it) */
 #pragma unroll
-        for (int j = 0; j < B; ++j) bas[t * B + j] = (float)((double)u[j] + (mt ? a.gain : 0.0));
+        for (int i = 0; i < R; ++i) p[i] = t == i ? 1.0f : 0.0f;
+#pragma unroll 1
+        for (int j = 0; j < cut; ++j) u[j] = rb_tiled_step<R, float, true>(a, p, 0.0f - mu);
+#pragma unroll
+        for (int i = 0; i < R; ++i) p[i] = t == R + i ? 1.0f : 0.0f;
+#pragma unroll 1
+        for (int j = cut - 1; j >= 0; --j) u[j] = rb_tiled_step<R, float, false>(a, p, u[j]);
+#pragma unroll 1
+        for (int j = 0; j < cut; ++j) u[j] = (float)((double)u[j] + (mt ? a.gain : 0.0));
     }
     __syncthreads();
-    if (t < NV * NQ) {
-        /* the row stage 1 of carry row b over row block q, channel k */
-        const int b = t / NQ, qk = t - b * NQ, q = qk / c, k = qk - q * c;
+    int pb = 0;
+    for (unsigned tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        const unsigned lc = tile % nlc;
+        const int blk = (int)(tile / nlc), len = min(B, a.m - blk * B);
+        const long long j0 = (long long)a.s0 + (long long)blk * B;
+        if (j0 >= a.n || j0 + len <= 0) continue; /* block wholly outside the line: uniform */
+        const size_t lane = (size_t)lc * RB_TILED_COL_THREADS + t;
+        /* every global load of the tile: column carries of lane t, row carries of (r, qk) */
+        float v[NV];
+        {
+            const int ok = lane < lanes;
+#pragma unroll
+            for (int i = 0; i < R; ++i) {
+                v[i] = ok ? RB_TILED_CAR(car1, blk, i) : 0.0f;
+                v[R + i] = ok ? RB_TILED_CAR(car2, blk, i) : 0.0f;
+            }
+            v[2 * R] = ok && a.shift ? mean[lane] : 0.0f;
+        }
+        const long long y = j0 + r;
         const int qg = (int)lc * (RB_TILED_COL_THREADS / (B * c)) + q;
-        double T[R], H[R], bs = 0.0;
-        if (qg < fr.b.nb) {
-            const int rlen = min(B, ra.m - qg * B);
-            float u[B];
+        const int mine = r < len && y >= 0 && y < a.n && qg < fr.b.nb;
+        const size_t rl = (size_t)y * c + k;
+        float rc[NV];
+        if (mine) {
 #pragma unroll
-            for (int j = 0; j < B; ++j) u[j] = j < rlen ? cv[b * RB_TILED_XS + q * B * c + k + j * c] : 0.0f;
-#pragma unroll
-            for (int j = 0; j < B; ++j)
-                if (j < rlen) bs += (double)u[j];
-            /* whole row blocks as 2R dot products (no chain of 64 dependent steps) */
-            if (fr.wdot && rlen == B) rb_tiled_stage1_dot<R>(fr, u, T, H);
-            else rb_tiled_stage1<R, float>(fr, u, rlen, T, H);
-        } else {
-#pragma unroll
-            for (int i = 0; i < R; ++i) T[i] = H[i] = 0.0;
+            for (int i = 0; i < R; ++i) {
+                rc[i] = rcar1[((size_t)qg * R + i) * rlanes + rl];
+                rc[R + i] = rcar2[((size_t)qg * R + i) * rlanes + rl];
+            }
+            rc[2 * R] = ra.shift ? rsums[(size_t)qg * rlanes + rl] : 0.0f;
         }
-        double *o = s1 + (b * NQ + qk) * NV;
+        const float *xb = xs + (len == B ? 0 : NV * B);
+        float *cvp = cv[pb], *s1p = s1[pb];
+        pb ^= 1;
 #pragma unroll
-        for (int i = 0; i < R; ++i) {
-            o[i] = T[i];
-            o[R + i] = H[i];
-        }
-        o[2 * R] = bs;
-    }
-    __syncthreads();
-    /* the clamp rows' end pixels: the column output's cross term of the lane */
-    if (lane < lanes) {
-        const long long px = (long long)(lane / c);
-        if (px < wlo || px >= whi) {
-            for (int j = 0; j < len; ++j) {
-                const long long jj = j0 + j;
-                if (jj < 0 || jj >= a.n) continue;
-                double s = 0.0;
+        for (int b = 0; b < NV; ++b) cvp[b * CS + t + t / B] = v[b];
+        __syncthreads();
+        {
+            /* the clamp rows' end pixels (x < wlo or x >= whi): the column output's
+             * cross term, sum_b X_b(r) v_b, added to mid; each such lane of a warp
+             * by the whole warp, thread r taking tile row r, so a lane costs one
+             * round trip to memory, not 32 dependent ones */
+            const size_t wl = (size_t)lc * RB_TILED_COL_THREADS + (t & ~(B - 1));
+            const long long jj = j0 + r;
+            if ((long long)(wl / c) < wlo || (long long)((wl + B - 1) / c) >= whi) {
+                for (int e = 0; e < B; ++e) {
+                    const size_t el = wl + e;
+                    const long long px = (long long)(el / c);
+                    if (el >= lanes || (px >= wlo && px < whi)) continue; /* uniform over the warp */
+                    if (r >= len || jj < 0 || jj >= a.n) continue;
+                    const int et = (t & ~(B - 1)) + e;
+                    float s = 0.0f;
 #pragma unroll
-                for (int b = 0; b < NV; ++b) s += (double)bas[b * B + j] * (double)cv[b * RB_TILED_XS + t];
-                mid[jj * f.ld_out + lane] = (float)((double)mid[jj * f.ld_out + lane] + s);
+                    for (int b = 0; b < NV; ++b) s = fmaf(xb[b * B + r], cvp[b * CS + et + et / B], s);
+                    mid[jj * f.ld_out + el] += s;
+                }
             }
         }
-    }
-    /* the row carries' cross terms: thread = (tile row r, row block q, channel k) */
-    const int r = t & (B - 1), qk = t / B, q = qk / c, k = qk - q * c;
-    const long long y = j0 + r;
-    const int qg = (int)lc * (RB_TILED_COL_THREADS / (B * c)) + q;
-    if (r >= len || y < 0 || y >= a.n || qg >= fr.b.nb) return;
-    double add[NV];
+        /* a cut row block (or rows without dot products) runs its recursion in
+         * place on cv, which the end pixels above read: those reads first */
+        if (!fr.wdot || (ra.m % B != 0 && ((int)lc + 1) * (RB_TILED_COL_THREADS / (B * c)) >= fr.b.nb))
+            __syncthreads();
+        if (t < NV * NQ) {
+            /* the row stage 1 of carry row sb over row block sq, channel sk */
+            const int sqk = t % NQ, sb = t / NQ, sq = sqk / c, sk = sqk - sq * c;
+            const int sqg = (int)lc * (RB_TILED_COL_THREADS / (B * c)) + sq;
+            float *o = s1p + sqk * SQ + sb; /* o[i SI]: output i */
+            if (sqg < fr.b.nb) {
+                const int rlen = min(B, ra.m - sqg * B);
+                /* sample j of the job: lane sq B c + j c + sk of the tile */
+                float *u0 = cvp + sb * CS + sq * (B + 1) * c + sk;
+                auto u = [&](int j) -> float & { return u0[j * c + ((j * c) >> 5)]; };
+                if (fr.wdot && rlen == B) {
+                    /* a whole row block as 2R dot products and its sum, one pass over its 32 lanes */
+                    float tt[R], hh[R], bs = 0.0f;
 #pragma unroll
-    for (int i = 0; i < NV; ++i) add[i] = 0.0;
+                    for (int i = 0; i < R; ++i) tt[i] = hh[i] = 0.0f;
 #pragma unroll
-    for (int b = 0; b < NV; ++b) {
-        const double w = (double)bas[b * B + r];
-        const double *o = s1 + (b * NQ + qk) * NV;
+                    for (int j = 0; j < B; ++j) {
+                        const float w = u(j);
+                        bs += w;
 #pragma unroll
-        for (int i = 0; i < NV; ++i) add[i] += w * o[i];
-    }
-    const size_t rl = (size_t)y * c + k;
+                        for (int i = 0; i < R; ++i) {
+                            tt[i] = fmaf(fr.Wt[i * B + j], w, tt[i]);
+                            hh[i] = fmaf(fr.Wh[i * B + j], w, hh[i]);
+                        }
+                    }
 #pragma unroll
-    for (int i = 0; i < R; ++i) {
-        float *p1 = rcar1 + ((size_t)qg * R + i) * rlanes + rl, *p2 = rcar2 + ((size_t)qg * R + i) * rlanes + rl;
-        *p1 = (float)((double)*p1 + add[i]);
-        *p2 = (float)((double)*p2 + add[R + i]);
-    }
-    if (ra.shift) {
-        float *ps = rsums + (size_t)qg * rlanes + rl;
-        *ps = (float)((double)*ps + add[2 * R]);
+                    for (int i = 0; i < R; ++i) {
+                        o[(i) * SI] = tt[i];
+                        o[(R + i) * SI] = hh[i];
+                    }
+                    o[(2 * R) * SI] = bs;
+                } else {
+                    /* a cut row block: rb_tiled_stage1_n's steps, rolled (a rare path:
+                     * no registers held for it), in place on the job's own samples of
+                     * cv (no other job reads them; the end pixels' reads are done) */
+                    float p[R], bs = 0.0f;
+#pragma unroll
+                    for (int i = 0; i < R; ++i) p[i] = 0.0f;
+#pragma unroll 1
+                    for (int j = 0; j < rlen; ++j) {
+                        bs += u(j);
+                        u(j) = rb_tiled_step<R, float, true>(ra, p, u(j));
+                    }
+#pragma unroll
+                    for (int i = 0; i < R; ++i) {
+                        o[(i) * SI] = p[i];
+                        p[i] = 0.0f;
+                    }
+#pragma unroll 1
+                    for (int j = rlen - 1; j >= 0; --j) rb_tiled_step<R, float, false>(ra, p, u(j));
+#pragma unroll
+                    for (int i = 0; i < R; ++i) o[(R + i) * SI] = p[i];
+                    o[(2 * R) * SI] = bs;
+                }
+            }
+        }
+        __syncthreads();
+        if (!mine) continue;
+#pragma unroll 1
+        for (int b4 = 0; b4 < NB4; ++b4) {
+            float x[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) x[e] = 4 * b4 + e < NV ? xb[(4 * b4 + e) * B + r] : 0.0f;
+#pragma unroll
+            for (int i = 0; i < NV; ++i) {
+                const float4 w = *(const float4 *)(s1p + i * SI + qk * SQ + 4 * b4);
+                rc[i] = fmaf(x[0], w.x, rc[i]);
+                rc[i] = fmaf(x[1], w.y, rc[i]);
+                rc[i] = fmaf(x[2], w.z, rc[i]);
+                rc[i] = fmaf(x[3], w.w, rc[i]);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < R; ++i) {
+            rcar1[((size_t)qg * R + i) * rlanes + rl] = rc[i];
+            rcar2[((size_t)qg * R + i) * rlanes + rl] = rc[R + i];
+        }
+        if (ra.shift) rsums[(size_t)qg * rlanes + rl] = rc[2 * R];
     }
 }
 

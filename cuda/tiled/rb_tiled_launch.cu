@@ -160,7 +160,9 @@ extern "C" int rb_cuda_tiled_final_both_wanted(const rb_cuda_tiled *fc, const rb
 {
     if (!rb_cuda_tiled_can_final_both(fc, fr)) return 0;
     if (force == RB_FORCE_BOTH || force == RB_FORCE_CROSS) return 1;
-    if (fr->b.ax.ntaps != 0) return 0; /* FIR rows: only when asked (not measured faster yet) */
+    if (fr->b.ax.ntaps != 0) return 0; /* FIR rows: only when asked (measured slower: helper gboth) */
+    /* the three-transfer route runs on this one's row chain and final */
+    if (rb_cuda_tiled_cross_wanted(fc, fr, force)) return 1;
     const double samples = (double)fc->b.ax.n * fr->b.ax.n * fc->c;
     return force == RB_FORCE_AUTO && (fc->b.ax.r == 1 || samples >= 33554432.0);
 }
@@ -188,18 +190,16 @@ extern "C" int rb_cuda_tiled_can_cross(const rb_cuda_tiled *fc, const rb_cuda_ti
     return rb_cuda_tiled_can_final_both(fc, fr) && !fr->b.ax.padded && fr->b.ax.ntaps == 0;
 }
 
-/* Whether it runs: RECBLUR_CUDA_FUSE=cross wherever it covers; by default
- * where it measured faster than the route of rb_tiled_final_both (H100,
- * gpu_bench --focus, bench/RESULTS.md, helper alg5x): order 1 from 2^25
- * samples (8192^2 one channel 6 %, RGBA 7 %, 4096^2 RGBA 6 %); order 1 on
- * 4096^2 one channel was even, orders 3 and 5 10-14 % slower (its stage 1
- * runs four recursions where the plain one runs dot products). */
+/* Whether it runs: RECBLUR_CUDA_FUSE=cross wherever it covers, and by
+ * default wherever it covers (rb_cuda_tiled_final_both_wanted then takes it
+ * too): with the cross kernel at the rate of its carries' traffic and the
+ * plain blocks' stage 1 on registers it measured faster than the default
+ * route at orders 1, 3 and 5 (H100, gpu_bench --focus, bench/RESULTS.md,
+ * helper cross2) */
 extern "C" int rb_cuda_tiled_cross_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force)
 {
     if (!rb_cuda_tiled_can_cross(fc, fr)) return 0;
-    if (force == RB_FORCE_CROSS) return 1;
-    const double samples = (double)fc->b.ax.n * fr->b.ax.n * fc->c;
-    return force == RB_FORCE_AUTO && fc->b.ax.r == 1 && samples >= 33554432.0;
+    return force == RB_FORCE_CROSS || force == RB_FORCE_AUTO;
 }
 
 /* Columns: stage 1 with the x-part of the row carries, the chain, the cross

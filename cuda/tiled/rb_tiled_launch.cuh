@@ -473,19 +473,52 @@ cudaError_t rb_tiled_launch_cols_cross(const rb_cuda_tiled *fc, const rb_cuda_ti
     const rb_tiled_bufs<float> m(fc, ccarry, lanes, R), rm(fr, rcarry, rlanes, R);
     int wlo, whi;
     rb_tiled_edge_window(fr, &wlo, &whi);
-#define RB_TILED_X1(CC)                                                                                      \
-    rb_tiled_s1_cols_x<R, CC><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.sums, lanes, g.n2,   \
-                                                       rm.car1, rm.car2, rm.sums, rlanes, wlo, whi)
-    if (fc->c == 1) RB_TILED_X1(1);
-    else if (fc->c == 4) RB_TILED_X1(4);
-    else RB_TILED_X1(0);
+    /* the whole column blocks inside the line without a FIR, [p0, p1), by
+     * the plain kernel; those before and after by the general one */
+    const rb_cuda_axis &a = fc->b.ax;
+    const int nb = fc->b.nb;
+    int p0 = nb, p1 = nb;
+    for (int b = 0; a.ntaps == 0 && b < nb; ++b) {
+        const long long j0 = (long long)a.s0 + (long long)b * B, len = a.m - b * B < B ? a.m - b * B : B;
+        if (len == B && j0 >= 0 && j0 + len <= a.n) {
+            if (p0 == nb) p0 = b;
+            p1 = b + 1;
+        }
+    }
+    const int from[3] = {0, p0, p1}, to[3] = {p0, p1, nb};
+    for (int i = 0; i < 3; ++i) {
+        if (to[i] <= from[i]) continue;
+        const unsigned gx = g.n2 * (unsigned)(to[i] - from[i]);
+#define RB_TILED_X1(CC, P)                                                                                    \
+    rb_tiled_s1_cols_x<R, CC, P><<<gx, g.bs, 0, s>>>(*fc, *fr, in, mid, m.car1, m.car2, m.sums, lanes, g.n2,    \
+                                                     from[i], rm.car1, rm.car2, rm.sums, rlanes, wlo, whi)
+        if (i == 1) {
+            if (fc->c == 1) RB_TILED_X1(1, true);
+            else if (fc->c == 4) RB_TILED_X1(4, true);
+            else RB_TILED_X1(0, true);
+        } else {
+            if (fc->c == 1) RB_TILED_X1(1, false);
+            else if (fc->c == 4) RB_TILED_X1(4, false);
+            else RB_TILED_X1(0, false);
+        }
 #undef RB_TILED_X1
+    }
     if (ev) cudaEventRecord(ev[0], s);
     rb_tiled_chain_launch<R, float>(fc, in, m, lanes, s);
     if (ev) cudaEventRecord(ev[1], s);
-#define RB_TILED_X3(CC)                                                                                      \
-    rb_tiled_cross<R, CC><<<g.grid, g.bs, 0, s>>>(*fc, *fr, mid, m.car1, m.car2, m.mean, lanes, g.n2, rm.car1,  \
-                                                   rm.car2, rm.sums, rlanes, wlo, whi)
+    /* the cross kernel's thread blocks walk the g.grid tiles, as many as fit
+     * on the device at once (each stages the basis once) */
+    int dev = 0, sms = 0, per = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        return cudaGetLastError();
+#define RB_TILED_X3(CC)                                                                                        \
+    do {                                                                                                       \
+        cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, rb_tiled_cross<R, CC>, g.bs, 0);  \
+        if (e != cudaSuccess) return e;                                                                        \
+        const unsigned nx = (unsigned)(sms * (per > 0 ? per : 1)), gx = g.grid < nx ? g.grid : nx;            \
+        rb_tiled_cross<R, CC><<<gx, g.bs, 0, s>>>(*fc, *fr, mid, m.car1, m.car2, m.mean, lanes, g.n2, g.grid, \
+                                                  rm.car1, rm.car2, rm.sums, rlanes, wlo, whi);                \
+    } while (0)
     if (fc->c == 1) RB_TILED_X3(1);
     else if (fc->c == 4) RB_TILED_X3(4);
     else RB_TILED_X3(0);
