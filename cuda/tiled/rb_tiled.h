@@ -106,6 +106,10 @@ typedef struct {
      * zero block's final from unit carry b (P_k: b = k, E_k: b = r + k; the mean:
      * b = 2r, its input -sumfir and its gain added back) */
     float Xb[(2 * RB_TILED_MAX_ORDER + 1) * RB_TILED_B];
+    /* the cross kernel's persistent thread blocks, as many as fit the device at
+     * once: sized at plan time (rb_cuda_tiled_plan_cross), not at each execute;
+     * 0: one a tile */
+    int cross_blocks;
 } rb_cuda_tiled;
 
 /* Whether the tiled solver takes this axis: 0, or -2 (a FIR of more than
@@ -170,6 +174,9 @@ cudaError_t rb_cuda_tiled_final_both(const rb_cuda_tiled *fc, const rb_cuda_tile
  * (rb_cuda_tiled_cross_wanted). */
 int rb_cuda_tiled_can_cross(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr);
 int rb_cuda_tiled_cross_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force);
+/* At plan time: fc->cross_blocks for the current device (left 0 if the device
+ * cannot be asked: the kernel then takes one thread block a tile) */
+void rb_cuda_tiled_plan_cross(rb_cuda_tiled *fc);
 cudaError_t rb_cuda_tiled_cols_row_carries_cross(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in,
                                                  float *mid, float *ccarry, float *rcarry, size_t lanes,
                                                  size_t rlanes, cudaStream_t s, cudaEvent_t *ev);

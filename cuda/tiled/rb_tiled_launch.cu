@@ -202,6 +202,16 @@ extern "C" int rb_cuda_tiled_cross_wanted(const rb_cuda_tiled *fc, const rb_cuda
     return force == RB_FORCE_CROSS || force == RB_FORCE_AUTO;
 }
 
+extern "C" void rb_cuda_tiled_plan_cross(rb_cuda_tiled *fc)
+{
+    int n = 0;
+    rb_tiled_by_order(fc->b.ax.r, [&](auto R) {
+        n = rb_tiled_cross_fit<decltype(R)::value>(fc);
+        return cudaSuccess;
+    });
+    fc->cross_blocks = n;
+}
+
 /* Columns: stage 1 with the x-part of the row carries, the chain, the cross
  * terms: the row carries into rcarry, the rows' end pixels into mid, as
  * rb_cuda_tiled_cols_row_carries_only leaves them */

@@ -507,24 +507,36 @@ cudaError_t rb_tiled_launch_cols_cross(const rb_cuda_tiled *fc, const rb_cuda_ti
     rb_tiled_chain_launch<R, float>(fc, in, m, lanes, s);
     if (ev) cudaEventRecord(ev[1], s);
     /* the cross kernel's thread blocks walk the g.grid tiles, as many as fit
-     * on the device at once (each stages the basis once) */
-    int dev = 0, sms = 0, per = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-        return cudaGetLastError();
+     * on the device at once (each stages the basis once): fc->cross_blocks */
+    const unsigned nx = fc->cross_blocks > 0 ? (unsigned)fc->cross_blocks : g.grid, gx = g.grid < nx ? g.grid : nx;
 #define RB_TILED_X3(CC)                                                                                        \
-    do {                                                                                                       \
-        cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, rb_tiled_cross<R, CC>, g.bs, 0);  \
-        if (e != cudaSuccess) return e;                                                                        \
-        const unsigned nx = (unsigned)(sms * (per > 0 ? per : 1)), gx = g.grid < nx ? g.grid : nx;            \
-        rb_tiled_cross<R, CC><<<gx, g.bs, 0, s>>>(*fc, *fr, mid, m.car1, m.car2, m.mean, lanes, g.n2, g.grid, \
-                                                  rm.car1, rm.car2, rm.sums, rlanes, wlo, whi);                \
-    } while (0)
+    rb_tiled_cross<R, CC><<<gx, g.bs, 0, s>>>(*fc, *fr, mid, m.car1, m.car2, m.mean, lanes, g.n2, g.grid,      \
+                                              rm.car1, rm.car2, rm.sums, rlanes, wlo, whi)
     if (fc->c == 1) RB_TILED_X3(1);
     else if (fc->c == 4) RB_TILED_X3(4);
     else RB_TILED_X3(0);
 #undef RB_TILED_X3
     if (ev) cudaEventRecord(ev[2], s);
     return cudaGetLastError();
+}
+
+/* The cross kernel's thread blocks that fit the current device at once, for
+ * fc->cross_blocks (plan time); 0 where the device cannot be asked */
+template <int R>
+int rb_tiled_cross_fit(const rb_cuda_tiled *fc)
+{
+    int dev = 0, sms = 0, per = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        return 0;
+    const int bs = RB_TILED_COL_THREADS;
+    cudaError_t e = fc->c == 1   ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, rb_tiled_cross<R, 1>, bs, 0)
+                    : fc->c == 4 ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, rb_tiled_cross<R, 4>, bs, 0)
+                                 : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, rb_tiled_cross<R, 0>, bs, 0);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError(); /* not sticky: the plan goes on with one block a tile */
+        return 0;
+    }
+    return sms * (per > 0 ? per : 1);
 }
 
 /* the explicit instantiations of one order (rb_tiled_order.cu.in) */
@@ -540,6 +552,7 @@ cudaError_t rb_tiled_launch_cols_cross(const rb_cuda_tiled *fc, const rb_cuda_ti
     template cudaError_t rb_tiled_launch_cols_cross<R>(const rb_cuda_tiled *, const rb_cuda_tiled *,        \
                                                        const float *, float *, float *, float *, size_t,     \
                                                        size_t, cudaStream_t, cudaEvent_t *);                \
+    template int rb_tiled_cross_fit<R>(const rb_cuda_tiled *);                                              \
     template cudaError_t rb_tiled_launch_rows_rest<R>(const rb_cuda_tiled *, const float *, float *,        \
                                                       float *, size_t, cudaStream_t, cudaEvent_t *);
 #endif

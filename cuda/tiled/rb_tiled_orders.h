@@ -26,6 +26,9 @@ template <int R>
 cudaError_t rb_tiled_launch_cols_cross(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, const float *in, float *mid,
                                        float *ccarry, float *rcarry, size_t lanes, size_t rlanes, cudaStream_t s,
                                        cudaEvent_t *ev);
+/* the cross kernel's thread blocks that fit the device (rb_cuda_tiled_plan_cross) */
+template <int R>
+int rb_tiled_cross_fit(const rb_cuda_tiled *fc);
 /* the rows from those carries (rb_cuda_tiled_rows_from_carries) */
 template <int R>
 cudaError_t rb_tiled_launch_rows_rest(const rb_cuda_tiled *fr, const float *mid, float *out, float *rcarry,
