@@ -30,7 +30,9 @@
  *    route 3 wherever =both takes 2 on rows without padding
  *    (rb_cuda_tiled_can_cross), else =both's; against the reference and
  *    against =both, both within the case's tolerance (other rounding: the
- *    row carries are the sum of a zero-state part and the cross terms).
+ *    row carries are the sum of a zero-state part and the cross terms);
+ *    and again on a plan whose cross kernel has 2 thread blocks walking all
+ *    the tiles ("test:cross_grid"): the same floats, bit for bit.
  * RB_TEST_ORDERS (e.g. "135"): only those orders on the device, for builds
  * with RECBLUR_CUDA_TILED_ORDERS limited (the others cannot run there).
  * The host part runs the same cases through the CPU emulation of the tiled
@@ -253,7 +255,7 @@ static int run_route(rb_context *ctx, rb_plan *plan, const fcase *fc, const dbuf
 }
 
 typedef struct {
-    int cases, bad, covered, fused_default, both, cross;
+    int cases, bad, covered, fused_default, both, cross, walked;
     double worst_on, worst_off, worst_both, worst_cross, worst_cross_both;
 } tally;
 
@@ -304,6 +306,25 @@ static int device_case(const fcase *fc, tally *t)
     const int r_both = run_route(ctx, plan, fc, &d, "both", in, both);
     const int r_def = run_route(ctx, plan, fc, &d, NULL, in, def);
     const int r_cross = run_route(ctx, plan, fc, &d, "cross", in, cross);
+    /* the cross kernel's thread blocks walk the tiles (as many blocks as fit the
+     * device, sized at plan time; these images have fewer tiles than that, one a
+     * block): a plan with two blocks, each walking many tiles, must give the
+     * same floats, since a tile's arithmetic does not depend on who does it */
+    size_t nwalk = 0;
+    double dwalk = 0.0;
+    if (r_cross == 3) {
+        float *walk = malloc(n * sizeof *walk);
+        assert_non_null(walk);
+        rb_plan *plan2 = NULL;
+        assert_int_equal(rb_switch_set(ctx, "test:cross_grid", "2"), RB_OK);
+        assert_int_equal(rb_plan_create(ctx, f, fc->b, fc->w, fc->h, fc->ch, &plan2), RB_OK);
+        assert_int_equal(run_route(ctx, plan2, fc, &d, "cross", in, walk), 3);
+        assert_int_equal(rb_switch_set(ctx, "test:cross_grid", NULL), RB_OK);
+        nwalk = bits_differ(walk, cross, n, &dwalk);
+        rb_plan_destroy(plan2);
+        free(walk);
+        t->walked += nwalk == 0;
+    }
     const int x_both = both_expected(plan, fc, covered), x_cross = cross_expected(plan, x_both);
     const double tol = case_tol(fc->order), e_on = rel_rms(on, ref, n), e_off = rel_rms(off, ref, n),
                  e_both = rel_rms(both, ref, n);
@@ -321,6 +342,11 @@ static int device_case(const fcase *fc, tally *t)
         bad++;
         fprintf(stderr, "%s: " CASE_FMT ": rel RMS of =cross (route %d) vs float64 reference %.3g, vs =both %.3g (tol %.0e)\n",
                 GPU_SUITE, CASE_ARGS(fc), r_cross, e_cross, e_cb, tol);
+    }
+    if (nwalk) {
+        bad++;
+        fprintf(stderr, "%s: " CASE_FMT ": =cross with 2 thread blocks walking the tiles differs from one a tile in "
+                "%zu of %zu floats (max |diff| %.3g)\n", GPU_SUITE, CASE_ARGS(fc), nwalk, n, dwalk);
     }
     if (r_both != x_both) {
         bad++;
@@ -391,7 +417,7 @@ static void test_fused_device_images(void **state)
     const char *only = getenv("RB_TEST_ORDERS");
     for (int order = 1; order <= 8; ++order) {
         if (only && *only && !strchr(only, '0' + order)) continue;
-        tally t = {0, 0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        tally t = {0};
         for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_NONE; ++mode)
             for (int si = 0; si < NSIZES; ++si) {
                 fcase fc;
@@ -403,7 +429,8 @@ static void test_fused_device_images(void **state)
                 "both axes in %d; default route fused in %d; %d cases failed\n", GPU_SUITE, order, t.cases,
                 t.covered, t.worst_on, t.worst_off, t.worst_both, t.both, t.fused_default, t.bad);
         fprintf(stderr, "%s: order %d: =cross took the three-transfer route in %d, worst rel RMS there vs "
-                "reference %.3g, vs =both %.3g\n", GPU_SUITE, order, t.cross, t.worst_cross, t.worst_cross_both);
+                "reference %.3g, vs =both %.3g; the same floats with 2 thread blocks walking the tiles in %d\n",
+                GPU_SUITE, order, t.cross, t.worst_cross, t.worst_cross_both, t.walked);
         bad += t.bad;
         /* the cases must keep reaching the fused kernel (float carries in most draws) */
         if (!(2 * t.covered > t.cases) || !(2 * t.both > t.cases) || !(3 * t.cross > t.cases)) {

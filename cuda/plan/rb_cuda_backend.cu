@@ -192,7 +192,10 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
         s->fuse_off = rb_cuda_fuse_off(plan);
         const size_t t = s->fuse_off + rb_cuda_tiled_carry(&plan->rows, &ctx->sw) * h * c;
         if (t > scratch) scratch = t;
-        if (rb_cuda_tiled_can_cross(s->col_axis, s->row_axis)) rb_cuda_tiled_plan_cross(s->col_axis);
+        if (rb_cuda_tiled_can_cross(s->col_axis, s->row_axis)) {
+            if (ctx->sw.hook_cross_grid > 0) s->col_axis->cross_blocks = ctx->sw.hook_cross_grid; /* tests */
+            else rb_cuda_tiled_plan_cross(s->col_axis);
+        }
     }
     rb_log(ctx, "recblur: cuda solver: tiled (carries in one read, one chain per line, "
                 "one read + one write per axis)");

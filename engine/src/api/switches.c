@@ -53,6 +53,7 @@ static const sw_def table[] = {
     {"test:fail_launch", 1, SW_SET, F(hook_fail_launch), {0}},
     {"test:scan_delay_ns", 1, SW_UINT, F(hook_scan_delay_ns), {0}},
     {"test:deblur_grid", 1, SW_COUNT, F(hook_deblur_grid), {0}},
+    {"test:cross_grid", 1, SW_COUNT, F(hook_cross_grid), {0}},
 };
 #undef F
 #define TABLE_SIZE (sizeof table / sizeof table[0])

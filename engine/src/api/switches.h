@@ -63,6 +63,8 @@ typedef struct rb_switches {
     int hook_fail_launch;        /* "test:fail_launch": every kernel launch check fails */
     unsigned hook_scan_delay_ns; /* "test:scan_delay_ns": 1D scan tiles publish late */
     int hook_deblur_grid;        /* "test:deblur_grid": blocks of the deblur kernel; 0: automatic */
+    int hook_cross_grid;         /* "test:cross_grid": thread blocks of the 2D cross kernel (each walks
+                                    several tiles); 0: as many as fit the device, sized at plan time */
 } rb_switches;
 
 /* The defaults, then every switch found in the environment. */
