@@ -526,8 +526,10 @@ template <int R>
 int rb_tiled_cross_fit(const rb_cuda_tiled *fc)
 {
     int dev = 0, sms = 0, per = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not left for a later check to find: the plan goes on */
         return 0;
+    }
     const int bs = RB_TILED_COL_THREADS;
     cudaError_t e = fc->c == 1   ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, rb_tiled_cross<R, 1>, bs, 0)
                     : fc->c == 4 ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, rb_tiled_cross<R, 4>, bs, 0)
