@@ -240,6 +240,9 @@ static const sat_variant sat_variants[] = {
     {"floor reread", 0, {1, 0, 1, 1, 0, 1, 0, 1}, NULL},
     {"reread 3 blocks", 0, {1, 0, 0, 1, 0, 1, 0, 2}, NULL},
     {"reread 64 rows 3 blocks", 0, {1, 0, 0, 1, 0, 1, 64, 2}, NULL},
+    {"reread evict_last", 0, {1, 0, 0, 1, 0, 1, 0, 3}, NULL},
+    {"reread evict_last 3 blocks", 0, {1, 0, 0, 1, 0, 1, 0, 4}, NULL},
+    {"floor reread evict_last", 0, {1, 0, 1, 1, 0, 1, 0, 3}, NULL},
     /* main's F32 kernel by name (the default's until 2026-11-27 18:xx) */
     {"parked", 0, {1, 0, 0, 1, 0, 1, 0, 0}, NULL},
 };

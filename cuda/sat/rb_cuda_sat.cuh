@@ -33,8 +33,11 @@ typedef enum {
  * one channel of U8 to F32, measured only; F32 input of 1-2 channels: 128);
  * park: 0 F32 input of 1-2 channels in tiles of 128 rows, half of each warp's
  * rows parked in shared memory; -1: 64 rows in registers (the 11:47 kernel);
- * 1 (F32 input): the tile held nowhere, read once for its totals and again (from
- * L2) for the table, 4 blocks a multiprocessor; 2 the same, 3 blocks (one channel).
+ * measured only (F32 input of one channel, tiles of 128 or 64 rows): 1 the tile
+ * held nowhere, read once for its totals and again (from L2, if it is still
+ * there) for the table, 4 blocks a multiprocessor; 2 the same, 3 blocks; 3 / 4 as
+ * 1 / 2 with the first read's lines kept in L2 as evict_last until the second
+ * (2026-11-27 18:xx: all slower than 0, bench/RESULTS.md).
  * prefetch (rebuild, 8/16-bit input only): a block asks L2 for the input of the tile a block of the
  * next wave will take (ticket + the blocks resident), so the memory reads while the
  * wave looks back; 0 the default's choice, -1 none, 1 after the block's totals,
@@ -46,7 +49,7 @@ typedef struct {
 static const rb_sat_shape rb_sat_shape_lookback = {0, 1, 0, 0, 0, 0, 0, 0, 0};
 /* the 2026-11-27 08:40 default (1.1-1.3x the shape above on the H100) where the
  * rebuilding kernel does not apply, that kernel elsewhere (bench/RESULTS.md) */
-static const rb_sat_shape rb_sat_shape_default = {1, 0, 0, 1, 0, 1, 0, 1, 0};
+static const rb_sat_shape rb_sat_shape_default = {1, 0, 0, 1, 0, 1, 0, 0, 0};
 
 size_t rb_cuda_sat_shape_work_bytes(rb_sat_shape shape, int w, int h, int ch);
 
@@ -81,8 +84,6 @@ size_t rb_cuda_sat_rebuild_work_bytes(rb_sat_shape shape, rb_format in_fmt, int 
 /* the tiles rb_sat's default route cuts such an image into (the rebuilding kernel's;
  * -1 where another kernel runs): for the tests, which declare it themselves */
 long long rb_cuda_sat_default_tiles(rb_format in_fmt, int w, int h, int ch);
-/* 1 where rb_sat's default route runs the kernel that holds no tile (shape.park 1) */
-int rb_cuda_sat_default_rereads(rb_format in_fmt, int ch);
 cudaError_t rb_cuda_sat_rebuild_run(rb_sat_shape shape, const void *in, size_t in_pitch, rb_format in_fmt,
                                     void *out, size_t out_pitch, rb_format out_fmt, int w, int h, int ch,
                                     rb_sat_scratch *k, cudaStream_t s, unsigned delay_ns);

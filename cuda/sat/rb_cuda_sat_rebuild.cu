@@ -122,7 +122,23 @@ static __device__ __forceinline__ typename rb_rb_acc<T>::type rb_rb_get(const un
  * read wants to find there) */
 template <int HINT, typename V> static __device__ __forceinline__ V rb_rb_ld(const V *p)
 {
+    if constexpr (HINT == 2 && sizeof(V) == 16) {
+        uint4 u;
+        asm volatile("{\n\t.reg .b64 pol;\n\t"
+                     "createpolicy.fractional.L2::evict_last.b64 pol, 1.0;\n\t"
+                     "ld.global.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], pol;\n\t}"
+                     : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
+                     : "l"(p));
+        return u;
+    }
     return HINT ? __ldcg(p) : __ldcs(p);
+}
+
+/* an L2 line back to normal priority (after the second read of an evict_last line:
+ * else it would outlive the call) */
+static __device__ __forceinline__ void rb_rb_l2_normal(const void *p)
+{
+    asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(p) : "memory");
 }
 
 /* P samples of a row at gx into W words, by vector loads where aligned */
@@ -239,11 +255,15 @@ static __device__ __forceinline__ A rb_rb_coltotal(const A (*s_col)[TW], int x)
  * 8-bit input, 3 for 16-bit (85 registers: no spills), 2 for floats (128
  * registers; 3 for the benchmark's tiles of 32 rows, and of 128 rows of bytes).
  * RD: the tile is held nowhere: read once for its totals (kept in L2 by the
- * load's hint), read again for the table once the carries are in, RD blocks a
+ * load's hint), read again for the table once the carries are in, RD & 15 blocks a
  * multiprocessor (4: 64 registers, 3: 80), so that more warps hide the look-back's
- * waits (sat7's ncu: the F32 kernel latency-bound at 16 warps a multiprocessor). */
+ * waits (sat7's ncu: the F32 kernel latency-bound at 16 warps a multiprocessor);
+ * RD & 16: the first read marks its lines evict_last in L2, the second sets them
+ * back. Measured only: slower than the kernel that holds the tile (bench/RESULTS.md,
+ * 2026-11-27 18:xx: the second read misses L2 where every tile is resident at once,
+ * and more warps do not shorten the look-back's chains). */
 template <int CH, typename TIn, typename TOut, typename R, int TH, int P, bool NC, int SR, int RD>
-__global__ void __launch_bounds__(RB_RB_THREADS, RD ? RD : TH == 128 ? (sizeof(TIn) == 1 ? 3 : 2) : sizeof(TIn) == 1 ? 4 : sizeof(TIn) == 2 || TH == 32 ? 3 : 2)
+__global__ void __launch_bounds__(RB_RB_THREADS, RD ? (RD & 15) : TH == 128 ? (sizeof(TIn) == 1 ? 3 : 2) : sizeof(TIn) == 1 ? 4 : sizeof(TIn) == 2 || TH == 32 ? 3 : 2)
     rb_rb_kernel(const rb_rb_args a)
 {
     typedef typename rb_rb_acc<TIn>::type A;
@@ -311,7 +331,7 @@ __global__ void __launch_bounds__(RB_RB_THREADS, RD ? RD : TH == 128 ? (sizeof(T
     /* row r's words: registers, or the parked copy */
     auto row_words = [&](int r, unsigned *w) {
         if (RD) { /* the first read: kept in L2 for the second */
-            if (yw + r < a.h) rb_rb_load<TIn, P, 1>(a.in + (size_t)(yw + r) * a.in_pitch, gx, a.n, a.vec_in, w);
+            if (yw + r < a.h) rb_rb_load<TIn, P, (RD & 16) ? 2 : 1>(a.in + (size_t)(yw + r) * a.in_pitch, gx, a.n, a.vec_in, w);
             else
 #pragma unroll
                 for (int i = 0; i < W; ++i) w[i] = 0u;
@@ -607,6 +627,17 @@ __global__ void __launch_bounds__(RB_RB_THREADS, RD ? RD : TH == 128 ? (sizeof(T
 #pragma unroll
                     for (int i = 0; i < W; ++i) wb[b][i] = 0u;
             }
+            /* RD & 16: the first read's lines were kept evict_last: back to normal */
+            if constexpr ((RD & 16) != 0) {
+                if ((lane * P * (int)sizeof(TIn)) % 128 == 0 && gx < a.n) {
+#pragma unroll
+                    for (int b = 0; b < NB; ++b)
+                        if (yw + r0 + b < a.h) {
+                            const TIn *q = (const TIn *)(a.in + (size_t)(yw + r0 + b) * a.in_pitch) + gx;
+                            if ((uintptr_t)q % 128 == 0) rb_rb_l2_normal(q); /* whole lines alone */
+                        }
+                }
+            }
 #pragma unroll
             for (int b = 0; b < NB; ++b)
                 if (yw + r0 + b < a.h) emit(r0 + b, wb[b]);
@@ -691,12 +722,6 @@ extern "C" long long rb_cuda_sat_default_tiles(rb_format in_fmt, int w, int h, i
     return (((long long)w * ch + tw - 1) / tw) * ((h + th - 1) / th);
 }
 
-extern "C" int rb_cuda_sat_default_rereads(rb_format in_fmt, int ch)
-{
-    const rb_sat_shape shape = rb_sat_shape_default;
-    return ch >= 1 && ch <= 4 && in_fmt == RB_F32 && shape.rebuild && shape.park >= 1;
-}
-
 extern "C" size_t rb_cuda_sat_rebuild_work_bytes(rb_sat_shape shape, rb_format in_fmt, int w, int h, int ch)
 {
     return rb_rb_layout(w, h, ch, rb_rb_th(shape, in_fmt, ch), NULL, NULL);
@@ -752,21 +777,26 @@ template <bool NC> struct rb_rb_launcher {
         if constexpr (sizeof(TIn) > 4 || (NC && (CH != 1 || sizeof(TOut) != 4))) {
             return cudaErrorInvalidValue;
         } else {
-            /* floats, the tile held nowhere: 128 rows for 1-2 channels, or 64; park 1: 4
-             * blocks a multiprocessor, 2 (one channel, measured only): 3 */
-            if constexpr (sizeof(TIn) == 4)
+            /* measured only: floats of one channel, the tile held nowhere (128 or 64
+             * rows); park 1: 4 blocks a multiprocessor, 2: 3 */
+            if constexpr (sizeof(TIn) == 4 && CH == 1 && sizeof(TOut) == 4)
                 if (park == 1) {
-                    if constexpr (CH <= 2)
-                        if (th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC, 0, 4>(*a, s);
+                    if (th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC, 0, 4>(*a, s);
                     if (th == 64) return rb_rb_go<CH, TIn, TOut, 64, NC, 0, 4>(*a, s);
                     return cudaErrorInvalidValue;
                 }
-            if constexpr (sizeof(TIn) == 4 && CH == 1)
+            if constexpr (sizeof(TIn) == 4 && CH == 1 && sizeof(TOut) == 4)
                 if (park == 2) {
                     if (th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC, 0, 3>(*a, s);
                     if (th == 64) return rb_rb_go<CH, TIn, TOut, 64, NC, 0, 3>(*a, s);
                     return cudaErrorInvalidValue;
                 }
+            /* park 3 / 4 (one channel, measured only): 4 / 3 blocks, the first read's lines
+             * kept in L2 as evict_last until the second read */
+            if constexpr (sizeof(TIn) == 4 && CH == 1 && sizeof(TOut) == 4)
+                if ((park == 3 || park == 4) && th == 128)
+                    return park == 3 ? rb_rb_go<CH, TIn, TOut, 128, NC, 0, 16 | 4>(*a, s)
+                                     : rb_rb_go<CH, TIn, TOut, 128, NC, 0, 16 | 3>(*a, s);
             if (th == 64) return rb_rb_go<CH, TIn, TOut, 64, NC>(*a, s);
             /* floats of 1-2 channels: 128 rows, 8 of a warp's 16 parked in shared memory */
             if constexpr (sizeof(TIn) == 4 && CH <= 2)
