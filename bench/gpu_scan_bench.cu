@@ -25,9 +25,10 @@
  * inclusive prefix sum of the same floats is the reference row ("cub scan").
  *
  * Usage: gpu_scan_bench [--quick] [--sat] [--huge] [--sat-size N] [--sat-in u8|u16|f32] [--sat-kernels a,b]
- * [--sat-reps N] [--sat-ch N]   (--sat: the SAT table alone; --sat-ch: images of N channels, side / N pixels wide; --sat-size/--sat-in/--sat-kernels: one size, input
- * format, the SAT kernels named (the table's second column); --sat-reps: fewer repetitions, for a
- * profiler; --quick: 2^24 and 4096^2 only; --huge:
+ * [--sat-reps N] [--sat-ch N]   (--sat: the SAT table alone; --sat-ch: images of N channels,
+ * side / N pixels wide, the same samples; --sat-size/--sat-in/--sat-kernels: one size, input
+ * format, the SAT kernels named (the table's second column); --sat-reps: fewer repetitions, for
+ * a profiler; --quick: 2^24 and 4096^2 only; --huge:
  * also 2^30 - 16384 samples; the full run needs about 2 minutes on an H100 host,
  * mostly the CPU back end's checks of the 2^28 signals) */
 #include <cuda_runtime.h>
@@ -234,17 +235,6 @@ static const sat_variant sat_variants[] = {
     {"floor rebuild", 0, {1, 0, 1, 1, 0, 1, 0}, NULL},
     {"floor rebuild 32 rows", 0, {1, 0, 1, 1, 0, 1, 32}, NULL},
     {"floor rebuild 64 rows unparked", 0, {1, 0, 1, 1, 0, 1, 0, -1}, NULL},
-    /* F32: the tile held nowhere, read twice (the second time from L2), 4 blocks a multiprocessor */
-    {"reread", 0, {1, 0, 0, 1, 0, 1, 0, 1}, NULL},
-    {"reread 64 rows", 0, {1, 0, 0, 1, 0, 1, 64, 1}, NULL},
-    {"floor reread", 0, {1, 0, 1, 1, 0, 1, 0, 1}, NULL},
-    {"reread 3 blocks", 0, {1, 0, 0, 1, 0, 1, 0, 2}, NULL},
-    {"reread 64 rows 3 blocks", 0, {1, 0, 0, 1, 0, 1, 64, 2}, NULL},
-    {"reread evict_last", 0, {1, 0, 0, 1, 0, 1, 0, 3}, NULL},
-    {"reread evict_last 3 blocks", 0, {1, 0, 0, 1, 0, 1, 0, 4}, NULL},
-    {"floor reread evict_last", 0, {1, 0, 1, 1, 0, 1, 0, 3}, NULL},
-    /* main's F32 kernel by name (the default's until 2026-11-27 18:xx) */
-    {"parked", 0, {1, 0, 0, 1, 0, 1, 0, 0}, NULL},
 };
 static const int n_sat_variants = (int)(sizeof sat_variants / sizeof sat_variants[0]);
 
@@ -379,6 +369,7 @@ static void bench_sats(int quick, int size, const char *only, int fmt_only)
                     if (var->shape.rows == 128 && f != RB_U8) continue; /* built for bytes alone */
                     if (var->shape.park && f != RB_F32) continue;       /* F32's 64-row tiles alone */
                     if (var->shape.prefetch > 0 && f == RB_F32) continue; /* 8/16-bit input alone */
+                    if (SAT_CH != 1 && (var->shape.rows == 128 || var->shape.nocarry)) continue; /* one channel alone */
                     if (only) {
                         char key[64];
                         snprintf(key, sizeof key, ",%s,", var->name);

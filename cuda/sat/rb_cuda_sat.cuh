@@ -32,12 +32,7 @@ typedef enum {
  * above (nocarry too) elsewhere; rows: its tiles' rows (0: 64; 32, or 128 for
  * one channel of U8 to F32, measured only; F32 input of 1-2 channels: 128);
  * park: 0 F32 input of 1-2 channels in tiles of 128 rows, half of each warp's
- * rows parked in shared memory; -1: 64 rows in registers (the 11:47 kernel);
- * measured only (F32 input of one channel, tiles of 128 or 64 rows): 1 the tile
- * held nowhere, read once for its totals and again (from L2, if it is still
- * there) for the table, 4 blocks a multiprocessor; 2 the same, 3 blocks; 3 / 4 as
- * 1 / 2 with the first read's lines kept in L2 as evict_last until the second
- * (2026-11-27 18:xx: all slower than 0, bench/RESULTS.md).
+ * rows parked in shared memory; -1: 64 rows in registers (the 11:47 kernel).
  * prefetch (rebuild, 8/16-bit input only): a block asks L2 for the input of the tile a block of the
  * next wave will take (ticket + the blocks resident), so the memory reads while the
  * wave looks back; 0 the default's choice, -1 none, 1 after the block's totals,

@@ -40,10 +40,6 @@
 
 #define RB_RB_WARPS 8
 #define RB_RB_THREADS (32 * RB_RB_WARPS)
-/* the re-reading kernel (RD): rows of a read in flight together */
-#ifndef RB_RB_RD_BATCH
-#define RB_RB_RD_BATCH 4
-#endif
 
 /* planted faults, built only to show that test_gpu_1d_sat fails (bench/RESULTS.md):
  * RB_SAT_PLANT=3 reads V's records from the tile column to the right, =4 drops
@@ -52,8 +48,7 @@
  * float tiles),
  * =6 parks a row at the slot of the warp's next (another row's samples),
  * =7 runs a call with the last call's epoch (its flags taken for this call's),
- * =8 adds to a row the carry Hc of the row below (a carry from the wrong row),
- * =10 the re-reading kernel's second read takes the row below (another row's samples) */
+ * =8 adds to a row the carry Hc of the row below (a carry from the wrong row) */
 #if RB_SAT_PLANT == 3
 #define RB_RB_PLANT_V 1
 #else
@@ -73,12 +68,6 @@
 #define RB_RB_PLANT_HROW 1
 #else
 #define RB_RB_PLANT_HROW 0
-#endif
-
-#if RB_SAT_PLANT == 10
-#define RB_RB_PLANT_REREAD 1
-#else
-#define RB_RB_PLANT_REREAD 0
 #endif
 
 /* epochs of a kept scratch: the flag holds epoch * 4 + state in 32 bits */
@@ -117,32 +106,8 @@ static __device__ __forceinline__ typename rb_rb_acc<T>::type rb_rb_get(const un
     return (typename rb_rb_acc<T>::type)__uint_as_float(w[j]);
 }
 
-/* a load with its L2 hint: HINT 0 streaming (the last read of the input, ld.global.cs),
- * 1 cached in L2 (ld.global.cg: the re-reading kernel's first read, which its second
- * read wants to find there) */
-template <int HINT, typename V> static __device__ __forceinline__ V rb_rb_ld(const V *p)
-{
-    if constexpr (HINT == 2 && sizeof(V) == 16) {
-        uint4 u;
-        asm volatile("{\n\t.reg .b64 pol;\n\t"
-                     "createpolicy.fractional.L2::evict_last.b64 pol, 1.0;\n\t"
-                     "ld.global.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], pol;\n\t}"
-                     : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
-                     : "l"(p));
-        return u;
-    }
-    return HINT ? __ldcg(p) : __ldcs(p);
-}
-
-/* an L2 line back to normal priority (after the second read of an evict_last line:
- * else it would outlive the call) */
-static __device__ __forceinline__ void rb_rb_l2_normal(const void *p)
-{
-    asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(p) : "memory");
-}
-
 /* P samples of a row at gx into W words, by vector loads where aligned */
-template <typename T, int P, int HINT = 0>
+template <typename T, int P>
 static __device__ __forceinline__ void rb_rb_load(const unsigned char *row, long long gx, long long n, bool vec,
                                                   unsigned *w)
 {
@@ -152,7 +117,7 @@ static __device__ __forceinline__ void rb_rb_load(const unsigned char *row, long
         if (B % 16 == 0) {
 #pragma unroll
             for (int g = 0; g < B / 16; ++g) {
-                const uint4 u = rb_rb_ld<HINT>((const uint4 *)r + g);
+                const uint4 u = __ldcs((const uint4 *)r + g);
                 w[4 * g] = u.x;
                 w[4 * g + 1] = u.y;
                 w[4 * g + 2] = u.z;
@@ -161,7 +126,7 @@ static __device__ __forceinline__ void rb_rb_load(const unsigned char *row, long
         } else {
 #pragma unroll
             for (int g = 0; g < B / 8; ++g) {
-                const uint2 u = rb_rb_ld<HINT>((const uint2 *)r + g);
+                const uint2 u = __ldcs((const uint2 *)r + g);
                 w[2 * g] = u.x;
                 w[2 * g + 1] = u.y;
             }
@@ -173,9 +138,9 @@ static __device__ __forceinline__ void rb_rb_load(const unsigned char *row, long
 #pragma unroll
     for (int j = 0; j < P; ++j)
         if (gx + j < n) {
-            if (sizeof(T) == 1) w[j >> 2] |= (unsigned)rb_rb_ld<HINT>((const unsigned char *)r + j) << (8 * (j & 3));
-            else if (sizeof(T) == 2) w[j >> 1] |= (unsigned)rb_rb_ld<HINT>((const unsigned short *)r + j) << (16 * (j & 1));
-            else w[j] = __float_as_uint(rb_rb_ld<HINT>((const float *)r + j));
+            if (sizeof(T) == 1) w[j >> 2] |= (unsigned)__ldcs((const unsigned char *)r + j) << (8 * (j & 3));
+            else if (sizeof(T) == 2) w[j >> 1] |= (unsigned)__ldcs((const unsigned short *)r + j) << (16 * (j & 1));
+            else w[j] = __float_as_uint(__ldcs((const float *)r + j));
         }
 }
 
@@ -253,17 +218,9 @@ static __device__ __forceinline__ A rb_rb_coltotal(const A (*s_col)[TW], int x)
  * TH / 8 parked in shared memory (dynamic: SR x 8 KB a block for floats; 8:
  * 88-90 KB a block with the static arrays). Blocks a multiprocessor: 4 for
  * 8-bit input, 3 for 16-bit (85 registers: no spills), 2 for floats (128
- * registers; 3 for the benchmark's tiles of 32 rows, and of 128 rows of bytes).
- * RD: the tile is held nowhere: read once for its totals (kept in L2 by the
- * load's hint), read again for the table once the carries are in, RD & 15 blocks a
- * multiprocessor (4: 64 registers, 3: 80), so that more warps hide the look-back's
- * waits (sat7's ncu: the F32 kernel latency-bound at 16 warps a multiprocessor);
- * RD & 16: the first read marks its lines evict_last in L2, the second sets them
- * back. Measured only: slower than the kernel that holds the tile (bench/RESULTS.md,
- * 2026-11-27 18:xx: the second read misses L2 where every tile is resident at once,
- * and more warps do not shorten the look-back's chains). */
-template <int CH, typename TIn, typename TOut, typename R, int TH, int P, bool NC, int SR, int RD>
-__global__ void __launch_bounds__(RB_RB_THREADS, RD ? (RD & 15) : TH == 128 ? (sizeof(TIn) == 1 ? 3 : 2) : sizeof(TIn) == 1 ? 4 : sizeof(TIn) == 2 || TH == 32 ? 3 : 2)
+ * registers; 3 for the benchmark's tiles of 32 rows, and of 128 rows of bytes). */
+template <int CH, typename TIn, typename TOut, typename R, int TH, int P, bool NC, int SR>
+__global__ void __launch_bounds__(RB_RB_THREADS, TH == 128 ? (sizeof(TIn) == 1 ? 3 : 2) : sizeof(TIn) == 1 ? 4 : sizeof(TIn) == 2 || TH == 32 ? 3 : 2)
     rb_rb_kernel(const rb_rb_args a)
 {
     typedef typename rb_rb_acc<TIn>::type A;
@@ -271,8 +228,8 @@ __global__ void __launch_bounds__(RB_RB_THREADS, RD ? (RD & 15) : TH == 128 ? (s
     typedef typename std::conditional<sizeof(TIn) <= 2, unsigned long long, double>::type U;
     constexpr int TW = 32 * P, RPW = TH / RB_RB_WARPS, W = (P * (int)sizeof(TIn) + 3) / 4;
     constexpr int HS = TH * CH, NPH = RB_RB_THREADS / HS, RPL = TH / 32; /* H: rows a lane */
-    constexpr int RR = RD ? 0 : RPW - SR, G = (W + 3) / 4; /* rows a warp holds in registers; 16-byte groups a row */
-    static_assert(SR >= 0 && SR < RPW && !(RD && SR), "a warp keeps a row in registers, or none (RD)");
+    constexpr int RR = RPW - SR, G = (W + 3) / 4; /* rows a warp holds in registers; 16-byte groups a row */
+    static_assert(SR >= 0 && SR < RPW, "a warp keeps a row in registers");
     static_assert(TW <= RB_RB_THREADS && TW > RB_RB_THREADS / 2, "one V share: a thread per column");
     static_assert(HS <= RB_RB_THREADS && TH % 32 == 0 && P % CH == 0, "tile shape");
     __shared__ A s_col[RB_RB_WARPS][TW];  /* the warps' column sums */
@@ -309,7 +266,7 @@ __global__ void __launch_bounds__(RB_RB_THREADS, RD ? (RD & 15) : TH == 128 ? (s
     /* the parked rows: copied global -> shared without registers where whole
      * 16-byte groups are aligned, else loaded and stored (edges, odd pitches) */
 #pragma unroll
-    for (int r = RR; r < (RD ? 0 : RPW); ++r) {
+    for (int r = RR; r < RPW; ++r) {
         uint4 *d = rb_rb_park<W>(s_park, warp * SR + r - RR + (RB_RB_PLANT_PARK && r == RR), lane);
         const unsigned char *row = a.in + (size_t)(yw + r) * a.in_pitch;
         if (W % 4 == 0 && yw + r < a.h && a.vec_in && gx + P <= a.n) {
@@ -330,12 +287,7 @@ __global__ void __launch_bounds__(RB_RB_THREADS, RD ? (RD & 15) : TH == 128 ? (s
     if (SR) asm volatile("cp.async.wait_all;" ::: "memory"); /* a lane reads only what it copied */
     /* row r's words: registers, or the parked copy */
     auto row_words = [&](int r, unsigned *w) {
-        if (RD) { /* the first read: kept in L2 for the second */
-            if (yw + r < a.h) rb_rb_load<TIn, P, (RD & 16) ? 2 : 1>(a.in + (size_t)(yw + r) * a.in_pitch, gx, a.n, a.vec_in, w);
-            else
-#pragma unroll
-                for (int i = 0; i < W; ++i) w[i] = 0u;
-        } else if (r < RR) {
+        if (r < RR) {
 #pragma unroll
             for (int i = 0; i < W; ++i) w[i] = raw[r < RR ? r : 0][i];
         } else {
@@ -351,17 +303,16 @@ __global__ void __launch_bounds__(RB_RB_THREADS, RD ? (RD & 15) : TH == 128 ? (s
         }
     };
 
-    /* RD: rows read at once (in flight together), batch by batch (not unrolled: the
-     * compiler would hoist every row's loads and spill) */
-    constexpr int NB = RD ? RB_RB_RD_BATCH : 1;
-    static_assert(RPW % NB == 0, "whole batches");
     /* 1. the totals the chains need: the warp's column sums, every row's total */
     {
         A col[P];
 #pragma unroll
         for (int j = 0; j < P; ++j) col[j] = (A)0;
-        auto take = [&](int r, const unsigned *wr) {
+#pragma unroll
+        for (int r = 0; r < RPW; ++r) {
             A t[CH];
+            unsigned wr[W];
+            row_words(r, wr);
 #pragma unroll
             for (int c = 0; c < CH; ++c) t[c] = (A)0;
 #pragma unroll
@@ -378,23 +329,6 @@ __global__ void __launch_bounds__(RB_RB_THREADS, RD ? (RD & 15) : TH == 128 ? (s
             if (lane == 0)
 #pragma unroll
                 for (int c = 0; c < CH; ++c) s_rt[warp * RPW + r][c] = t[c];
-        };
-        if constexpr (RD) {
-#pragma unroll 1
-            for (int r0 = 0; r0 < RPW; r0 += NB) {
-                unsigned wb[NB][W];
-#pragma unroll
-                for (int b = 0; b < NB; ++b) row_words(r0 + b, wb[b]);
-#pragma unroll
-                for (int b = 0; b < NB; ++b) take(r0 + b, wb[b]);
-            }
-        } else {
-#pragma unroll
-            for (int r = 0; r < RPW; ++r) {
-                unsigned wr[W];
-                row_words(r, wr);
-                take(r, wr);
-            }
         }
 #pragma unroll
         for (int j = 0; j < P; ++j) s_col[warp][lane * P + j] = col[j];
@@ -576,8 +510,12 @@ __global__ void __launch_bounds__(RB_RB_THREADS, RD ? (RD & 15) : TH == 128 ? (s
         for (int w = 0; w < warp; ++w) o += s_col[w][lane * P + j];
         cs[j] = o;
     }
-    auto emit = [&](int r, const unsigned *wr) {
+#pragma unroll
+    for (int r = 0; r < RPW; ++r) {
         const int y = warp * RPW + r;
+        if (yw + r >= a.h) break;
+        unsigned wr[W];
+        row_words(r, wr);
 #if RB_SAT_PLANT == 4
         if (y != TH - 1)
 #elif RB_SAT_PLANT == 5
@@ -610,46 +548,6 @@ __global__ void __launch_bounds__(RB_RB_THREADS, RD ? (RD & 15) : TH == 128 ? (s
             o[j] = FOLD ? (TOut)run[j % CH] : (TOut)((double)run[j % CH] + hc[j % CH]);
         }
         rb_rb_store<TOut, P>(a.out + (size_t)(yw + r) * a.out_pitch, gx, a.n, a.vec_out, o);
-    };
-    if constexpr (RD) {
-        /* the second read, NB rows at once: streaming (its last use); a row is read
-         * before its table is written, so in place holds */
-#pragma unroll 1
-        for (int r0 = 0; r0 < RPW; r0 += NB) {
-            if (yw + r0 >= a.h) break;
-            unsigned wb[NB][W];
-#pragma unroll
-            for (int b = 0; b < NB; ++b) {
-                const int yr = yw + r0 + b + (RB_RB_PLANT_REREAD && yw + r0 + b + 1 < a.h);
-                if (yw + r0 + b < a.h)
-                    rb_rb_load<TIn, P, 0>(a.in + (size_t)yr * a.in_pitch, gx, a.n, a.vec_in, wb[b]);
-                else
-#pragma unroll
-                    for (int i = 0; i < W; ++i) wb[b][i] = 0u;
-            }
-            /* RD & 16: the first read's lines were kept evict_last: back to normal */
-            if constexpr ((RD & 16) != 0) {
-                if ((lane * P * (int)sizeof(TIn)) % 128 == 0 && gx < a.n) {
-#pragma unroll
-                    for (int b = 0; b < NB; ++b)
-                        if (yw + r0 + b < a.h) {
-                            const TIn *q = (const TIn *)(a.in + (size_t)(yw + r0 + b) * a.in_pitch) + gx;
-                            if ((uintptr_t)q % 128 == 0) rb_rb_l2_normal(q); /* whole lines alone */
-                        }
-                }
-            }
-#pragma unroll
-            for (int b = 0; b < NB; ++b)
-                if (yw + r0 + b < a.h) emit(r0 + b, wb[b]);
-        }
-    } else {
-#pragma unroll
-        for (int r = 0; r < RPW; ++r) {
-            if (yw + r >= a.h) break;
-            unsigned wr[W];
-            row_words(r, wr);
-            emit(r, wr);
-        }
     }
 }
 
@@ -659,7 +557,7 @@ __global__ void __launch_bounds__(RB_RB_THREADS, RD ? (RD & 15) : TH == 128 ? (s
 static int rb_rb_th(rb_sat_shape shape, rb_format in_fmt, int ch)
 {
     if (shape.rows) return shape.rows;
-    return in_fmt == RB_F32 && ch <= 2 && shape.park >= 0 ? 128 : 64;
+    return in_fmt == RB_F32 && ch <= 2 && shape.park == 0 ? 128 : 64;
 }
 
 /* the L2 prefetch of the next wave's tiles (rb_sat_shape.prefetch) for 8/16-bit input:
@@ -727,13 +625,13 @@ extern "C" size_t rb_cuda_sat_rebuild_work_bytes(rb_sat_shape shape, rb_format i
     return rb_rb_layout(w, h, ch, rb_rb_th(shape, in_fmt, ch), NULL, NULL);
 }
 
-template <int CH, typename TIn, typename TOut, int TH, bool NC, int SR = 0, int RD = 0>
+template <int CH, typename TIn, typename TOut, int TH, bool NC, int SR = 0>
 static cudaError_t rb_rb_go(const rb_rb_args &a, cudaStream_t s)
 {
     typedef typename std::conditional<sizeof(TIn) <= 2, unsigned, double>::type R;
     constexpr int P = CH == 3 ? 6 : 8, G = (P * (int)sizeof(TIn) + 15) / 16;
     const int park = RB_RB_WARPS * SR * G * 32 * 16;
-    auto k = rb_rb_kernel<CH, TIn, TOut, R, TH, P, NC, SR, RD>;
+    auto k = rb_rb_kernel<CH, TIn, TOut, R, TH, P, NC, SR>;
     /* the blocks resident on the device (the prefetch's distance in tickets), once a
      * device and instance, like the attributes (past 32 devices, every call) */
     static std::atomic<int> resident[32];
@@ -777,26 +675,6 @@ template <bool NC> struct rb_rb_launcher {
         if constexpr (sizeof(TIn) > 4 || (NC && (CH != 1 || sizeof(TOut) != 4))) {
             return cudaErrorInvalidValue;
         } else {
-            /* measured only: floats of one channel, the tile held nowhere (128 or 64
-             * rows); park 1: 4 blocks a multiprocessor, 2: 3 */
-            if constexpr (sizeof(TIn) == 4 && CH == 1 && sizeof(TOut) == 4)
-                if (park == 1) {
-                    if (th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC, 0, 4>(*a, s);
-                    if (th == 64) return rb_rb_go<CH, TIn, TOut, 64, NC, 0, 4>(*a, s);
-                    return cudaErrorInvalidValue;
-                }
-            if constexpr (sizeof(TIn) == 4 && CH == 1 && sizeof(TOut) == 4)
-                if (park == 2) {
-                    if (th == 128) return rb_rb_go<CH, TIn, TOut, 128, NC, 0, 3>(*a, s);
-                    if (th == 64) return rb_rb_go<CH, TIn, TOut, 64, NC, 0, 3>(*a, s);
-                    return cudaErrorInvalidValue;
-                }
-            /* park 3 / 4 (one channel, measured only): 4 / 3 blocks, the first read's lines
-             * kept in L2 as evict_last until the second read */
-            if constexpr (sizeof(TIn) == 4 && CH == 1 && sizeof(TOut) == 4)
-                if ((park == 3 || park == 4) && th == 128)
-                    return park == 3 ? rb_rb_go<CH, TIn, TOut, 128, NC, 0, 16 | 4>(*a, s)
-                                     : rb_rb_go<CH, TIn, TOut, 128, NC, 0, 16 | 3>(*a, s);
             if (th == 64) return rb_rb_go<CH, TIn, TOut, 64, NC>(*a, s);
             /* floats of 1-2 channels: 128 rows, 8 of a warp's 16 parked in shared memory */
             if constexpr (sizeof(TIn) == 4 && CH <= 2)
