@@ -25,9 +25,10 @@
  * inclusive prefix sum of the same floats is the reference row ("cub scan").
  *
  * Usage: gpu_scan_bench [--quick] [--sat] [--huge] [--sat-size N] [--sat-in u8|u16|f32] [--sat-kernels a,b]
- * [--sat-reps N]   (--sat: the SAT table alone; --sat-size/--sat-in/--sat-kernels: one size, input
- * format, the SAT kernels named (the table's second column); --sat-reps: fewer repetitions, for a
- * profiler; --quick: 2^24 and 4096^2 only; --huge:
+ * [--sat-reps N] [--sat-ch N]   (--sat: the SAT table alone; --sat-ch: images of N channels,
+ * side / N pixels wide, the same samples; --sat-size/--sat-in/--sat-kernels: one size, input
+ * format, the SAT kernels named (the table's second column); --sat-reps: fewer repetitions, for
+ * a profiler; --quick: 2^24 and 4096^2 only; --huge:
  * also 2^30 - 16384 samples; the full run needs about 2 minutes on an H100 host,
  * mostly the CPU back end's checks of the 2^28 signals) */
 #include <cuda_runtime.h>
@@ -47,6 +48,7 @@
 #include "bench_cuda.h"
 
 static int REPS = 31, WARM = 3; /* --sat-reps: fewer, for a profiler */
+static int SAT_CH = 1; /* --sat-ch: channels of the SAT images (side / ch pixels wide: the same samples) */
 static rb_context *gctx; /* CUDA back end, for the API columns */
 
 /* isz: 1 bytes, 2 16-bit samples, else floats in [0, 1) */
@@ -243,19 +245,19 @@ static const int n_sat_variants = (int)(sizeof sat_variants / sizeof sat_variant
  * SAT must move (input size + 4 a pixel: 5 for U8 input, 6 for U16, 8 for F32).
  * The kernel runs on scratch kept from call to call (rb_sat_scratch), as rb_sat's
  * context keeps it: its flags are zeroed once, unless the variant says each call. */
-static void bench_sat(int w, rb_format inf, const sat_variant *var)
+static void bench_sat(int side, rb_format inf, const sat_variant *var)
 {
-    const int h = w;
-    const size_t count = (size_t)w * h, isz = rb_format_size(inf);
+    const int ch = SAT_CH, h = side, w = side / ch, n = w * ch; /* n: samples a row */
+    const size_t count = (size_t)n * h, isz = rb_format_size(inf);
     const int tiles = var->tiles, floor_ = var->shape.nocarry;
     void *x, *y, *work;
-    const size_t wb = tiles ? rb_cuda_sat_tiles_work_bytes(w, h, 1) : rb_cuda_sat_shape_work_bytes(var->shape, w, h, 1);
+    const size_t wb = tiles ? rb_cuda_sat_tiles_work_bytes(w, h, ch) : rb_cuda_sat_shape_work_bytes(var->shape, w, h, ch);
     rb_sat_scratch ks;
     memset(&ks, 0, sizeof ks);
     auto kernel = [&](cudaStream_t s) {
         if (var->zero_each) ks.epoch = 0;
-        return tiles ? rb_cuda_sat_tiles_run(x, w * isz, inf, y, w * sizeof(float), RB_F32, w, h, 1, work, s)
-                     : rb_cuda_sat_shape_run(var->shape, x, w * isz, inf, y, w * sizeof(float), RB_F32, w, h, 1,
+        return tiles ? rb_cuda_sat_tiles_run(x, n * isz, inf, y, n * sizeof(float), RB_F32, w, h, ch, work, s)
+                     : rb_cuda_sat_shape_run(var->shape, x, n * isz, inf, y, n * sizeof(float), RB_F32, w, h, ch,
                                              &ks, s, 0);
     };
     CK(cudaMalloc(&x, count * isz));
@@ -276,7 +278,7 @@ static void bench_sat(int w, rb_format inf, const sat_variant *var)
     memset(&in, 0, sizeof in);
     in.width = w;
     in.height = h;
-    in.channels = 1;
+    in.channels = ch;
     in.format = inf;
     in.data = hx.data();
     out = in;
@@ -338,8 +340,11 @@ static void bench_sat(int w, rb_format inf, const sat_variant *var)
         snprintf(api, sizeof api, "%.3f | %.3f | %.3f", api_ms, cms / api_ms, cms_b / api_ms);
     }
     double gbs = (double)count * (isz + 4) / (ms * 1e6);
-    printf("| SAT %s -> f32 | %s%s | %d^2 | %.3f | %.1f | %.3f | %.3f | %s | %.1f | %.0f | %.0f | %s |\n",
-           inf == RB_U8 ? "u8" : inf == RB_U16 ? "u16" : "f32", var->name, var->api && !var->api[0] ? " (default)" : "", w, ms,
+    /* ch > 1: side / ch pixels of ch samples a row, "px" counting samples */
+    char chs[16] = "";
+    if (ch > 1) snprintf(chs, sizeof chs, " x%d ch", ch);
+    printf("| SAT %s%s -> f32 | %s%s | %d^2 | %.3f | %.1f | %.3f | %.3f | %s | %.1f | %.0f | %.0f | %s |\n",
+           inf == RB_U8 ? "u8" : inf == RB_U16 ? "u16" : "f32", chs, var->name, var->api && !var->api[0] ? " (default)" : "", side, ms,
            count / (ms * 1e6), cms / ms, cms_b / ms, api, count / (cms * 1e6), gbs,
            2.0 * count * (isz + 4) / 2 / (cms_b * 1e6), floor_ ? "not a table" : inf != RB_F32 ? "exact" : "<=1 ulp");
     fflush(stdout);
@@ -364,6 +369,7 @@ static void bench_sats(int quick, int size, const char *only, int fmt_only)
                     if (var->shape.rows == 128 && f != RB_U8) continue; /* built for bytes alone */
                     if (var->shape.park && f != RB_F32) continue;       /* F32's 64-row tiles alone */
                     if (var->shape.prefetch > 0 && f == RB_F32) continue; /* 8/16-bit input alone */
+                    if (SAT_CH != 1 && (var->shape.rows == 128 || var->shape.nocarry)) continue; /* one channel alone */
                     if (only) {
                         char key[64];
                         snprintf(key, sizeof key, ",%s,", var->name);
@@ -417,6 +423,7 @@ int main(int argc, char **argv)
             sat_in = !strcmp(argv[i], "u8") ? RB_U8 : !strcmp(argv[i], "u16") ? RB_U16 : RB_F32;
         }
         else if (!strcmp(argv[i], "--sat-reps") && i + 1 < argc) REPS = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--sat-ch") && i + 1 < argc) SAT_CH = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--huge")) huge = 1;
     }
     cudaDeviceProp prop;
