@@ -103,15 +103,18 @@ extern "C" int rb_cuda_tiled_can_fuse(const rb_cuda_tiled *fc, const rb_cuda_til
  * lead's merged check re-times default, =off and =on in one run (gpu_bench
  * --focus, every boundary, orders 1 / 3 / 5, 4096^2 and 8192^2).
  * Since the chains got faster (helper chain3), FIR rows with double carries
- * (the Gaussian from sigma 4) measured 1.5-4 % faster unfused at 8192^2 (sigma
- * 8 / 30 / 100, 1 and 4 channels) and at 4096^2 RGBA, even at 4096^2 one
- * channel (H100, five calls: bench/RESULTS.md, "gboth" and the lead's 2026-11-27
- * checks): the fused kernel's double recursion and FIR are issue-bound, so
- * the transfer it saves does not pay; there the default is unfused. */
+ * (the Gaussian from sigma 4) measured 1.5-4 % faster unfused from 2^25
+ * samples (8192^2 sigma 8 / 30 / 100, 1 and 4 channels; 4096^2 RGBA), even at
+ * 4096^2 one channel, and sigma = n/6 periodic at 4096^2 faster fused (its
+ * fused kernel 0.171 ms against 0.184 for the two it replaces) (H100,
+ * bench/RESULTS.md, "gboth" and the lead's 2026-11-27 checks): the fused
+ * kernel's double recursion and FIR are issue-bound, so at large sizes the
+ * transfer it saves does not pay; there the default is unfused. */
 extern "C" int rb_cuda_tiled_fuse_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force)
 {
     if (!rb_cuda_tiled_can_fuse(fc, fr)) return 0;
-    if (force == RB_FORCE_AUTO && fr->b.ax.ntaps != 0 && (fc->dbl || fr->dbl)) return 0;
+    const double samples = (double)fc->b.ax.n * fr->b.ax.n * fc->c;
+    if (force == RB_FORCE_AUTO && fr->b.ax.ntaps != 0 && (fc->dbl || fr->dbl) && samples >= 33554432.0) return 0;
     return force != RB_FORCE_OFF;
 }
 
