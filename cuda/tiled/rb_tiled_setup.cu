@@ -233,9 +233,12 @@ static void rb_tiled_blocks_init(const rb_axis_plan *ap, int channels, const rb_
     }
 }
 
-/* Host copies of the per-block recursions (same loops as rb_tiled_stage1). */
-static void rb_tiled_host_tail_head(const double *dc, const double *da, int r, const double *u, int len,
-                                    const double *p0, double *T, double *H)
+/* Host copies of the per-block recursions (same loops as rb_tiled_stage1):
+ * the causal pass over u (NULL: zeros) from state p0 (NULL: zero), its last
+ * state into T; the anticausal pass over that from state e0 (NULL: zero), its
+ * outputs into z (NULL: not kept) and its first state into H (NULL: not kept). */
+static void rb_tiled_host_block(const double *dc, const double *da, int r, const double *u, int len,
+                                const double *p0, const double *e0, double *T, double *z, double *H)
 {
     double y[B], p[RB_MAX_ORDER];
     for (int k = 0; k < r; ++k) p[k] = p0 ? p0[k] : 0.0;
@@ -248,14 +251,22 @@ static void rb_tiled_host_tail_head(const double *dc, const double *da, int r, c
     }
     if (T)
         for (int k = 0; k < r; ++k) T[k] = p[k];
-    for (int k = 0; k < r; ++k) p[k] = 0.0;
+    for (int k = 0; k < r; ++k) p[k] = e0 ? e0[k] : 0.0;
     for (int j = len - 1; j >= 0; --j) {
         double v = y[j];
         for (int k = 0; k < r; ++k) v -= da[k] * p[k];
         for (int k = r - 1; k > 0; --k) p[k] = p[k - 1];
         p[0] = v;
+        if (z) z[j] = v;
     }
-    for (int k = 0; k < r; ++k) H[k] = p[k];
+    if (H)
+        for (int k = 0; k < r; ++k) H[k] = p[k];
+}
+
+static void rb_tiled_host_tail_head(const double *dc, const double *da, int r, const double *u, int len,
+                                    const double *p0, double *T, double *H)
+{
+    rb_tiled_host_block(dc, da, r, u, len, p0, NULL, T, NULL, H);
 }
 
 /* rb_cuda_tiled.Xb: a whole zero block's final stage (causal from P, then
@@ -265,24 +276,16 @@ static void rb_tiled_host_tail_head(const double *dc, const double *da, int r, c
 static void rb_tiled_cross_basis(const rb_axis_plan *ap, double sumfir, double gain, float *Xb)
 {
     const int r = ap->ax.r;
+    double mean_in[B], z[B];
+    for (int j = 0; j < B; ++j) mean_in[j] = -sumfir;
     for (int b = 0; b <= 2 * r; ++b) {
-        double y[B], p[RB_MAX_ORDER];
-        for (int k = 0; k < r; ++k) p[k] = b == k;
-        for (int j = 0; j < B; ++j) {
-            double v = b == 2 * r ? -sumfir : 0.0;
-            for (int k = 0; k < r; ++k) v -= ap->ax.dc[k] * p[k];
-            for (int k = r - 1; k > 0; --k) p[k] = p[k - 1];
-            p[0] = v;
-            y[j] = v;
+        double p[RB_MAX_ORDER], e[RB_MAX_ORDER];
+        for (int k = 0; k < r; ++k) {
+            p[k] = b == k;
+            e[k] = b == r + k;
         }
-        for (int k = 0; k < r; ++k) p[k] = b == r + k;
-        for (int j = B - 1; j >= 0; --j) {
-            double v = y[j];
-            for (int k = 0; k < r; ++k) v -= ap->ax.da[k] * p[k];
-            for (int k = r - 1; k > 0; --k) p[k] = p[k - 1];
-            p[0] = v;
-            Xb[b * B + j] = (float)(v + (b == 2 * r ? gain : 0.0));
-        }
+        rb_tiled_host_block(ap->ax.dc, ap->ax.da, r, b == 2 * r ? mean_in : NULL, B, p, e, NULL, z, NULL);
+        for (int j = 0; j < B; ++j) Xb[b * B + j] = (float)(z[j] + (b == 2 * r ? gain : 0.0));
     }
 }
 
