@@ -11,6 +11,7 @@
 #include "rb_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* 1 when the CUDA back end is built and its probe finds a device (asked once). */
@@ -72,6 +73,15 @@ static inline rb_context *gpu_test_context(rb_backend be)
     assert_int_equal(rb_context_create(&ctx), RB_OK);
     assert_int_equal(rb_context_set_backend(ctx, be), RB_OK);
     return ctx;
+}
+
+/* RB_TEST_ORDERS (e.g. "135"): the tiled orders a device test runs, for
+ * builds with RECBLUR_CUDA_TILED_ORDERS limited (an order not compiled fails
+ * its execute there); unset or empty: every order. */
+static inline int gpu_order_wanted(int order)
+{
+    const char *only = getenv("RB_TEST_ORDERS");
+    return !only || !*only || (order >= 1 && order <= 9 && strchr(only, '0' + order));
 }
 
 /* A test of what happens without a GPU (the CPU fallback, the no-device
