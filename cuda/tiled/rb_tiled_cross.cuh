@@ -148,7 +148,7 @@ rb_tiled_s1_cols_x(const rb_cuda_tiled f, const rb_cuda_tiled fr, const float *_
  * barrier, so it waits on memory once; cv and s1 alternate between two
  * buffers, so two barriers a tile separate the phases. */
 template <int R, int C>
-__global__ void __launch_bounds__(RB_TILED_COL_THREADS, R == 1 && C == 1 ? 16 : 1) /* order 1: 32 registers, 16 a SM */
+__global__ void __launch_bounds__(RB_TILED_COL_THREADS, R == 1 && C == 1 ? 16 : 0) /* order 1: 16 blocks an SM, as main */
 rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict__ mid,
                const float *__restrict__ car1, const float *__restrict__ car2, const float *__restrict__ mean,
                size_t lanes, unsigned nlc, unsigned ntiles, float *__restrict__ rcar1, float *__restrict__ rcar2,
@@ -197,29 +197,17 @@ rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict_
     }
     __syncthreads();
     int pb = 0;
-    /* the walk: tile i is column block i / nlc at lane tile ((i % nlc) + i / nlc)
-     * mod nlc, a bijection of each column block's lane tiles, advanced without
-     * divisions. Without the skew a grid that is a multiple of nlc (2112 thread
-     * blocks = 33 x 64 lane tiles at 8192^2 order 1) gave each thread block one
-     * lane tile for all its tiles, and the 66 holding the rows' end pixels
-     * (x = 0, n - 1: a round trip to mid a tile) ran 1.5x as long as the
-     * others: SMs idle a third of the kernel (ncu) */
-    const unsigned gq = gridDim.x / nlc, gr = gridDim.x - gq * nlc, gqm = gq % nlc;
-    unsigned wblk = blockIdx.x / nlc, wcol = blockIdx.x - wblk * nlc, wsk = wblk % nlc;
-    auto advance = [&] {
-        wcol += gr;
-        wblk += gq;
-        wsk += gqm;
-        if (wcol >= nlc) {
-            wcol -= nlc;
-            ++wblk;
-            ++wsk;
-        }
-        if (wsk >= nlc) wsk -= nlc; /* gqm + 1 <= nlc: once is enough */
-    };
-    for (unsigned tile = blockIdx.x; tile < ntiles; tile += gridDim.x, advance()) {
-        const unsigned lc = wcol + wsk >= nlc ? wcol + wsk - nlc : wcol + wsk;
-        const int blk = (int)wblk, len = min(B, a.m - blk * B);
+    /* the walk: tile i is lane tile i / nbk, column block i % nbk (consecutive
+     * tiles go down a lane tile's column blocks). In main's order (lane tile
+     * i % nlc) a grid that is a multiple of nlc (2112 thread blocks = 33 x 64
+     * lane tiles at 8192^2 order 1) kept each thread block on one lane tile for
+     * all its tiles, and the 66 holding the rows' end pixels (x = 0 and n - 1: a
+     * round trip to mid a tile) ran 1.5x as long as the others: SMs idle a
+     * third of the kernel (ncu). Now a thread block meets one or two such tiles */
+    const unsigned nbk = ntiles / nlc;
+    for (unsigned tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        const unsigned lc = tile / nbk;
+        const int blk = (int)(tile - lc * nbk), len = min(B, a.m - blk * B);
         const long long j0 = (long long)a.s0 + (long long)blk * B;
         if (j0 >= a.n || j0 + len <= 0) continue; /* block wholly outside the line: uniform */
         const size_t lane = (size_t)lc * RB_TILED_COL_THREADS + t;
