@@ -7,7 +7,7 @@
  * workload's output checked against the CPU back end before it is timed.
  *
  *   gpu_bench [--quick] [--big] [--all-modes] [--no-1d] [--focus] [--gauss | --gauss-one | --gauss-fuse | --gauss-prof | --gauss-steps |
- *             --wide | --wide-quick | --chain | --chain-gauss] [--no-abort]
+ *             --wide | --wide-quick | --chain | --chain-gauss | --prof-2d] [--no-abort]
  *   (--quick: 4096^2 only, fewer workloads; --focus: the 2D solver alone, for
  *   comparing its routes and settings between runs; --gauss: only the Gaussian
  *   (sigma 2, 8, 30, 100; clamp, periodic, mirror; 1 and 4 channels) next to the
@@ -19,7 +19,9 @@
  *   cuFFT, then sigma 100, 300, 683, 2000 at 4096^2 and 8192^2, 1 and 4 channels;
  *   --gauss-prof: one untimed execute each of order 4 and the Gaussian of sigma 8,
  *   clamp, 8192^2, 1 and 4 channels, for Nsight Compute; --gauss-steps: those and
- *   sigma 2, per-step times, RECBLUR_CUDA_PROFILE=1, third of three runs) */
+ *   sigma 2, per-step times, RECBLUR_CUDA_PROFILE=1, third of three runs;
+ *   --prof-2d: one untimed execute each of orders 1, 3, 5 clamp at 4096^2 and
+ *   8192^2, for Nsight Compute) */
 #include "recblur.h"
 #include "bench_cuda.h"
 #include "gpu_naive_lanes.h"
@@ -618,6 +620,39 @@ static void run_gauss_prof(rb_context *gctx, int steps)
     rb_filter_destroy(g2);
 }
 
+/* --prof-2d: one execute each of the plain order 1, 3 and 5 filters, clamp,
+ * 4096^2 and 8192^2, one channel (RGBA too at 4096^2), on fresh input,
+ * unchecked and untimed: the launches a profiler (Nsight Compute) takes of
+ * the 2D route, and no others */
+static void run_prof_2d(rb_context *gctx)
+{
+    static const int orders[3] = {1, 3, 5}, sizes[2] = {4096, 8192};
+    for (int oi = 0; oi < 3; ++oi) {
+        rb_filter *f = bench_filter(gctx, orders[oi]);
+        for (int si = 0; si < 2; ++si)
+            for (int ch = 1; ch <= (sizes[si] == 4096 ? 4 : 1); ch += 3) {
+                const int n = sizes[si];
+                size_t count = (size_t)n * n * ch;
+                float *din, *dout;
+                CK(cudaMalloc((void **)&din, count * 4));
+                CK(cudaMalloc((void **)&dout, count * 4));
+                rb_boundary b = {RB_BOUNDARY_CLAMP, 0.25f};
+                rb_plan *gp;
+                RK(gctx, rb_plan_create(gctx, f, b, n, n, ch, &gp));
+                rb_image di = bench_square_image(n, ch, RB_F32, RB_MEMORY_DEVICE, din), dout_im = di;
+                dout_im.data = dout;
+                bench_fill(din, count, 7);
+                RK(gctx, rb_execute(gp, &di, &dout_im));
+                CK(cudaDeviceSynchronize());
+                printf("iir-2d order %d clamp %d^2, %d channel(s), solver %s\n", orders[oi], n, ch, last_solver);
+                rb_plan_destroy(gp);
+                CK(cudaFree(din));
+                CK(cudaFree(dout));
+            }
+        rb_filter_destroy(f);
+    }
+}
+
 /* --wide (issue 19 item 3): wide periodic Gaussians. sigma n/6 at 4096^2
  * against cuFFT (run_fft_gauss), then sigma 100, 300, 683 and 2000 at 4096^2
  * and 8192^2, one channel and RGBA, each by the default route (wrapped where
@@ -706,7 +741,8 @@ int main(int argc, char **argv)
     int focus = 0; /* --focus: the 2D tiled solver only (no baselines, SAT, Gaussian, 1D): route comparisons */
     int gauss = 0; /* --gauss: the Gaussian table only (1); --gauss-one: its sigma-8 clamp rows (2); --wide (3);
                       --chain (4), --chain-gauss (8): run_chain_rows; --gauss-prof (5), --gauss-steps (6):
-                      run_gauss_prof; --gauss-fuse (7); --wide-quick (9): --wide, one channel, default route */
+                      run_gauss_prof; --gauss-fuse (7); --wide-quick (9): --wide, one channel, default route;
+                      --prof-2d (10): run_prof_2d */
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--focus")) focus = no1d = 1;
@@ -722,6 +758,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--gauss-prof")) gauss = 5;
         else if (!strcmp(argv[i], "--gauss-steps")) gauss = 6;
         else if (!strcmp(argv[i], "--gauss-fuse")) gauss = 7;
+        else if (!strcmp(argv[i], "--prof-2d")) gauss = 10;
         else if (!strcmp(argv[i], "--no-abort")) no_abort = 1;
     }
     setvbuf(stderr, NULL, _IONBF, 0);
@@ -741,6 +778,10 @@ int main(int argc, char **argv)
 
     int sizes[2] = {4096, 8192};
     int nsizes = gauss ? 0 : quick ? 1 : 2;
+    if (gauss == 10) {
+        run_prof_2d(gctx);
+        return 0;
+    }
     if (gauss == 5 || gauss == 6) {
         run_gauss_prof(gctx, gauss == 6);
         return 0;

@@ -148,7 +148,7 @@ rb_tiled_s1_cols_x(const rb_cuda_tiled f, const rb_cuda_tiled fr, const float *_
  * barrier, so it waits on memory once; cv and s1 alternate between two
  * buffers, so two barriers a tile separate the phases. */
 template <int R, int C>
-__global__ void __launch_bounds__(RB_TILED_COL_THREADS)
+__global__ void __launch_bounds__(RB_TILED_COL_THREADS, R == 1 && C == 1 ? 16 : 0) /* order 1: 16 blocks an SM, as main */
 rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict__ mid,
                const float *__restrict__ car1, const float *__restrict__ car2, const float *__restrict__ mean,
                size_t lanes, unsigned nlc, unsigned ntiles, float *__restrict__ rcar1, float *__restrict__ rcar2,
@@ -197,9 +197,17 @@ rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict_
     }
     __syncthreads();
     int pb = 0;
+    /* the walk: tile i is lane tile i / nbk, column block i % nbk (consecutive
+     * tiles go down a lane tile's column blocks). In main's order (lane tile
+     * i % nlc) a grid that is a multiple of nlc (2112 thread blocks = 33 x 64
+     * lane tiles at 8192^2 order 1) kept each thread block on one lane tile for
+     * all its tiles, and the 66 holding the rows' end pixels (x = 0 and n - 1: a
+     * round trip to mid a tile) ran 1.5x as long as the others: SMs idle a
+     * third of the kernel (ncu). Now a thread block meets one or two such tiles */
+    const unsigned nbk = ntiles / nlc;
     for (unsigned tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-        const unsigned lc = tile % nlc;
-        const int blk = (int)(tile / nlc), len = min(B, a.m - blk * B);
+        const unsigned lc = tile / nbk;
+        const int blk = (int)(tile - lc * nbk), len = min(B, a.m - blk * B);
         const long long j0 = (long long)a.s0 + (long long)blk * B;
         if (j0 >= a.n || j0 + len <= 0) continue; /* block wholly outside the line: uniform */
         const size_t lane = (size_t)lc * RB_TILED_COL_THREADS + t;
@@ -237,21 +245,20 @@ rb_tiled_cross(const rb_cuda_tiled f, const rb_cuda_tiled fr, float *__restrict_
             /* the clamp rows' end pixels (x < wlo or x >= whi): the column output's
              * cross term, sum_b X_b(r) v_b, added to mid; each such lane of a warp
              * by the whole warp, thread r taking tile row r, so a lane costs one
-             * round trip to memory, not 32 dependent ones */
-            const size_t wl = (size_t)lc * RB_TILED_COL_THREADS + (t & ~(B - 1));
+             * round trip to memory, not 32 dependent ones; the warp's end-pixel
+             * lanes found by one ballot, not by a walk over its 32 lanes */
+            const int w0 = t & ~(B - 1);
+            const size_t wl = (size_t)lc * RB_TILED_COL_THREADS + w0;
+            const long long px = (long long)(lane / c);
+            const unsigned em = __ballot_sync(0xffffffffu, lane < lanes && (px < wlo || px >= whi));
             const long long jj = j0 + r;
-            if ((long long)(wl / c) < wlo || (long long)((wl + B - 1) / c) >= whi) {
-                for (int e = 0; e < B; ++e) {
-                    const size_t el = wl + e;
-                    const long long px = (long long)(el / c);
-                    if (el >= lanes || (px >= wlo && px < whi)) continue; /* uniform over the warp */
-                    if (r >= len || jj < 0 || jj >= a.n) continue;
-                    const int et = (t & ~(B - 1)) + e;
-                    float s = 0.0f;
+            const int rowok = r < len && jj >= 0 && jj < a.n;
+            for (unsigned m = em; m; m &= m - 1) { /* uniform over the warp */
+                const int e = __ffs(m) - 1, et = w0 + e;
+                float s = 0.0f;
 #pragma unroll
-                    for (int b = 0; b < NV; ++b) s = fmaf(xb[b * B + r], cvp[b * CS + et + et / B], s);
-                    mid[jj * f.ld_out + el] += s;
-                }
+                for (int b = 0; b < NV; ++b) s = fmaf(xb[b * B + r], cvp[b * CS + et + et / B], s);
+                if (rowok) mid[jj * f.ld_out + wl + e] += s;
             }
         }
         /* a cut row block (or rows without dot products) runs its recursion in
