@@ -25,16 +25,49 @@
  * column output. out may be in (in place): a thread block writes only the
  * pixels of its own tile, after the barrier that ends its reads, and reads no
  * other tile's input (rb_cuda_tiled_final_both_in_place). */
+
+/* The tiles of the image: the plain ones (rb_tiled_final_both_plain), lane
+ * groups lc < nlcp of column blocks [b0, b1), and the border, the rest, which
+ * rb_tiled_final_both takes in this order: column blocks [0, b0), [b1, nb),
+ * then lane groups [nlcp, nlc) of blocks [b0, b1). b0 = b1 = 0: all tiles
+ * are the border (no plain one). */
+struct rb_tiled_fb_split {
+    unsigned nlc, nlcp;
+    int b0, b1;
+};
+
+/* tile i of the border: its lane group and column block */
+static __device__ __forceinline__ void rb_tiled_fb_border(const rb_tiled_fb_split &sp, int nb, unsigned i,
+                                                          unsigned *lc, int *blk)
+{
+    const unsigned top = (unsigned)sp.b0 * sp.nlc, bottom = (unsigned)(nb - sp.b1) * sp.nlc;
+    if (i < top) {
+        *blk = (int)(i / sp.nlc);
+        *lc = i % sp.nlc;
+    } else if (i - top < bottom) {
+        *blk = sp.b1 + (int)((i - top) / sp.nlc);
+        *lc = (i - top) % sp.nlc;
+    } else {
+        const unsigned w = sp.nlc - sp.nlcp, k = i - top - bottom;
+        *blk = sp.b0 + (int)(k / w);
+        *lc = sp.nlcp + k % w;
+    }
+}
+
 template <int R, int C>
 __global__ void __launch_bounds__(RB_TILED_COL_THREADS)
 rb_tiled_final_both(const rb_cuda_tiled f, const rb_cuda_tiled fr, const float *in, const float *__restrict__ mid,
                     float *out, const float *__restrict__ car1, const float *__restrict__ car2,
-                    const float *__restrict__ mean, size_t lanes, unsigned nlc, const float *__restrict__ rcar1,
+                    const float *__restrict__ mean, size_t lanes, rb_tiled_fb_split spl, const float *__restrict__ rcar1,
                     const float *__restrict__ rcar2, const float *__restrict__ rmean, size_t rlanes)
 {
     __shared__ float sm[B * RB_TILED_XS];
-    const unsigned lc = blockIdx.x % nlc;
-    const auto [blk, lane, len, j0] = rb_tiled_col_thread(f, nlc);
+    unsigned lc;
+    int blk;
+    rb_tiled_fb_border(spl, f.b.nb, blockIdx.x, &lc, &blk);
+    const size_t lane = (size_t)lc * RB_TILED_COL_THREADS + threadIdx.x;
+    const long long j0 = (long long)f.b.ax.s0 + (long long)blk * B;
+    const int len = min(B, f.b.ax.m - blk * B);
     const rb_cuda_axis &a = f.b.ax, &ra = fr.b.ax;
     if (j0 >= a.n || j0 + len <= 0) return; /* block wholly outside the line: uniform */
     const int c = C ? C : fr.c;
@@ -88,6 +121,103 @@ rb_tiled_final_both(const rb_cuda_tiled f, const rb_cuda_tiled fr, const float *
             }
         }
     }
+}
+
+/* The plain tiles (Nsight Compute on the H100, bench/RESULTS.md, helper
+ * fb3: the kernel above took 78 registers for its edge and padding paths, 6
+ * thread blocks an SM, its row carries loaded only after the first barrier,
+ * 14 shared-memory accesses a pixel): a whole column block inside the line
+ * (no column FIR), 128 valid lanes, whole row blocks inside the line. Every
+ * global load of the tile (its 32 x 128 samples, the column carries, the row
+ * carries of its 4 / c row blocks, both means) is issued first; each
+ * recursion runs on 32 samples in registers, the tile in shared memory only
+ * between the axes; the output goes out with streaming stores (never read
+ * again). The same per-block functions on the same floats as the kernel
+ * above: the same output bits. In place as the kernel above: the tile's
+ * reads end before the first barrier, its writes follow the second. */
+/* 9 thread blocks an SM: 56 registers, no spills at orders 1, 3, 5 with
+ * the channel count known (c = 2 at run time spills at 56; 6 blocks there,
+ * as the kernel above) */
+template <int R, int C>
+__global__ void __launch_bounds__(RB_TILED_COL_THREADS, C ? 9 : 6)
+rb_tiled_final_both_plain(const rb_cuda_tiled f, const rb_cuda_tiled fr, const float *in, float *out,
+                          const float *__restrict__ car1, const float *__restrict__ car2,
+                          const float *__restrict__ mean, size_t lanes, rb_tiled_fb_split spl,
+                          const float *__restrict__ rcar1, const float *__restrict__ rcar2,
+                          const float *__restrict__ rmean, size_t rlanes)
+{
+    __shared__ float sm[B * RB_TILED_XS];
+    const int t = threadIdx.x;
+    const unsigned lc = blockIdx.x % spl.nlcp;
+    const int blk = spl.b0 + (int)(blockIdx.x / spl.nlcp);
+    const rb_cuda_axis &a = f.b.ax, &ra = fr.b.ax;
+    const long long j0 = (long long)a.s0 + (long long)blk * B;
+    const size_t lane = (size_t)lc * RB_TILED_COL_THREADS + t;
+    /* the lane's 32 samples, all in flight at once */
+    float u[B];
+    {
+        const float *x = in + lane + j0 * f.ld;
+#pragma unroll
+        for (int j = 0; j < B; ++j) u[j] = __ldcs(x + j * f.ld);
+    }
+    float cp[R], ce[R];
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+        cp[k] = RB_TILED_CAR(car1, blk, k);
+        ce[k] = RB_TILED_CAR(car2, blk, k);
+    }
+    const float cm = a.shift ? mean[lane] : 0.0f;
+    /* the row block of the row final: thread = (tile row r, row block q of
+     * the tile, channel k), its carries loaded now, used after the barrier */
+    const int c = C ? C : fr.c, r = t & (B - 1), rest = t / B, q = rest / c, kc = rest - q * c;
+    const int qg = (int)lc * (RB_TILED_COL_THREADS / (B * c)) + q + (-ra.s0) / B;
+    float rp[R], re[R], rm;
+    {
+        const size_t rlane = (size_t)(j0 + r) * c + kc;
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+            rp[k] = rcar1[((size_t)qg * R + k) * rlanes + rlane];
+            re[k] = rcar2[((size_t)qg * R + k) * rlanes + rlane];
+        }
+        rm = ra.shift ? rmean[rlane] : 0.0f;
+    }
+    /* column final (rb_tiled_col_final_tile's floats) */
+    {
+        double P[R], E[R];
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+            P[k] = (double)cp[k];
+            E[k] = (double)ce[k];
+        }
+        const double m = (double)cm;
+        rb_tiled_final_n<R, float, true>(f, u, B, m * f.sumfird, P, E);
+        const double back = a.gain * m;
+#pragma unroll
+        for (int j = 0; j < B; ++j) sm[j * RB_TILED_XS + t] = (float)((double)u[j] + back);
+    }
+    __syncthreads();
+    /* row final (rb_tiled_final_from_carries' floats) */
+    {
+        float *p = sm + r * RB_TILED_XS + q * B * c + kc;
+#pragma unroll
+        for (int j = 0; j < B; ++j) u[j] = p[j * c];
+        double P[R], E[R];
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+            P[k] = (double)rp[k];
+            E[k] = (double)re[k];
+        }
+        const double m = (double)rm;
+        rb_tiled_final_n<R, float, true>(fr, u, B, m * fr.sumfird, P, E);
+        const double back = ra.gain * m;
+#pragma unroll
+        for (int j = 0; j < B; ++j) p[j * c] = (float)((double)u[j] + back);
+    }
+    __syncthreads();
+    /* the output, each thread its lane's column (coalesced over the lanes) */
+    float *z = out + lane + j0 * fr.ld_out;
+#pragma unroll
+    for (int j = 0; j < B; ++j) __stcs(z + j * fr.ld_out, sm[j * RB_TILED_XS + t]);
 }
 
 /* ---- rows with a FIR (the Gaussian's centred taps) -------------------------

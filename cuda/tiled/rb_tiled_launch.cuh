@@ -425,6 +425,38 @@ static cudaError_t rb_tiled_launch_final_both_fir(const rb_cuda_tiled *fc, const
     return cudaGetLastError();
 }
 
+/* The plain tiles of rb_tiled_final_both_plain (rb_tiled_fb_split): column
+ * blocks [b0, b1) whole and inside the line without a FIR, lane groups
+ * lc < nlcp of 128 lanes whose 4 / c row blocks are whole and inside the
+ * line (row blocks from pixel 0: block qg = ql + (-s0) / B of the feedback
+ * domain). None (b0 = b1 = 0) if either range is empty. */
+static rb_tiled_fb_split rb_tiled_fb_split_of(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, size_t lanes,
+                                              unsigned nlc)
+{
+    const rb_cuda_axis &a = fc->b.ax, &ra = fr->b.ax;
+    rb_tiled_fb_split sp = {nlc, nlc, 0, 0};
+    if (a.ntaps != 0) return sp;
+    /* j0 = s0 + blk B >= 0, j0 + B <= n and blk B + B <= m */
+    const long long b0 = a.s0 < 0 ? (-(long long)a.s0 + B - 1) / B : 0;
+    long long b1 = ((long long)a.n - a.s0) / B;
+    if (b1 > a.m / B) b1 = a.m / B;
+    if (b1 > fc->b.nb) b1 = fc->b.nb;
+    /* row blocks ql < nq are whole and inside the line */
+    const long long qs = (-(long long)ra.s0) / B;
+    long long nq = ra.m / B - qs;
+    if (nq > (ra.n + B - 1) / B) nq = (ra.n + B - 1) / B;
+    if (nq > ra.n / B) nq = ra.n / B;
+    const long long per = RB_TILED_COL_THREADS / (B * fr->c); /* row blocks a tile */
+    long long nlcp = (long long)(lanes / RB_TILED_COL_THREADS);
+    if (per < 1 || nq < 0) return sp;
+    if (nlcp > nq / per) nlcp = nq / per;
+    if (b1 <= b0 || nlcp <= 0) return sp;
+    sp.nlcp = (unsigned)nlcp;
+    sp.b0 = (int)b0;
+    sp.b1 = (int)b1;
+    return sp;
+}
+
 /* The route of rb_tiled_final_both, after rb_tiled_launch_cols_s1 (nowrite):
  * the row chain, then the final stage of both axes from in (the column
  * carries in ccarry, the row carries in rcarry) to out; mid: the column
@@ -446,15 +478,21 @@ cudaError_t rb_tiled_launch_final_both(const rb_cuda_tiled *fc, const rb_cuda_ti
     if (ev) cudaEventRecord(ev[0], s);
     rb_tiled_chain_launch<R, float>(fr, mid, rm, rlanes, s);
     if (ev) cudaEventRecord(ev[1], s);
-    if (fc->c == 1)
-        rb_tiled_final_both<R, 1><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, out, m.car1, m.car2, m.mean, lanes, g.n2,
-                                                       rm.car1, rm.car2, rm.mean, rlanes);
-    else if (fc->c == 4)
-        rb_tiled_final_both<R, 4><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, out, m.car1, m.car2, m.mean, lanes, g.n2,
-                                                       rm.car1, rm.car2, rm.mean, rlanes);
-    else
-        rb_tiled_final_both<R, 0><<<g.grid, g.bs, 0, s>>>(*fc, *fr, in, mid, out, m.car1, m.car2, m.mean, lanes, g.n2,
-                                                       rm.car1, rm.car2, rm.mean, rlanes);
+    const rb_tiled_fb_split spl = rb_tiled_fb_split_of(fc, fr, lanes, g.n2);
+    const unsigned nplain = spl.nlcp * (unsigned)(spl.b1 - spl.b0), nborder = g.grid - nplain;
+#define RB_TILED_FB(CC)                                                                                        \
+    do {                                                                                                       \
+        if (nplain)                                                                                            \
+            rb_tiled_final_both_plain<R, CC><<<nplain, g.bs, 0, s>>>(*fc, *fr, in, out, m.car1, m.car2, m.mean, \
+                                                                    lanes, spl, rm.car1, rm.car2, rm.mean, rlanes); \
+        if (nborder)                                                                                           \
+            rb_tiled_final_both<R, CC><<<nborder, g.bs, 0, s>>>(*fc, *fr, in, mid, out, m.car1, m.car2, m.mean,  \
+                                                               lanes, spl, rm.car1, rm.car2, rm.mean, rlanes);   \
+    } while (0)
+    if (fc->c == 1) RB_TILED_FB(1);
+    else if (fc->c == 4) RB_TILED_FB(4);
+    else RB_TILED_FB(0);
+#undef RB_TILED_FB
     if (ev) cudaEventRecord(ev[2], s);
     return cudaGetLastError();
 }
