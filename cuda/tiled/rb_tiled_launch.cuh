@@ -43,11 +43,13 @@ rb_tiled_chain_split_k(const rb_cuda_tiled f, const float *__restrict__ in, CT *
  * 32 lanes x RB_TILED_NG groups; threadIdx.x is the lane (coalesced carries),
  * threadIdx.y the group; the group states meet in shared memory. MIR: an
  * instance of its own for mirror lines closed by (67)/(72): its p_1(Zhat)
- * walk took the one kernel from 62 to 78 registers at order 1 (one thread
- * block an SM instead of two; the bounds hold it to 64 now) and spilled at
- * order 5, so the other boundaries keep theirs */
+ * walk took the one kernel from 62 to 78 registers at order 1 and spilled at
+ * order 5, so the other boundaries keep their kernels. Order 1 is held to 64
+ * registers, two thread blocks an SM: the build's order-1 unit gave even the
+ * plain instance 80 (one block an SM; its chains 1.2-1.4x slower on the H100,
+ * bench/RESULTS.md, helper mirror3), 64 spill nothing there. */
 template <int R, typename CT, bool MIR = false>
-__global__ void __launch_bounds__(32 * RB_TILED_NG, MIR && R == 1 ? 2 : 1)
+__global__ void __launch_bounds__(32 * RB_TILED_NG, R == 1 ? 2 : 1)
 rb_tiled_pchain_k(const rb_cuda_tiled f, const rb_tiled_grp gp, const float *__restrict__ in, CT *__restrict__ car1,
                CT *__restrict__ car2, const float *__restrict__ sums, float *__restrict__ mean, size_t lanes)
 {
