@@ -146,7 +146,7 @@ static int rb_emu_axis(const rb_cuda_tiled &f, const float *in, float *out, size
                 rb_tiled_pc_zero_c<R, CT>(f, gp, g, car1, mu, lanes, lane, v);
                 for (int k = 0; k < R; ++k) sh[g * R + k] = v[k];
             }
-            rb_tiled_pc_combine_c<R>(f, gp, in, lane, mu, sh, 1, se, 1);
+            rb_tiled_pc_combine_c<R, CT>(f, gp, in, lane, mu, sh, 1, se, 1, car1, car2, lanes);
             for (int g = 0; g < RB_TILED_NG; ++g) {
                 rb_tiled_pc_run_c<R, CT>(f, gp, g, car1, car2, mu, lanes, lane, sh + g * R, v);
                 for (int k = 0; k < R; ++k) sh[g * R + k] = v[k];

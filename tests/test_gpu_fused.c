@@ -498,6 +498,186 @@ static void test_fused_not_where_uncovered(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* ------------------------------------------ mirror closed by (67)/(72) ---- */
+
+/* Mirror lines of symmetric filters whose plan took the closed form run
+ * unpadded, the parallel chain closing them by (67)/(72)
+ * (rb_cuda_blocks.mirror_closed, rb_tiled_pc_combine_c). Lines shorter than
+ * the order, of one block, one block and a sample, 13 blocks and 5 samples
+ * (one block a group), 40 and 1 (three a group, the head walk of p_1(Zhat)
+ * shorter than the line), along rows and along columns, without and with an
+ * even 5-tap FIR; orders 1-5, feedbacks redrawn until both axes take float
+ * carries. Each case asserts that both axes took the closure (a route the
+ * plan draws the same for the host and the device) and checks the result
+ * against the float64 reference: emulated on the host, and on the device by
+ * the three-kernel route, the default and =cross (route 3 where
+ * rb_cuda_tiled_can_cross: mirror rows are no longer padded). */
+static const int mir_lens[] = {1, 2, 3, 4, 32, 33, 13 * 32 + 5, 40 * 32 + 1};
+#define MIR_NLENS (int)(sizeof mir_lens / sizeof mir_lens[0])
+
+typedef struct {
+    fcase fc;
+    double taps[2][5];
+} mcase;
+
+/* whether each axis of plan closes mirror by (67)/(72); *expect: where it should
+ * (the plan's symmetric closed form, float carries, order <= 5) */
+static int mirror_closed_axes(const rb_plan *plan, int *expect)
+{
+    static rb_cuda_tiled t; /* 13 KB */
+    int closed = 0;
+    *expect = 0;
+    for (int rows = 0; rows < 2; ++rows) {
+        const rb_axis_plan *ap = rows ? &plan->rows : &plan->cols;
+        assert_int_equal(rb_cuda_tiled_init(ap, plan->channels, rows, &plan->ctx->sw, &t), 0);
+        const int want = !ap->padded && !ap->mirror_via_periodic && !t.dbl && ap->ax.r <= 5;
+        const int got = t.b.mirror_closed && !t.b.ax.padded && t.b.ax.m == ap->n && t.b.ax.s0 == 0;
+        closed += got;
+        *expect += want;
+    }
+    return closed;
+}
+
+static void mcase_make(mcase *m, int order, int li, int along_rows, int fir)
+{
+    memset(m, 0, sizeof *m);
+    fcase *fc = &m->fc;
+    fc->order = order;
+    fc->mode = RB_BOUNDARY_MIRROR;
+    fc->b.mode = RB_BOUNDARY_MIRROR;
+    const int n = mir_lens[li], other = 3 + li % 4;
+    fc->w = along_rows ? n : other;
+    fc->h = along_rows ? other : n;
+    fc->ch = chans[(order + li) % 3];
+    fc->layout = (order + li + along_rows) % 3;
+    rb_context *ctx = case_ctx(RB_BACKEND_CPU, order);
+    for (int tries = 0; tries < 16; ++tries) {
+        for (int a = 0; a < 2; ++a) {
+            fc->ax[a].causal_order = fc->ax[a].anticausal_order = order;
+            tu_random_feedback(order, 0.9, fc->ax[a].causal);
+            memcpy(fc->ax[a].anticausal, fc->ax[a].causal, sizeof fc->ax[a].causal);
+            if (fir) { /* even: the mirror closed forms need an even-periodic input */
+                const double c0 = 0.3 + tu_uniform(), c1 = 0.2 * tu_uniform(), c2 = 0.1 * tu_uniform();
+                const double t5[5] = {c2, c1, c0, c1, c2};
+                memcpy(m->taps[a], t5, sizeof t5);
+                fc->ax[a].fir = m->taps[a];
+                fc->ax[a].fir_lo = -2;
+                fc->ax[a].fir_hi = 2;
+            }
+        }
+        rb_filter *f = case_filter(ctx, fc);
+        rb_plan *plan = NULL;
+        assert_int_equal(rb_plan_create(ctx, f, fc->b, fc->w, fc->h, fc->ch, &plan), RB_OK);
+        int expect = 0;
+        const int closed = mirror_closed_axes(plan, &expect);
+        rb_plan_destroy(plan);
+        rb_filter_destroy(f);
+        if (closed == 2) break;
+    }
+    rb_context_destroy(ctx);
+}
+
+/* One mirror case, emulated (dev 0) or on the device: failed checks, printed */
+static int mirror_case(const mcase *m, int dev, int *closed_axes, int *crossed, double *worst)
+{
+    const fcase *fc = &m->fc;
+    rb_context *ctx = case_ctx(dev ? RB_BACKEND_CUDA : RB_BACKEND_CPU, fc->order);
+    rb_filter *f = case_filter(ctx, fc);
+    rb_plan *plan = NULL;
+    assert_int_equal(rb_plan_create(ctx, f, fc->b, fc->w, fc->h, fc->ch, &plan), RB_OK);
+    const size_t n = case_count(fc);
+    float *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
+    assert_true(in && out);
+    tu_fill_random(in, RB_F32, n);
+    float *ref = case_reference(fc, in);
+    int bad = 0, expect = 0;
+    const int closed = mirror_closed_axes(plan, &expect);
+    *closed_axes += closed;
+    if (closed != expect) {
+        bad++;
+        fprintf(stderr, "%s: mirror " CASE_FMT "%s: %d axes closed by (67)/(72), expected %d\n", GPU_SUITE,
+                CASE_ARGS(fc), fc->ax[0].fir ? " FIR" : "", closed, expect);
+    }
+    if (!dev) {
+        assert_int_equal(rb_gpu_emulate_2d(plan, in, out, 0.0f), 0);
+        const double e = rel_rms(out, ref, n);
+        if (e > *worst) *worst = e;
+        if (!(e <= 1e-5)) {
+            bad++;
+            fprintf(stderr, "%s: mirror emulated " CASE_FMT "%s: rel RMS %.3g vs reference (tol 1e-05)\n", GPU_SUITE,
+                    CASE_ARGS(fc), fc->ax[0].fir ? " FIR" : "", e);
+        }
+    } else {
+        dbufs d;
+        dbufs_make(fc, &d);
+        static const char *const forces[3] = {"off", NULL, "cross"};
+        /* route 3 where the three-transfer route covers the axes (and, in place,
+         * a tile's column final reads only its own rows); elsewhere the other
+         * tests check the route */
+        static rb_cuda_tiled tc, tr; /* 13 KB each */
+        assert_int_equal(rb_cuda_tiled_init(&plan->cols, plan->channels, 0, &plan->ctx->sw, &tc), 0);
+        assert_int_equal(rb_cuda_tiled_init(&plan->rows, plan->channels, 1, &plan->ctx->sw, &tr), 0);
+        const int x_cross = rb_cuda_tiled_can_cross(&tc, &tr) && (fc->layout != 2 || rb_cuda_tiled_final_both_in_place(&tc))
+                                ? 3 : -1;
+        for (int k = 0; k < 3; ++k) {
+            const int route = run_route(ctx, plan, fc, &d, forces[k], in, out);
+            const double e = rel_rms(out, ref, n);
+            if (e > *worst) *worst = e;
+            *crossed += k == 2 && route == 3;
+            if (!(e <= 1e-5) || (k == 2 && x_cross == 3 && route != 3)) {
+                bad++;
+                fprintf(stderr, "%s: mirror " CASE_FMT "%s, RECBLUR_CUDA_FUSE=%s: route %d (=cross expects %d), "
+                        "rel RMS %.3g vs reference (tol 1e-05)\n", GPU_SUITE, CASE_ARGS(fc),
+                        fc->ax[0].fir ? " FIR" : "", forces[k] ? forces[k] : "default", route, x_cross, e);
+            }
+        }
+        dbufs_free(&d);
+    }
+    free(in);
+    free(out);
+    free(ref);
+    rb_plan_destroy(plan);
+    rb_filter_destroy(f);
+    rb_context_destroy(ctx);
+    return bad;
+}
+
+static void mirror_cases(int dev)
+{
+    int bad = 0, cases = 0, closed = 0, crossed = 0;
+    double worst = 0.0;
+    const char *only = dev ? getenv("RB_TEST_ORDERS") : NULL;
+    for (int order = 1; order <= 5; ++order)
+        for (int li = 0; li < MIR_NLENS; ++li)
+            for (int along_rows = 0; along_rows < 2; ++along_rows)
+                for (int fir = 0; fir < 2; ++fir) {
+                    mcase m;
+                    mcase_make(&m, order, li, along_rows, fir);
+                    if (only && *only && !strchr(only, '0' + order)) continue; /* drawn all the same */
+                    bad += mirror_case(&m, dev, &closed, &crossed, &worst) != 0;
+                    cases++;
+                }
+    fprintf(stderr, "%s: mirror closed by (67)/(72), %s: %d cases, %d of %d axes closed, %d on the "
+            "three-transfer route, worst rel RMS vs reference %.3g, %d failed\n", GPU_SUITE,
+            dev ? "device" : "emulated", cases, closed, 2 * cases, crossed, worst, bad);
+    /* the cases must keep reaching the closure (float carries in most draws) */
+    assert_true(4 * closed > 3 * 2 * cases);
+    assert_int_equal(bad, 0);
+}
+
+static void test_mirror_closure_device(void **state)
+{
+    (void)state;
+    NEED_GPU();
+    mirror_cases(1);
+}
+
+static void test_mirror_closure_emulated(void **state)
+{
+    (void)state;
+    mirror_cases(0);
+}
+
 /* ---------------------------------------------------------------- host part */
 
 /* The same cases through the CPU emulation of the tiled solver (the three
@@ -550,10 +730,12 @@ int main(int argc, char **argv)
     tu_seed(GPU_SUITE);
     const struct CMUnitTest host[] = {
         cmocka_unit_test(test_fused_cases_emulated),
+        cmocka_unit_test(test_mirror_closure_emulated),
     };
     const struct CMUnitTest device[] = {
         cmocka_unit_test(test_fused_device_images),
         cmocka_unit_test(test_fused_not_where_uncovered),
+        cmocka_unit_test(test_mirror_closure_device),
     };
     return RB_GPU_SUITE_MAIN(argc, argv, host, device, NULL, NULL);
 }

@@ -24,6 +24,9 @@ extern "C" {
 /* every order the engine takes (RB_MAX_ORDER); order 0 (a FIR alone) runs as
  * order 1 with a zero feedback */
 #define RB_TILED_MAX_ORDER 8
+/* the highest order the mirror closure (67)/(72) of the parallel chain takes
+ * (float carries: orders 6-8 take double ones unless forced) */
+#define RB_TILED_MIR_ORDER 5
 
 /* One axis as the device solver needs it (passed to kernels by value). */
 typedef struct {
@@ -31,9 +34,10 @@ typedef struct {
     int s0, m;          /* the passes run over extended samples s0 .. s0+m-1 */
     int mode;           /* rb_boundary_mode */
     int via_periodic;   /* mirror on a non-symmetric axis: m = 2n periodic route
-                           (the per-line baseline; the tiled solver pads mirror) */
-    int padded;         /* zero states `-s0` samples beyond each end (mirror, or the
-                           plan's padded route) */
+                           (the per-line baseline; the tiled solver pads such mirror) */
+    int padded;         /* zero states `-s0` samples beyond each end (mirror not closed
+                           by (67)/(72): rb_cuda_blocks.mirror_closed; or the plan's
+                           padded route) */
     int shift;          /* filter x - mean(x), add gain * mean back (as line_solver.c): the
                            states then carry no huge DC response of poles near 1 */
     double gain;        /* the axis' DC gain sum(fir) / ((1 + sum dc)(1 + sum da)) */
@@ -59,7 +63,12 @@ void rb_cuda_axis_from_plan(const rb_axis_plan *ap, int channels, const float *c
 typedef struct {
     rb_cuda_axis ax;
     int nb, last_len;         /* blocks per line, samples in the last block */
-    int periodic_like;        /* periodic (mirror always goes by padding here) */
+    int periodic_like;        /* periodic */
+    int mirror_closed;        /* mirror closed by (67)/(72) in the parallel chain (float
+                                 carries, order <= RB_TILED_MIR_ORDER, the plan's symmetric
+                                 closed form: rb_tiled_mirror_closes); else mirror pads */
+    int mir_nj;               /* mirror_closed: the leading blocks whose heads reach p_1(Zhat)
+                                 (the anticausal response dies out past them) */
     int wrap;                 /* periodic_like: 0, the chains closed by Qc/Qa ((49)/(51)); K > 0,
                                  by going K times around the line (rb_cuda_tiled_wraps) */
     int lapped;               /* periodic_like: 1 where the double chain's laps stop where the
@@ -71,6 +80,13 @@ typedef struct {
     double Mc[RB_MAX_ORDER * RB_MAX_ORDER], Mc_last[RB_MAX_ORDER * RB_MAX_ORDER];
     double Ma[RB_MAX_ORDER * RB_MAX_ORDER], Ma_last[RB_MAX_ORDER * RB_MAX_ORDER];
     double Qc[RB_MAX_ORDER * RB_MAX_ORDER], Qa[RB_MAX_ORDER * RB_MAX_ORDER];
+    /* mirror_closed: the plan's (67)/(72) matrices in our state order (K the exchange
+     * matrix; causal states newest first, the plan's oldest first, anticausal alike):
+     * p(Y) = Mz p_1(Zhat) + My e_{-1}(Yhat), Mz = K M67z, My = K M67y K;
+     * e(Z) = Me e_{-1}(Y), Me = M72 K. R x R, R <= RB_TILED_MIR_ORDER: the cross kernel
+     * takes two of these structs by value, within the 32 KB of kernel parameters. */
+    double Mz[RB_TILED_MIR_ORDER * RB_TILED_MIR_ORDER], My[RB_TILED_MIR_ORDER * RB_TILED_MIR_ORDER];
+    double Me[RB_TILED_MIR_ORDER * RB_TILED_MIR_ORDER];
 } rb_cuda_blocks;
 
 /* One axis of the tiled solver (host memory; kernels take it by value). */

@@ -956,8 +956,9 @@ RB_UNROLL
  *      true state leaving the group is Mg P_in plus this zero-state result);
  *   2. one thread per lane combines the groups (RB_TILED_NG steps with the group
  *      matrices Mg = Mc^nbg), starting from (35) or, for periodic, from (49)
- *      applied to the zero-initialised pass over the groups; it also forms
- *      the epilogue (44) from the state leaving the line;
+ *      applied to the zero-initialised pass over the groups, for mirror from
+ *      (67) (rb_tiled_pc_combine_c); it also forms the epilogue (44) or, for
+ *      mirror, (72) from the state leaving the line;
  *   3. every group reruns its blocks from its true entering state, writing P_b
  *      and the heads H_b = Hbar_b - mu H1 + G P_b, and runs the anticausal
  *      chain from a zero state over those heads (backwards);
@@ -1169,21 +1170,108 @@ RB_UNROLL
     }
 }
 
+/* p_1(Zhat) of a mirror line (rb_cuda_blocks.mirror_closed): the anticausal
+ * state leaving the line to the left from a zero state over the heads of the
+ * zero-initialised causal pass Yhat, sum_b Ma^b H_b with H_b = Hbar_b - mu H1 +
+ * G P_b, P_b the zero-initialised causal states (the blocks left of b are whole:
+ * Ma). Its terms die out with Ma^b, so only the first mir_nj blocks are walked,
+ * from the stage-1 carries (Tbar in car1, Hbar in car2, not yet overwritten);
+ * Q holds Ma^b (R^3 a block, over a few blocks, in one thread a lane). */
+template <int R, typename CT>
+RB_HD void rb_tiled_mirror_p1(const rb_cuda_tiled &f, const CT *car1, const CT *car2, double mu, size_t lanes,
+                              size_t lane, double *p1)
+{
+    const rb_cuda_blocks &b = f.b;
+    const int nj = b.mir_nj;
+    double P[R], Q[R * R], h[R], t[R];
+RB_UNROLL
+    for (int i = 0; i < R; ++i) {
+        P[i] = p1[i] = 0.0;
+RB_UNROLL
+        for (int j = 0; j < R; ++j) Q[i * R + j] = i == j ? 1.0 : 0.0;
+    }
+    constexpr int D = R <= 2 ? 4 : R <= 3 ? 2 : 1;
+    for (int c0 = 0; c0 < nj; c0 += D) {
+        CT tl[D][R], hd[D][R];
+RB_UNROLL
+        for (int d = 0; d < D; ++d)
+            if (c0 + d < nj) {
+RB_UNROLL
+                for (int k = 0; k < R; ++k) {
+                    tl[d][k] = RB_TILED_CAR(car1, c0 + d, k);
+                    hd[d][k] = RB_TILED_CAR(car2, c0 + d, k);
+                }
+            }
+RB_UNROLL
+        for (int d = 0; d < D; ++d) {
+            const int blk = c0 + d;
+            if (blk >= nj) break;
+            const int last = blk == b.nb - 1;
+            const double *T1 = last ? f.T1_last : f.T1, *H1 = last ? f.H1_last : f.H1;
+            rb_tiled_mv<R>(last ? f.G_last : f.G, P, h);
+RB_UNROLL
+            for (int k = 0; k < R; ++k) h[k] += (double)hd[d][k] - mu * H1[k]; /* H_b */
+            rb_tiled_mv<R>(Q, h, t);
+RB_UNROLL
+            for (int k = 0; k < R; ++k) p1[k] += t[k];
+            rb_tiled_mv<R>(last ? b.Mc_last : b.Mc, P, t);
+RB_UNROLL
+            for (int k = 0; k < R; ++k) P[k] = t[k] + ((double)tl[d][k] - mu * T1[k]);
+            /* Q <- Q Ma, a row at a time */
+RB_UNROLL
+            for (int i = 0; i < R; ++i) {
+RB_UNROLL
+                for (int j = 0; j < R; ++j) {
+                    double s = 0.0;
+RB_UNROLL
+                    for (int k = 0; k < R; ++k) s += Q[i * R + k] * b.Ma[k * R + j];
+                    t[j] = s;
+                }
+RB_UNROLL
+                for (int j = 0; j < R; ++j) Q[i * R + j] = t[j];
+            }
+        }
+    }
+}
+
 /* phase 2 (one thread per lane): the true causal state entering every group,
  * in place of the zero-state results in sh; Eend: the anticausal state
- * entering the line's last block from the right (unused for periodic) */
-template <int R>
+ * entering the line's last block from the right (unused for periodic).
+ * car1, car2: the stage-1 carries, which a mirror line's closure reads. MIR:
+ * compiled with the mirror closure (the kernel's instance for mirror_closed
+ * axes, rb_tiled_pchain_k; the host emulation always). */
+template <int R, typename CT, bool MIR = true>
 RB_HD void rb_tiled_pc_combine_c(const rb_cuda_tiled &f, const rb_tiled_grp &gp, const float *in, size_t lane, double mu,
-                              double *sh, int ls, double *Eend, int els)
+                              double *sh, int ls, double *Eend, int els, const CT *car1, const CT *car2, size_t lanes)
 {
     const rb_cuda_blocks &b = f.b;
     const rb_cuda_axis &a = b.ax;
     double c1, St[R];
     const int const_like = rb_tiled_chain_start<R>(f, in, lane, mu, St, &c1);
+    double E[R];
+    if constexpr (MIR && R <= RB_TILED_MIR_ORDER) {
+        if (b.mirror_closed) {
+            /* mirror (2016 paper, 4.3; FORMULAS.md): e_{-1}(Yhat), the zero-initialised
+             * pass over the whole line (St is zero, rb_tiled_chain_start), and
+             * p_1(Zhat) give p(Y) by (67); the true states from p(Y) through the groups
+             * (the recurrence is affine), e_{-1}(Y) leaving the line, and e(Z) by (72) */
+            double p1[R], t[R];
+            rb_tiled_pc_wrap<R, 1>(gp, gp.Mc, gp.Mc_last, b.Qc, 1, sh, ls, St); /* one lap, no closure */
+            rb_tiled_mirror_p1<R, CT>(f, car1, car2, mu, lanes, lane, p1);
+            rb_tiled_mv<R>(b.Mz, p1, t);
+            rb_tiled_mv<R>(b.My, St, E);
+RB_UNROLL
+            for (int k = 0; k < R; ++k) St[k] = t[k] + E[k]; /* (67) */
+            rb_tiled_pc_exchange<R, 1>(gp, gp.Mc, gp.Mc_last, sh, ls, St);
+            rb_tiled_mv<R>(b.Me, St, E); /* (72) */
+RB_UNROLL
+            for (int k = 0; k < R; ++k) Eend[(size_t)k * els] = E[k];
+            return;
+        }
+    }
     /* periodic: the zero-initialised pass over the whole line; (49) gives the true p(Y) */
     if (b.periodic_like) rb_tiled_pc_wrap<R, 1>(gp, gp.Mc, gp.Mc_last, b.Qc, b.wrap, sh, ls, St);
     rb_tiled_pc_exchange<R, 1>(gp, gp.Mc, gp.Mc_last, sh, ls, St);
-    double E[R];
     rb_tiled_epilogue<R>(a, const_like, St, c1, E);
 RB_UNROLL
     for (int k = 0; k < R; ++k) Eend[(size_t)k * els] = E[k];

@@ -41,9 +41,15 @@ rb_tiled_chain_split_k(const rb_cuda_tiled f, const float *__restrict__ in, CT *
 
 /* The parallel chain (rb_tiled_chain.cuh, phases 0-5): a thread block holds
  * 32 lanes x RB_TILED_NG groups; threadIdx.x is the lane (coalesced carries),
- * threadIdx.y the group; the group states meet in shared memory. */
-template <int R, typename CT>
-__global__ void __launch_bounds__(32 * RB_TILED_NG)
+ * threadIdx.y the group; the group states meet in shared memory. MIR: an
+ * instance of its own for mirror lines closed by (67)/(72): its p_1(Zhat)
+ * walk took the one kernel from 62 to 78 registers at order 1 and spilled at
+ * order 5, so the other boundaries keep their kernels. Order 1 is held to 64
+ * registers, two thread blocks an SM: the build's order-1 unit gave even the
+ * plain instance 80 (one block an SM; its chains 1.2-1.4x slower on the H100,
+ * bench/RESULTS.md, helper mirror3), 64 spill nothing there. */
+template <int R, typename CT, bool MIR = false>
+__global__ void __launch_bounds__(32 * RB_TILED_NG, R == 1 ? 2 : 1)
 rb_tiled_pchain_k(const rb_cuda_tiled f, const rb_tiled_grp gp, const float *__restrict__ in, CT *__restrict__ car1,
                CT *__restrict__ car2, const float *__restrict__ sums, float *__restrict__ mean, size_t lanes)
 {
@@ -76,7 +82,7 @@ rb_tiled_pchain_k(const rb_cuda_tiled f, const rb_tiled_grp gp, const float *__r
         for (int k = 0; k < R; ++k) sh[(g * R + k) * 32 + l] = v[k];
     }
     __syncthreads();
-    if (g == 0 && ok) rb_tiled_pc_combine_c<R>(f, gp, in, lane, mu, sh + l, 32, se + l, 32);
+    if (g == 0 && ok) rb_tiled_pc_combine_c<R, CT, MIR>(f, gp, in, lane, mu, sh + l, 32, se + l, 32, car1, car2, lanes);
     __syncthreads();
     if (ok) {
         double S0[R];
@@ -161,8 +167,12 @@ static void rb_tiled_chain_launch(const rb_cuda_tiled *f, const float *in, const
     } else {
         rb_tiled_grp gp;
         rb_tiled_grp_init(f, &gp);
-        rb_tiled_pchain_k<R, CT><<<(unsigned)((lanes + 31) / 32), dim3(32, RB_TILED_NG), 0, s>>>(
-            *f, gp, in, m.car1, m.car2, m.sums, m.mean, lanes);
+        if (f->b.mirror_closed)
+            rb_tiled_pchain_k<R, CT, true><<<(unsigned)((lanes + 31) / 32), dim3(32, RB_TILED_NG), 0, s>>>(
+                *f, gp, in, m.car1, m.car2, m.sums, m.mean, lanes);
+        else
+            rb_tiled_pchain_k<R, CT><<<(unsigned)((lanes + 31) / 32), dim3(32, RB_TILED_NG), 0, s>>>(
+                *f, gp, in, m.car1, m.car2, m.sums, m.mean, lanes);
     }
 }
 

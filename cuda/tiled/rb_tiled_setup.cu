@@ -1,6 +1,6 @@
 /* The tiled solver's plan-time set-up of one axis, on the host: the device
- * axis from the engine's plan, its blocks (padding for mirror, the block
- * transfer matrices, the periodic closure), the per-block constants of the
+ * axis from the engine's plan, its blocks (padding where mirror is not closed
+ * by (67)/(72), the block transfer matrices, the periodic and mirror closures), the per-block constants of the
  * chain and the dot-product weights of stage 1, and the choice of float or
  * double carries. Nothing here can fail but a filter the solver does not take. */
 #include "rb_tiled.h"
@@ -87,10 +87,12 @@ static void rb_matpow(const double *C, int r, long long e, double *O)
     }
 }
 
-/* Mirror goes by explicit padding here: the extension filtered from zero states
- * `pad` samples before and after the line. In float32 that stays accurate where the
- * closed forms (67)/(72) and the 2n-periodic route lose digits to cancellation
- * (poles near 1, very short lines), and it is cheaper than 2n for moderate poles.
+/* Mirror not closed by (67)/(72) (rb_tiled_mirror_closes: double carries, the
+ * 2n-periodic route of non-symmetric axes) goes by explicit padding: the
+ * extension filtered from zero states `pad` samples before and after the line.
+ * In float32 that stays accurate where the closed forms and the 2n-periodic
+ * route lose digits to cancellation (poles near 1: the double carries' filters),
+ * and it is cheaper than 2n for moderate poles.
  * pad = where the impulse responses of both passes have died out below 1e-13 of
  * their peak (as the CPU's padded route), plus order and FIR reach: the slowest
  * pole alone underestimates it for repeated or clustered poles (an order-5 filter
@@ -177,6 +179,23 @@ static void rb_tiled_laps_init(const rb_axis_plan *ap, rb_cuda_blocks *o)
     o->lap_a1 = ra ? (int)((ra + B - 1) / B) : 0; /* blocks 0 .. a1-1 hold >= ra (a1 < nb: a1 B) */
 }
 
+static int rb_tiled_want_double(const rb_axis_plan *ap, const rb_switches *sw);
+
+/* Whether a mirror axis closes its chains by (67)/(72) (rb_tiled_pc_combine_c)
+ * instead of the padding: where the plan chose the symmetric closed form (not
+ * padded, not the 2n-periodic route: its probe line agreed with the padding,
+ * axis_plan.c) and the chain is the parallel one (float carries, not
+ * RECBLUR_CUDA_CHAIN=seq), up to RB_TILED_MIR_ORDER. The sequential and split
+ * chains (double carries: the Gaussian from sigma 4, orders 6-8) keep the
+ * padding: their walks were measured and tested that way, and their closures
+ * would need (67) in the states' differences to stay exact for poles near 1. */
+static int rb_tiled_mirror_closes(const rb_axis_plan *ap, const rb_switches *sw)
+{
+    if (ap->mode != RB_BOUNDARY_MIRROR || ap->padded || ap->mirror_via_periodic) return 0;
+    if (ap->ax.r < 1 || ap->ax.r > RB_TILED_MIR_ORDER || ap->ax.causal_order < 1) return 0;
+    return !sw->cuda_chain_seq && !rb_tiled_want_double(ap, sw);
+}
+
 /* The axis and its blocks. Padding (mirror, the plan's padded route) is
  * rounded up to whole blocks: the row blocks inside the line then start at
  * pixel 0, as the fused route needs, and the row tiles read whole 128-byte
@@ -193,7 +212,8 @@ static void rb_tiled_blocks_init(const rb_axis_plan *ap, int channels, const rb_
         o->ax.m = ap->n;
     }
     long pad = ap->padded && !o->wrap ? ap->pad : 0;
-    if (ap->mode == RB_BOUNDARY_MIRROR && !ap->padded) pad = rb_mirror_pad(ap);
+    o->mirror_closed = rb_tiled_mirror_closes(ap, sw);
+    if (ap->mode == RB_BOUNDARY_MIRROR && !ap->padded && !o->mirror_closed) pad = rb_mirror_pad(ap);
     if (pad > 0) {
         if (pad % B && pad <= (1L << 28)) pad = (pad + B - 1) / B * B;
         if (pad > (1L << 28)) pad = 1L << 28;
@@ -218,6 +238,23 @@ static void rb_tiled_blocks_init(const rb_axis_plan *ap, int channels, const rb_
     rb_matpow(Cc, r, o->last_len, o->Mc_last);
     rb_matpow(Ca, r, B, o->Ma);
     rb_matpow(Ca, r, o->last_len, o->Ma_last);
+    if (o->mirror_closed) {
+        /* (67) corrected and (72) as the plan made them (FORMULAS.md), in our
+         * state order: the causal state [y_-1 .. y_-R] is K times the plan's
+         * [y_-R .. y_-1]; the anticausal ones agree ([z_0 .. z_R-1]) */
+        for (int i = 0; i < r; ++i)
+            for (int j = 0; j < r; ++j) {
+                o->Mz[i * r + j] = ap->M67z[(r - 1 - i) * r + j];
+                o->My[i * r + j] = ap->M67y[(r - 1 - i) * r + (r - 1 - j)];
+                o->Me[i * r + j] = ap->M72[i * r + (r - 1 - j)];
+            }
+        /* p_1(Zhat) = sum_b Ma^b H_b: blocks past where the anticausal response
+         * fell below 1e-17 of its peak add nothing a double holds (one block
+         * more for the order's reach into the next) */
+        const long sa = rb_decay_steps(ap->ax.da, r, 1e-17L, (long)m + 1);
+        const long nj = (sa + B - 1) / B + 1;
+        o->mir_nj = nj < o->nb ? (int)nj : o->nb;
+    }
     if (o->periodic_like) {
         /* (49)/(51): (I - A^n)^-1 as the plan summed it (axis_plan.c, long double series,
          * the CPU's Pf/Pr), not the inverse of I - A^n with A^n by repeated squaring in
