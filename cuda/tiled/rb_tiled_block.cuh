@@ -16,8 +16,10 @@
  * homogeneous causal response to a unit state). The boundary feedbacks of the
  * 2016 paper start the chains: (35)/(44) for the constant modes, (49)/(51) for
  * periodic (or, where the plan pads a periodic axis, the chains taken K times
- * round the line: rb_cuda_tiled_wraps); mirror goes by explicit padding, as
- * does the plan's padded route otherwise.
+ * round the line: rb_cuda_tiled_wraps), (67)/(72) for mirror where the plan
+ * took its symmetric closed form and the carries are float (the parallel
+ * chain: rb_cuda_blocks.mirror_closed); other mirror axes go by explicit
+ * padding, as does the plan's padded route otherwise.
  * The final stage (second read) recomputes each block from its true states
  * and writes the output once. Recursion in double; carries stored as CT:
  * float, or double where the states dwarf the output (rb_cuda_tiled.dbl). */
