@@ -28,7 +28,8 @@
  * Rounding differs from the route of rb_tiled_final_both (not bit-identical).
  * Covers rows without padding (the row blocks of the padding read the column
  * output beyond the window the stage writes): zero, constant, clamp,
- * periodic; clamp's row chain reads the column output of the rows' first and
+ * periodic, and mirror where the chains close it by (67)/(72) (unpadded:
+ * rb_cuda_blocks.mirror_closed; the closure needs only the carries); clamp's row chain reads the column output of the rows' first and
  * last pixels (rb_tiled_edge_window), which step 1 writes from zero states
  * and step 3 corrects by the same cross terms. */
 
