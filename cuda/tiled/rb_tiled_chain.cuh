@@ -674,6 +674,24 @@ RB_UNROLL
     }
 }
 
+/* The stage-1 carries of blocks c0 .. min(c0 + D, end) - 1 (Tbar from car1,
+ * Hbar from car2), loaded together before they are used, so their latencies
+ * overlap (the parallel chain's groups, the mirror closure's p_1 walk) */
+template <int R, int D, typename CT>
+RB_HD void rb_tiled_load_batch(const CT *car1, const CT *car2, int c0, int end, size_t lanes, size_t lane,
+                               CT (&tl)[D][R], CT (&hd)[D][R])
+{
+RB_UNROLL
+    for (int d = 0; d < D; ++d)
+        if (c0 + d < end) {
+RB_UNROLL
+            for (int k = 0; k < R; ++k) {
+                tl[d][k] = RB_TILED_CAR(car1, c0 + d, k);
+                hd[d][k] = RB_TILED_CAR(car2, c0 + d, k);
+            }
+        }
+}
+
 /* The parallel chain's groups (float carries, 512-thread blocks of 128
  * registers a thread): rb_tiled_chain_c and rb_tiled_chain_a with the carries
  * of D blocks loaded together before they are used, the block constants
@@ -688,15 +706,7 @@ RB_HD void rb_tiled_chain_c_batch(const rb_cuda_tiled &f, int b0, int b1, double
     constexpr int D = R <= 2 ? 8 : 4;
     for (int c0 = b0; c0 < b1; c0 += D) {
         CT tl[D][R], hd[D][R];
-RB_UNROLL
-        for (int d = 0; d < D; ++d)
-            if (c0 + d < b1) {
-RB_UNROLL
-                for (int k = 0; k < R; ++k) {
-                    tl[d][k] = RB_TILED_CAR(car1, c0 + d, k);
-                    hd[d][k] = RB_TILED_CAR(car2, c0 + d, k);
-                }
-            }
+        rb_tiled_load_batch<R, D, CT>(car1, car2, c0, b1, lanes, lane, tl, hd);
 RB_UNROLL
         for (int d = 0; d < D; ++d) {
             const int blk = c0 + d;
@@ -1193,15 +1203,7 @@ RB_UNROLL
     constexpr int D = R <= 2 ? 4 : R <= 3 ? 2 : 1;
     for (int c0 = 0; c0 < nj; c0 += D) {
         CT tl[D][R], hd[D][R];
-RB_UNROLL
-        for (int d = 0; d < D; ++d)
-            if (c0 + d < nj) {
-RB_UNROLL
-                for (int k = 0; k < R; ++k) {
-                    tl[d][k] = RB_TILED_CAR(car1, c0 + d, k);
-                    hd[d][k] = RB_TILED_CAR(car2, c0 + d, k);
-                }
-            }
+        rb_tiled_load_batch<R, D, CT>(car1, car2, c0, nj, lanes, lane, tl, hd);
 RB_UNROLL
         for (int d = 0; d < D; ++d) {
             const int blk = c0 + d;

@@ -123,6 +123,25 @@ rb_tiled_final_both(const rb_cuda_tiled f, const rb_cuda_tiled fr, const float *
     }
 }
 
+/* A whole block (B samples in u, float recursion) finished from its float
+ * carries P, E and its line's mean m, as rb_tiled_final_from_carries does:
+ * the recursion in place; returns gain * m, which the caller adds back to
+ * each sample in double (the same floats as the general kernel) */
+template <int R>
+static __device__ __forceinline__ double rb_tiled_final_whole(const rb_cuda_tiled &f, float *u, const float *cp,
+                                                              const float *ce, float cm)
+{
+    double P[R], E[R];
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+        P[k] = (double)cp[k];
+        E[k] = (double)ce[k];
+    }
+    const double m = (double)cm;
+    rb_tiled_final_n<R, float, true>(f, u, B, m * f.sumfird, P, E);
+    return f.b.ax.gain * m;
+}
+
 /* The plain tiles (Nsight Compute on the H100, bench/RESULTS.md, helper
  * fb3: the kernel above took 78 registers for its edge and padding paths, 6
  * thread blocks an SM, its row carries loaded only after the first barrier,
@@ -183,15 +202,7 @@ rb_tiled_final_both_plain(const rb_cuda_tiled f, const rb_cuda_tiled fr, const f
     }
     /* column final (rb_tiled_col_final_tile's floats) */
     {
-        double P[R], E[R];
-#pragma unroll
-        for (int k = 0; k < R; ++k) {
-            P[k] = (double)cp[k];
-            E[k] = (double)ce[k];
-        }
-        const double m = (double)cm;
-        rb_tiled_final_n<R, float, true>(f, u, B, m * f.sumfird, P, E);
-        const double back = a.gain * m;
+        const double back = rb_tiled_final_whole<R>(f, u, cp, ce, cm);
 #pragma unroll
         for (int j = 0; j < B; ++j) sm[j * RB_TILED_XS + t] = (float)((double)u[j] + back);
     }
@@ -201,15 +212,7 @@ rb_tiled_final_both_plain(const rb_cuda_tiled f, const rb_cuda_tiled fr, const f
         float *p = sm + r * RB_TILED_XS + q * B * c + kc;
 #pragma unroll
         for (int j = 0; j < B; ++j) u[j] = p[j * c];
-        double P[R], E[R];
-#pragma unroll
-        for (int k = 0; k < R; ++k) {
-            P[k] = (double)rp[k];
-            E[k] = (double)re[k];
-        }
-        const double m = (double)rm;
-        rb_tiled_final_n<R, float, true>(fr, u, B, m * fr.sumfird, P, E);
-        const double back = ra.gain * m;
+        const double back = rb_tiled_final_whole<R>(fr, u, rp, re, rm);
 #pragma unroll
         for (int j = 0; j < B; ++j) p[j * c] = (float)((double)u[j] + back);
     }
