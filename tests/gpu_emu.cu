@@ -115,12 +115,11 @@ static int rb_emu_axis(const rb_cuda_tiled &f, const float *in, float *out, size
         }
     }
     if (f.dbl || f.seq_chain) { /* RECBLUR_CUDA_CHAIN=seq, as the kernels' launcher */
-        /* as rb_tiled_chain_launch: the split chain where lanes are few (each lane's
-         * group of threads in lockstep, its state gathered from their slots);
-         * RB_EMU_CHAIN=one or =split takes that chain whatever the count */
+        /* as rb_tiled_chain_launch: the split chain where the plan chose it (few
+         * lanes; each lane's group of threads in lockstep, its state gathered from
+         * their slots); RB_EMU_CHAIN=one or =split takes that chain whatever the plan */
         const char *ch = getenv("RB_EMU_CHAIN");
-        const bool split = ch && !strcmp(ch, "one") ? false : ch && !strcmp(ch, "split") ? true
-                                                                                        : rb_tiled_chain_splits(lanes);
+        const bool split = ch && !strcmp(ch, "one") ? false : ch && !strcmp(ch, "split") ? true : f.split_chain != 0;
         constexpr int TPL = RB_TILED_TPL(R);
         for (size_t lane = 0; lane < lanes; ++lane) {
             const rb_tiled_lg g = {lanes, lane, 0, 0u};
@@ -214,6 +213,7 @@ extern "C" int rb_gpu_emulate_2d(const rb_plan *plan, const float *in, float *ou
     memcpy(tmp, in, count * sizeof(float));
     if (plan->cols.ax.active) {
         if ((rc = rb_cuda_tiled_init(&plan->cols, c, 0, &plan->ctx->sw, f)) != 0) goto done;
+        rb_cuda_tiled_plan_chain(f, (size_t)w * c);
         for (int k = 0; k < c; ++k) f->b.ax.cval[k] = bval;
         f->ld = f->ld_out = (long long)w * c;
         if ((rc = rb_emu_axis_any(*f, in, tmp, (size_t)w * c)) != 0) goto done;
@@ -223,6 +223,7 @@ extern "C" int rb_gpu_emulate_2d(const rb_plan *plan, const float *in, float *ou
     if (plan->rows.ax.active) {
         double g = plan->cols.ax.active ? plan->cols.ax.dc_gain : 1.0;
         if ((rc = rb_cuda_tiled_init(&plan->rows, c, 1, &plan->ctx->sw, f)) != 0) goto done;
+        rb_cuda_tiled_plan_chain(f, (size_t)h * c);
         for (int k = 0; k < c; ++k) f->b.ax.cval[k] = (float)bval * (float)g;
         f->ld = f->ld_out = (long long)w * c;
         rc = rb_emu_axis_any(*f, tmp, out, (size_t)h * c);

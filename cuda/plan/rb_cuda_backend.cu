@@ -180,10 +180,12 @@ static rb_status rb_cuda_plan_init(rb_plan *plan)
     }
     if (plan->cols.ax.active) {
         rb_cuda_tiled_init(&plan->cols, (int)c, 0, &ctx->sw, s->col_axis);
+        rb_cuda_tiled_plan_chain(s->col_axis, w * c);
         scratch = rb_cuda_tiled_carry(&plan->cols, &ctx->sw) * w * c;
     }
     if (plan->rows.ax.active) {
         rb_cuda_tiled_init(&plan->rows, (int)c, 1, &ctx->sw, s->row_axis);
+        rb_cuda_tiled_plan_chain(s->row_axis, h * c);
         const size_t t = rb_cuda_tiled_carry(&plan->rows, &ctx->sw) * h * c;
         if (t > scratch) scratch = t;
     }

@@ -106,6 +106,12 @@ typedef struct {
                                  through rb_tiled_u, the route before (comparisons) */
     int seq_chain;            /* RECBLUR_CUDA_CHAIN=seq: the one-thread-per-lane chain for
                                  float carries too (comparisons; double carries always take it) */
+    int split_chain;          /* that chain split over a few threads a lane (rb_tiled_chain_split):
+                                 chosen once per plan from all the axis' lanes (rb_cuda_tiled_plan_chain),
+                                 so every route of a plan (whole image, column bands, row strips) runs
+                                 the same chain: on the device the two can round a double carry's
+                                 last bit apart (FMA contraction), and a band taking the other chain
+                                 changed one output float in ~10^7 (test_gpu_host) */
     /* double carries: the chain's block transfers on the backward differences of the
      * states (rb_tiled_diffs), columns the responses to the polynomial states, made
      * in long double by stepping the recursion (rb_tiled_diff_responses): Dc, Dc_last
@@ -190,6 +196,10 @@ cudaError_t rb_cuda_tiled_final_both(const rb_cuda_tiled *fc, const rb_cuda_tile
  * (rb_cuda_tiled_cross_wanted). */
 int rb_cuda_tiled_can_cross(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr);
 int rb_cuda_tiled_cross_wanted(const rb_cuda_tiled *fc, const rb_cuda_tiled *fr, int force);
+/* At plan time: f->split_chain for an axis of `lanes` lanes in all (w*c
+ * columns, h*c rows), whatever lanes one launch takes (left 0 by
+ * rb_cuda_tiled_init: the one-thread chain) */
+void rb_cuda_tiled_plan_chain(rb_cuda_tiled *f, size_t lanes);
 /* At plan time: fc->cross_blocks for the current device (left 0 if the device
  * cannot be asked: the kernel then takes one thread block a tile) */
 void rb_cuda_tiled_plan_cross(rb_cuda_tiled *fc);

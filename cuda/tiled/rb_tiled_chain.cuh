@@ -350,7 +350,10 @@ RB_UNROLL
  * each computes only its own rows of the block transfers and loads and
  * stores only its own components. The arithmetic of every component is that
  * of one thread stepping the whole state (rb_tiled_mv's row, its order of
- * summation), so the carries are the same. Measured (H100, order 4, double
+ * summation): the same sums, though on the device the compiler's FMA
+ * contraction of the two chains' code can still round a carry's last bit
+ * apart (one output float in ~10^7 moved), so the plan, not a launch, picks
+ * the chain (rb_cuda_tiled_plan_chain). Measured (H100, order 4, double
  * carries): chains 1.27x faster at 4096 lanes, but 1.1x slower at 8192 and
  * 1.6x at 32768, where the loads bound the chain and the split's
  * finer-grained rings waited on them more (ncu: long scoreboard 79 % of
@@ -361,8 +364,9 @@ RB_UNROLL
 #define RB_TILED_TPL(R) ((R) >= 4 ? 4 : (R) >= 2 ? 2 : 1)
 #define RB_TILED_SPLIT_LANES 4096
 
-/* whether an axis of `lanes` lanes takes the split chain (double carries or
- * RECBLUR_CUDA_CHAIN=seq, as the one-thread chain) */
+/* whether an axis of `lanes` lanes in all (the plan's, not one launch's)
+ * takes the split chain (double carries or RECBLUR_CUDA_CHAIN=seq, as the
+ * one-thread chain) */
 RB_HD int rb_tiled_chain_splits(size_t lanes)
 {
     return lanes <= RB_TILED_SPLIT_LANES;

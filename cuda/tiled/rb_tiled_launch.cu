@@ -205,6 +205,11 @@ extern "C" int rb_cuda_tiled_cross_wanted(const rb_cuda_tiled *fc, const rb_cuda
     return force == RB_FORCE_CROSS || force == RB_FORCE_AUTO;
 }
 
+extern "C" void rb_cuda_tiled_plan_chain(rb_cuda_tiled *f, size_t lanes)
+{
+    f->split_chain = (f->dbl || f->seq_chain) && rb_tiled_chain_splits(lanes);
+}
+
 extern "C" void rb_cuda_tiled_plan_cross(rb_cuda_tiled *fc)
 {
     int n = 0;

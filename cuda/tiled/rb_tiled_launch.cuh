@@ -158,7 +158,7 @@ template <int R, typename CT>
 static void rb_tiled_chain_launch(const rb_cuda_tiled *f, const float *in, const rb_tiled_bufs<CT> &m, size_t lanes,
                                cudaStream_t s)
 {
-    if ((f->dbl || f->seq_chain) && rb_tiled_chain_splits(lanes)) {
+    if (f->split_chain) { /* the plan's choice, not this launch's lanes (rb_cuda_tiled_plan_chain) */
         rb_tiled_chain_split_k<R, CT><<<(unsigned)((lanes * RB_TILED_TPL(R) + 31) / 32), 32, 0, s>>>(
             *f, in, m.car1, m.car2, m.sums, m.mean, lanes);
     } else if (f->dbl || f->seq_chain) {
