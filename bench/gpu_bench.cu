@@ -582,9 +582,31 @@ static void run_gauss_fuse(rb_context *gctx, rb_context *cctx)
     }
 }
 
+/* One execute of f, clamp, n^2 x ch floats on the device, on fresh input,
+ * unchecked and untimed (the launches a profiler takes, and no others); with
+ * steps, through profile_steps, its per-step times into st */
+static void bench_one_execute(rb_context *gctx, const rb_filter *f, int n, int ch, char *st, size_t st_len)
+{
+    size_t count = (size_t)n * n * ch;
+    float *din, *dout;
+    CK(cudaMalloc((void **)&din, count * 4));
+    CK(cudaMalloc((void **)&dout, count * 4));
+    rb_boundary b = {RB_BOUNDARY_CLAMP, 0.25f};
+    rb_plan *gp;
+    RK(gctx, rb_plan_create(gctx, f, b, n, n, ch, &gp));
+    rb_image di = bench_square_image(n, ch, RB_F32, RB_MEMORY_DEVICE, din), dout_im = di;
+    dout_im.data = dout;
+    bench_fill(din, count, 7);
+    if (st) profile_steps(gctx, gp, &di, &dout_im, st, st_len);
+    else RK(gctx, rb_execute(gp, &di, &dout_im));
+    CK(cudaDeviceSynchronize());
+    rb_plan_destroy(gp);
+    CK(cudaFree(din));
+    CK(cudaFree(dout));
+}
+
 /* --gauss-prof: one execute each of the plain order-4 filter and the Gaussian
- * of sigma 8, clamp, 8192^2, one channel then RGBA, on fresh input, unchecked
- * and untimed: the launches a profiler (Nsight Compute) takes, and no others;
+ * of sigma 8, clamp, 8192^2, one channel then RGBA (bench_one_execute);
  * steps (--gauss-steps): with sigma 2 too, the per-step times of each */
 static void run_gauss_prof(rb_context *gctx, int steps)
 {
@@ -596,24 +618,9 @@ static void run_gauss_prof(rb_context *gctx, int steps)
     static const char *names[3] = {"iir-2d order 4 clamp", "gauss s8 clamp", "gauss s2 clamp"};
     for (int ch = 1; ch <= 4; ch += 3)
         for (int fi = 0; fi < (steps ? 3 : 2); ++fi) {
-            size_t count = (size_t)n * n * ch;
-            float *din, *dout;
-            CK(cudaMalloc((void **)&din, count * 4));
-            CK(cudaMalloc((void **)&dout, count * 4));
-            rb_boundary b = {RB_BOUNDARY_CLAMP, 0.25f};
-            rb_plan *gp;
-            RK(gctx, rb_plan_create(gctx, fs[fi], b, n, n, ch, &gp));
-            rb_image di = bench_square_image(n, ch, RB_F32, RB_MEMORY_DEVICE, din), dout_im = di;
-            dout_im.data = dout;
-            bench_fill(din, count, 7);
             char st[256] = "-";
-            if (steps) profile_steps(gctx, gp, &di, &dout_im, st, sizeof st);
-            else RK(gctx, rb_execute(gp, &di, &dout_im));
-            CK(cudaDeviceSynchronize());
+            bench_one_execute(gctx, fs[fi], n, ch, steps ? st : NULL, sizeof st);
             printf("%s, %d channel(s), solver %s, steps (ms): %s\n", names[fi], ch, last_solver, st);
-            rb_plan_destroy(gp);
-            CK(cudaFree(din));
-            CK(cudaFree(dout));
         }
     rb_filter_destroy(f4);
     rb_filter_destroy(g);
@@ -621,9 +628,8 @@ static void run_gauss_prof(rb_context *gctx, int steps)
 }
 
 /* --prof-2d: one execute each of the plain order 1, 3 and 5 filters, clamp,
- * 4096^2 and 8192^2, one channel (RGBA too at 4096^2), on fresh input,
- * unchecked and untimed: the launches a profiler (Nsight Compute) takes of
- * the 2D route, and no others */
+ * 4096^2 and 8192^2, one channel (RGBA too at 4096^2; bench_one_execute): the
+ * launches a profiler takes of the 2D route, and no others */
 static void run_prof_2d(rb_context *gctx)
 {
     static const int orders[3] = {1, 3, 5}, sizes[2] = {4096, 8192};
@@ -631,23 +637,9 @@ static void run_prof_2d(rb_context *gctx)
         rb_filter *f = bench_filter(gctx, orders[oi]);
         for (int si = 0; si < 2; ++si)
             for (int ch = 1; ch <= (sizes[si] == 4096 ? 4 : 1); ch += 3) {
-                const int n = sizes[si];
-                size_t count = (size_t)n * n * ch;
-                float *din, *dout;
-                CK(cudaMalloc((void **)&din, count * 4));
-                CK(cudaMalloc((void **)&dout, count * 4));
-                rb_boundary b = {RB_BOUNDARY_CLAMP, 0.25f};
-                rb_plan *gp;
-                RK(gctx, rb_plan_create(gctx, f, b, n, n, ch, &gp));
-                rb_image di = bench_square_image(n, ch, RB_F32, RB_MEMORY_DEVICE, din), dout_im = di;
-                dout_im.data = dout;
-                bench_fill(din, count, 7);
-                RK(gctx, rb_execute(gp, &di, &dout_im));
-                CK(cudaDeviceSynchronize());
-                printf("iir-2d order %d clamp %d^2, %d channel(s), solver %s\n", orders[oi], n, ch, last_solver);
-                rb_plan_destroy(gp);
-                CK(cudaFree(din));
-                CK(cudaFree(dout));
+                bench_one_execute(gctx, f, sizes[si], ch, NULL, 0);
+                printf("iir-2d order %d clamp %d^2, %d channel(s), solver %s\n", orders[oi], sizes[si], ch,
+                       last_solver);
             }
         rb_filter_destroy(f);
     }
