@@ -7,7 +7,7 @@
  * workload's output checked against the CPU back end before it is timed.
  *
  *   gpu_bench [--quick] [--big] [--all-modes] [--no-1d] [--focus] [--gauss | --gauss-one | --gauss-fuse | --gauss-prof | --gauss-steps |
- *             --wide | --wide-quick | --chain | --chain-gauss | --prof-2d] [--no-abort]
+ *             --wide | --wide-quick | --chain | --chain-gauss | --prof-2d] [--no-abort] [--default-only]
  *   (--quick: 4096^2 only, fewer workloads; --focus: the 2D solver alone, for
  *   comparing its routes and settings between runs; --gauss: only the Gaussian
  *   (sigma 2, 8, 30, 100; clamp, periodic, mirror; 1 and 4 channels) next to the
@@ -21,7 +21,8 @@
  *   clamp, 8192^2, 1 and 4 channels, for Nsight Compute; --gauss-steps: those and
  *   sigma 2, per-step times, RECBLUR_CUDA_PROFILE=1, third of three runs;
  *   --prof-2d: one untimed execute each of orders 1, 3, 5 clamp at 4096^2 and
- *   8192^2, for Nsight Compute) */
+ *   8192^2, for Nsight Compute; --default-only: with --focus, clamp, periodic
+ *   and mirror by the default route alone, no route comparisons) */
 #include "recblur.h"
 #include "bench_cuda.h"
 #include "gpu_naive_lanes.h"
@@ -150,6 +151,8 @@ static void profile_steps(rb_context *gctx, rb_plan *gp, rb_image *in, rb_image 
 static row_t rows[256];
 static int nrows;
 static int no_abort; /* --no-abort: a failed check is reported, the run goes on */
+static int default_only; /* --default-only: with --focus, the 2D rows of issue 19's line alone (clamp, periodic,
+                            mirror), by the default route, without the RECBLUR_CUDA_FUSE comparisons: a shorter run */
 
 /* the workloads timed with RECBLUR_CUDA_FUSE=off and =on too: the plain
  * filters and the Gaussians (whose FIR rows fuse too) */
@@ -214,7 +217,7 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     r->ndiff = 0;
     r->cross_err = 0.0;
     static const char *const alts[4] = {"off", "on", "both", "cross"};
-    for (int alt = 0; alt < 4 && fuse_compared(what); ++alt) {
+    for (int alt = 0; alt < 4 && fuse_compared(what) && !default_only; ++alt) {
         /* the route without (off) and with (on) the row stage 1 fused into the
          * column final stage, and with the final stage of both axes in one
          * kernel (both), same plan, same run: its time, and its output on the
@@ -231,7 +234,7 @@ static void run_2d(rb_context *gctx, rb_context *cctx, const char *what, const r
     }
     if (!nv) profile_steps(gctx, gp, &di, &dout_im, r->steps, sizeof r->steps);
     r->steps_off[0] = r->steps_on[0] = r->steps_x[0] = 0;
-    if (fuse_compared(what)) {
+    if (fuse_compared(what) && !default_only) {
         rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", "off");
         profile_steps(gctx, gp, &di, &dout_im, r->steps_off, sizeof r->steps_off);
         rb_switch_set(gctx, "RECBLUR_CUDA_FUSE", "on");
@@ -752,6 +755,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--gauss-fuse")) gauss = 7;
         else if (!strcmp(argv[i], "--prof-2d")) gauss = 10;
         else if (!strcmp(argv[i], "--no-abort")) no_abort = 1;
+        else if (!strcmp(argv[i], "--default-only")) default_only = 1;
     }
     setvbuf(stderr, NULL, _IONBF, 0);
     cudaDeviceProp prop;
@@ -801,6 +805,8 @@ int main(int argc, char **argv)
             rb_filter *f = bench_filter(gctx, orders[oi]);
             for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_MIRROR; ++mode) {
                 if (quick && !allmodes && mode != RB_BOUNDARY_CLAMP && mode != RB_BOUNDARY_PERIODIC) continue;
+                if (default_only && mode != RB_BOUNDARY_CLAMP && mode != RB_BOUNDARY_PERIODIC && mode != RB_BOUNDARY_MIRROR)
+                    continue;
                 run_2d(gctx, cctx, "iir-2d", f, (rb_boundary_mode)mode, n, 1, orders[oi], copy1);
             }
             if (focus) {
