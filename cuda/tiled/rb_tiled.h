@@ -110,8 +110,9 @@ typedef struct {
                                  chosen once per plan from all the axis' lanes (rb_cuda_tiled_plan_chain),
                                  so every route of a plan (whole image, column bands, row strips) runs
                                  the same chain: on the device the two can round a double carry's
-                                 last bit apart (FMA contraction), and a band taking the other chain
-                                 changed one output float in ~10^7 (test_gpu_host) */
+                                 last bit apart (most likely the compiler's FMA contraction), and a
+                                 band taking the other chain changed one output float in ~10^7
+                                 (test_gpu_host's test_bands_same_chain) */
     /* double carries: the chain's block transfers on the backward differences of the
      * states (rb_tiled_diffs), columns the responses to the polynomial states, made
      * in long double by stepping the recursion (rb_tiled_diff_responses): Dc, Dc_last

@@ -350,9 +350,9 @@ RB_UNROLL
  * each computes only its own rows of the block transfers and loads and
  * stores only its own components. The arithmetic of every component is that
  * of one thread stepping the whole state (rb_tiled_mv's row, its order of
- * summation): the same sums, though on the device the compiler's FMA
- * contraction of the two chains' code can still round a carry's last bit
- * apart (one output float in ~10^7 moved), so the plan, not a launch, picks
+ * summation): the same sums, though on the device the two chains' code can
+ * still round a carry's last bit apart (most likely FMA contraction; one
+ * output float in ~10^7 moved), so the plan, not a launch, picks
  * the chain (rb_cuda_tiled_plan_chain). Measured (H100, order 4, double
  * carries): chains 1.27x faster at 4096 lanes, but 1.1x slower at 8192 and
  * 1.6x at 32768, where the loads bound the chain and the split's
