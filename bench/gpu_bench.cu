@@ -805,8 +805,7 @@ int main(int argc, char **argv)
             rb_filter *f = bench_filter(gctx, orders[oi]);
             for (int mode = RB_BOUNDARY_ZERO; mode <= RB_BOUNDARY_MIRROR; ++mode) {
                 if (quick && !allmodes && mode != RB_BOUNDARY_CLAMP && mode != RB_BOUNDARY_PERIODIC) continue;
-                if (default_only && mode != RB_BOUNDARY_CLAMP && mode != RB_BOUNDARY_PERIODIC && mode != RB_BOUNDARY_MIRROR)
-                    continue;
+                if (default_only && mode < RB_BOUNDARY_CLAMP) continue; /* clamp, periodic, mirror */
                 run_2d(gctx, cctx, "iir-2d", f, (rb_boundary_mode)mode, n, 1, orders[oi], copy1);
             }
             if (focus) {
