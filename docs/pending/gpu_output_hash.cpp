@@ -1,3 +1,6 @@
+/* Build (nvcc, as bench/gpu_bench.cu): nvcc -std=c++17 -arch=sm_90 -Iengine/include -Ibench
+ * docs/pending/gpu_output_hash.cpp BUILD/tests/librb_gpu_emu.a BUILD/engine/librecblur.a
+ * BUILD/cuda/librecblur_cuda.a BUILD/engine/librecblur.a -lpthread -lm */
 #include <string.h>
 #include <stdlib.h>
 /* Hash of the 2D tiled solver's outputs: host emulation (--host) or the CUDA
@@ -5,7 +8,7 @@
 #include "recblur.h"
 #include <cuda_runtime.h>
 #include <math.h>
-#include "gpu_output_hash_filter.h"
+#include "bench_cuda.h" /* bench_filter: the benchmark's order-r filters */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
