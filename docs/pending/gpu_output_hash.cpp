@@ -1,4 +1,4 @@
-/* Build (nvcc, as bench/gpu_bench.cu): nvcc -std=c++17 -arch=sm_90 -Iengine/include -Ibench
+/* Build (nvcc, as bench/gpu_bench.cu): nvcc -x cu -std=c++17 -arch=sm_90 -Iengine/include -Ibench
  * docs/pending/gpu_output_hash.cpp BUILD/tests/librb_gpu_emu.a BUILD/engine/librecblur.a
  * BUILD/cuda/librecblur_cuda.a BUILD/engine/librecblur.a -lpthread -lm */
 #include <string.h>
