@@ -1,18 +1,9 @@
 /* Build (nvcc, as bench/gpu_bench.cu): nvcc -x cu -std=c++17 -arch=sm_90 -Iengine/include -Ibench
  * docs/pending/gpu_output_hash.cpp BUILD/tests/librb_gpu_emu.a BUILD/engine/librecblur.a
  * BUILD/cuda/librecblur_cuda.a BUILD/engine/librecblur.a -lpthread -lm */
-#include <string.h>
-#include <stdlib.h>
 /* Hash of the 2D tiled solver's outputs: host emulation (--host) or the CUDA
  * back end on device pointers; one line a case, to diff base vs branch. */
-#include "recblur.h"
-#include <cuda_runtime.h>
-#include <math.h>
-#include "bench_cuda.h" /* bench_filter: the benchmark's order-r filters */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "bench_cuda.h" /* bench_filter, bench_seed/bench_urand, CK, RK */
 extern "C" int rb_gpu_emulate_2d(const rb_plan *plan, const float *in, float *out, float bval);
 
 static uint64_t fnv(const void *p, size_t n)
@@ -31,7 +22,7 @@ int main(int argc, char **argv)
     const int nsz = big ? 5 : 3;
     rb_context *ctx;
     if (rb_context_create(&ctx) != RB_OK) return 1;
-    if (!host && rb_context_set_backend(ctx, RB_BACKEND_CUDA) != RB_OK) return 1;
+    if (!host) RK(ctx, rb_context_set_backend(ctx, RB_BACKEND_CUDA));
     const rb_boundary_mode modes[3] = {RB_BOUNDARY_CLAMP, RB_BOUNDARY_PERIODIC, RB_BOUNDARY_MIRROR};
     for (int si = 0; si < nsz; ++si)
         for (int order = 1; order <= 5; order += 2)
@@ -40,24 +31,21 @@ int main(int argc, char **argv)
                 if (host && w * (size_t)h > 20000000) continue;
                 const size_t count = (size_t)w * h * ch;
                 float *in = (float *)malloc(count * 4), *out = (float *)malloc(count * 4);
-                uint32_t s = 12345u + (uint32_t)(si * 100 + order * 10 + mi);
-                for (size_t i = 0; i < count; ++i) {
-                    s = s * 1664525u + 1013904223u;
-                    in[i] = (float)(s >> 8) / 16777216.0f;
-                }
+                bench_seed(12345u + (uint64_t)(si * 100 + order * 10 + mi)); /* the same input for base and branch */
+                for (size_t i = 0; i < count; ++i) in[i] = (float)bench_urand();
                 rb_filter *f = bench_filter(ctx, order);
                 rb_boundary b = {modes[mi], 0.0f};
                 rb_plan *plan;
-                if (rb_plan_create(ctx, f, b, w, h, ch, &plan) != RB_OK) return 2;
+                RK(ctx, rb_plan_create(ctx, f, b, w, h, ch, &plan));
                 int rc = 0;
                 if (host) {
                     rc = rb_gpu_emulate_2d(plan, in, out, 0.0f);
                 } else {
                     float *di, *dout;
-                    cudaMalloc((void **)&di, count * 4);
-                    cudaMalloc((void **)&dout, count * 4);
-                    cudaMemcpy(di, in, count * 4, cudaMemcpyHostToDevice);
-                    cudaMemset(dout, 0xff, count * 4); /* poisoned */
+                    CK(cudaMalloc((void **)&di, count * 4));
+                    CK(cudaMalloc((void **)&dout, count * 4));
+                    CK(cudaMemcpy(di, in, count * 4, cudaMemcpyHostToDevice));
+                    CK(cudaMemset(dout, 0xff, count * 4)); /* poisoned */
                     rb_image ii, io;
                     memset(&ii, 0, sizeof ii);
                     ii.width = w; ii.height = h; ii.channels = ch; ii.stride = (size_t)w * ch * 4;
@@ -65,9 +53,9 @@ int main(int argc, char **argv)
                     io = ii;
                     io.data = dout;
                     rc = rb_execute(plan, &ii, &io);
-                    cudaMemcpy(out, dout, count * 4, cudaMemcpyDeviceToHost);
-                    cudaFree(di);
-                    cudaFree(dout);
+                    CK(cudaMemcpy(out, dout, count * 4, cudaMemcpyDeviceToHost));
+                    CK(cudaFree(di));
+                    CK(cudaFree(dout));
                 }
                 printf("%s %dx%dx%d order %d mode %d rc %d hash %016llx\n", host ? "host" : "dev", w, h, ch, order,
                        (int)modes[mi], rc, (unsigned long long)fnv(out, count * 4));
