@@ -1,6 +1,8 @@
-/* Build (nvcc, as bench/gpu_bench.cu): nvcc -x cu -std=c++17 -arch=sm_90 -Iengine/include -Ibench
- * docs/pending/gpu_output_hash.cpp BUILD/tests/librb_gpu_emu.a BUILD/engine/librecblur.a
- * BUILD/cuda/librecblur_cuda.a BUILD/engine/librecblur.a -lpthread -lm */
+/* Build (nvcc, as bench/gpu_bench.cu; -x cu would apply to the libraries too, so two steps):
+ * nvcc -x cu -std=c++17 -O2 -arch=sm_90 -Iengine/include -Ibench -c docs/pending/gpu_output_hash.cpp -o goh.o
+ * nvcc -arch=sm_90 goh.o BUILD/tests/librb_gpu_emu.a BUILD/engine/librecblur.a BUILD/cuda/librecblur_cuda.a
+ *      BUILD/engine/librecblur.a -lpthread -lm -o BUILD/bench/gpu_output_hash
+ * (into BUILD/bench/ so scripts/gpu_pack.sh finds it; run: `gpu_output_hash x --big` on the device) */
 /* Hash of the 2D tiled solver's outputs: host emulation (--host) or the CUDA
  * back end on device pointers; one line a case, to diff base vs branch. */
 #include "bench_cuda.h" /* bench_filter, bench_seed/bench_urand, CK, RK */
