@@ -2,7 +2,7 @@
  * nvcc -x cu -std=c++17 -O2 -arch=sm_90 -Iengine/include -Ibench -c docs/pending/gpu_output_hash.cpp -o goh.o
  * nvcc -arch=sm_90 goh.o BUILD/tests/librb_gpu_emu.a BUILD/engine/librecblur.a BUILD/cuda/librecblur_cuda.a
  *      BUILD/engine/librecblur.a -lpthread -lm -o BUILD/bench/gpu_output_hash
- * (into BUILD/bench/ so scripts/gpu_pack.sh finds it; run: `gpu_output_hash x --big` on the device) */
+ * (into BUILD/bench/ so scripts/gpu_pack.sh finds it; run: `gpu_output_hash --big` on the device) */
 /* Hash of the 2D tiled solver's outputs: host emulation (--host) or the CUDA
  * back end on device pointers; one line a case, to diff base vs branch. */
 #include "bench_cuda.h" /* bench_filter, bench_seed/bench_urand, CK, RK */
@@ -18,8 +18,15 @@ static uint64_t fnv(const void *p, size_t n)
 
 int main(int argc, char **argv)
 {
-    const int host = argc > 1 && !strcmp(argv[1], "--host");
-    const int big = argc > 2 && !strcmp(argv[2], "--big");
+    int host = 0, big = 0; /* --host: the emulation; --big: 8192² and 3000x40x3 too */
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--host")) host = 1;
+        else if (!strcmp(argv[i], "--big")) big = 1;
+        else {
+            fprintf(stderr, "usage: gpu_output_hash [--host] [--big]\n");
+            return 2;
+        }
+    }
     static const int sz[][3] = {{4096, 4096, 1}, {1000, 777, 1}, {333, 2049, 4}, {8192, 8192, 1}, {3000, 40, 3}};
     const int nsz = big ? 5 : 3;
     rb_context *ctx;
