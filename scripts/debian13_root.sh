@@ -19,20 +19,43 @@ TRIXIE_DEPS=(
   gimp libgimp-3.0-dev libgegl-dev xvfb xauth python3 python3-numpy
 )
 
+# A run that was killed (CI's time limit, a session's end) leaves its mounts,
+# and the next `mount -t sysfs` then fails with "already mounted" (exit 32):
+# so every mount starts by detaching whatever is under the root, deepest first.
 mounted=0
+mounts_under_root() {
+  awk -v r="$root_dir/" 'index($2, r) == 1 { print $2 }' /proc/self/mounts | sort -ru
+}
+clear_mounts() {
+  local pass t targets
+  for pass in 1 2 3 4; do # stacked mounts of one path come off one per pass
+    mapfile -t targets < <(mounts_under_root)
+    [ ${#targets[@]} -eq 0 ] && return 0
+    # A slave /dev first: unmounting a shared one would take the host's /dev/pts with it.
+    mount --make-rslave "$root_dir/dev" 2>/dev/null || true
+    for t in "${targets[@]}"; do
+      umount "$t" 2>/dev/null || umount -l "$t" 2>/dev/null || true
+    done
+  done
+  if [ -n "$(mounts_under_root)" ]; then
+    echo "debian13_root.sh: cannot unmount under $root_dir:" >&2
+    mounts_under_root >&2
+    return 1
+  fi
+}
 mount_all() {
+  clear_mounts
+  mounted=1 # set first, so a mount that fails halfway is still undone on exit
   mount -t proc proc "$root_dir/proc"
   mount -t sysfs sys "$root_dir/sys"
   mount --rbind /dev "$root_dir/dev"
+  mount --make-rslave "$root_dir/dev"
   mkdir -p "$root_dir/src"
   mount --bind "$src" "$root_dir/src"
-  mounted=1
 }
 umount_all() {
   [ "$mounted" = 1 ] || return 0
-  umount -R "$root_dir/src" 2>/dev/null || umount -l "$root_dir/src" || true
-  umount -R "$root_dir/dev" 2>/dev/null || umount -l "$root_dir/dev" || true
-  umount "$root_dir/proc" "$root_dir/sys" 2>/dev/null || umount -l "$root_dir/proc" "$root_dir/sys" || true
+  clear_mounts || true
   mounted=0
 }
 trap umount_all EXIT
