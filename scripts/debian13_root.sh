@@ -8,7 +8,9 @@
 #   bash scripts/debian13_root.sh run CMD...      # run CMD inside, the source tree at /src
 #
 # The root lives in $RECBLUR_TRIXIE_ROOT (default /var/cache/recblur/trixie).
-# /proc, /sys and /dev are mounted for the command and unmounted afterwards.
+# /proc, /sys and /dev are mounted for the command and unmounted afterwards;
+# a run first detaches whatever is mounted under the root (a killed run's
+# leftovers), so two runs on one root must not overlap.
 set -euo pipefail
 root_dir="${RECBLUR_TRIXIE_ROOT:-/var/cache/recblur/trixie}"
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
