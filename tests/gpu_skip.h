@@ -84,6 +84,15 @@ static inline int gpu_order_wanted(int order)
     return !only || !*only || (order >= 1 && order <= 9 && strchr(only, '0' + order));
 }
 
+/* A drawn order moved up to the next one RB_TEST_ORDERS lets run (unchanged
+ * where every order runs, or none above it does): the draws stay the same. */
+static inline int gpu_order_built(int order)
+{
+    for (int o = order; o <= 8; ++o)
+        if (gpu_order_wanted(o)) return o;
+    return order;
+}
+
 /* A test of what happens without a GPU (the CPU fallback, the no-device
  * errors), named by checks: skipped where a GPU is usable; otherwise the
  * char array why holds the reason there is none. */

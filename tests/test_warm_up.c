@@ -52,8 +52,8 @@ typedef struct {
 
 static void case_make(case_t *c)
 {
-    tu_random_axis(&c->ax, tu_int(1, 4), 0.9, tu_int(0, 1));
-    tu_random_axis(&c->ay, tu_int(1, 4), 0.9, tu_int(0, 1));
+    tu_random_axis(&c->ax, gpu_order_built(tu_int(1, 4)), 0.9, tu_int(0, 1));
+    tu_random_axis(&c->ay, gpu_order_built(tu_int(1, 4)), 0.9, tu_int(0, 1));
     static const rb_boundary_mode modes[] = {RB_BOUNDARY_ZERO, RB_BOUNDARY_CONSTANT, RB_BOUNDARY_CLAMP,
                                              RB_BOUNDARY_PERIODIC, RB_BOUNDARY_MIRROR};
     c->b = (rb_boundary){modes[tu_int(0, 4)], (float)tu_uniform()};
