@@ -132,7 +132,19 @@ static int rb_emu_axis(const rb_cuda_tiled &f, const float *in, float *out, size
         rb_tiled_grp gp;
         rb_tiled_grp_init(&f, &gp);
         double sh[RB_TILED_NG * R], se[R], v[R];
+        /* the groups' on-chip carries (rb_tiled_pcc), group g's at pc + g; the
+         * kernel caches the first blocks its shared memory holds, here each lane
+         * another count 0 .. nbg, so every split of a group is run */
+        CT *pc = (CT *)malloc(sizeof(CT) * 2 * R * RB_TILED_NG * (size_t)gp.nbg);
+        if (!pc) {
+            free(car1);
+            free(car2);
+            free(sums);
+            free(mean);
+            return -1;
+        }
         for (size_t lane = 0; lane < lanes; ++lane) {
+            const int cap = (int)(lane % (size_t)(gp.nbg + 1));
             double mu = 0.0;
             mean[lane] = 0.0f;
             if (a.shift) {
@@ -142,17 +154,22 @@ static int rb_emu_axis(const rb_cuda_tiled &f, const float *in, float *out, size
                 mu = (double)mean[lane] * f.sumfird;
             }
             for (int g = 0; g < RB_TILED_NG; ++g) {
-                rb_tiled_pc_zero_c<R, CT>(f, gp, g, car1, mu, lanes, lane, v);
+                rb_tiled_pc_zero_c<R, CT>(f, gp, g, car1, car2, rb_tiled_pcc<CT>{pc + g, RB_TILED_NG, cap}, mu, lanes, lane,
+                                          v);
                 for (int k = 0; k < R; ++k) sh[g * R + k] = v[k];
             }
             rb_tiled_pc_combine_c<R, CT>(f, gp, in, lane, mu, sh, 1, se, 1, car1, car2, lanes);
             for (int g = 0; g < RB_TILED_NG; ++g) {
-                rb_tiled_pc_run_c<R, CT>(f, gp, g, car1, car2, mu, lanes, lane, sh + g * R, v);
+                rb_tiled_pc_run_c<R, CT>(f, gp, g, car1, car2, rb_tiled_pcc<CT>{pc + g, RB_TILED_NG, cap}, mu, lanes, lane,
+                                         sh + g * R, v);
                 for (int k = 0; k < R; ++k) sh[g * R + k] = v[k];
             }
             rb_tiled_pc_combine_a<R>(f, gp, sh, 1, se, 1);
-            for (int g = 0; g < RB_TILED_NG; ++g) rb_tiled_pc_run_a<R, CT>(f, gp, g, car2, lanes, lane, sh + g * R);
+            for (int g = 0; g < RB_TILED_NG; ++g)
+                rb_tiled_pc_run_a<R, CT>(f, gp, g, car2, rb_tiled_pcc<CT>{pc + g, RB_TILED_NG, cap}, lanes, lane,
+                                         sh + g * R);
         }
+        free(pc);
     }
     for (size_t lane = 0; lane < lanes; ++lane) {
         long long base, S, obase;

@@ -678,39 +678,67 @@ RB_UNROLL
     }
 }
 
-/* The stage-1 carries of blocks c0 .. min(c0 + D, end) - 1 (Tbar from car1,
- * Hbar from car2), loaded together before they are used, so their latencies
+/* A run of carries [blk][k] of one lane: in car1 / car2 (p = car + lane, ld =
+ * lanes, o = 0) or in a parallel-chain group's on-chip cache (rb_tiled_pcc: o
+ * = the group's first block), so the chain's loops read and write either
+ * through the same code */
+template <typename CT>
+struct rb_tiled_cv {
+    CT *p;
+    size_t ld;
+    int o;
+};
+#define RB_TILED_CV(v, blk, k) (v).p[((size_t)((blk) - (v).o) * R + (k)) * (v).ld]
+
+template <typename CT>
+RB_HD rb_tiled_cv<CT> rb_tiled_cv_car(CT *car, size_t lanes, size_t lane)
+{
+    return rb_tiled_cv<CT>{car + lane, lanes, 0};
+}
+
+/* The stage-1 carries of blocks c0 .. min(c0 + D, end) - 1 (Tbar from tv,
+ * Hbar from hv), loaded together before they are used, so their latencies
  * overlap (the parallel chain's groups, the mirror closure's p_1 walk) */
 template <int R, int D, typename CT>
-RB_HD void rb_tiled_load_batch(const CT *car1, const CT *car2, int c0, int end, size_t lanes, size_t lane,
-                               CT (&tl)[D][R], CT (&hd)[D][R])
+RB_HD void rb_tiled_load_batch_v(rb_tiled_cv<CT> tv, rb_tiled_cv<CT> hv, int c0, int end, CT (&tl)[D][R],
+                                 CT (&hd)[D][R])
 {
 RB_UNROLL
     for (int d = 0; d < D; ++d)
         if (c0 + d < end) {
 RB_UNROLL
             for (int k = 0; k < R; ++k) {
-                tl[d][k] = RB_TILED_CAR(car1, c0 + d, k);
-                hd[d][k] = RB_TILED_CAR(car2, c0 + d, k);
+                tl[d][k] = RB_TILED_CV(tv, c0 + d, k);
+                hd[d][k] = RB_TILED_CV(hv, c0 + d, k);
             }
         }
+}
+
+template <int R, int D, typename CT>
+RB_HD void rb_tiled_load_batch(const CT *car1, const CT *car2, int c0, int end, size_t lanes, size_t lane,
+                               CT (&tl)[D][R], CT (&hd)[D][R])
+{
+    rb_tiled_load_batch_v<R, D, CT>(rb_tiled_cv_car<CT>((CT *)car1, lanes, lane),
+                                    rb_tiled_cv_car<CT>((CT *)car2, lanes, lane), c0, end, tl, hd);
 }
 
 /* The parallel chain's groups (float carries, 512-thread blocks of 128
  * registers a thread): rb_tiled_chain_c and rb_tiled_chain_a with the carries
  * of D blocks loaded together before they are used, the block constants
  * selected per block; the rings of those spilled the order-3 and 5 kernels.
- * The same arithmetic. */
+ * The same arithmetic. Blocks b0 .. b1-1: Tbar from tv, Hbar from hv; the
+ * true states P_b to pv, the heads to headv (hv itself where they replace
+ * Hbar in the group's cache). */
 template <int R, typename CT>
-RB_HD void rb_tiled_chain_c_batch(const rb_cuda_tiled &f, int b0, int b1, double *St, double mu, CT *car1, CT *car2,
-                            size_t lanes, size_t lane)
+RB_HD void rb_tiled_chain_c_batch(const rb_cuda_tiled &f, int b0, int b1, double *St, double mu, rb_tiled_cv<CT> tv,
+                                  rb_tiled_cv<CT> hv, rb_tiled_cv<CT> pv, rb_tiled_cv<CT> headv)
 {
     const rb_cuda_blocks &b = f.b;
     double t[R], h[R];
     constexpr int D = R <= 2 ? 8 : 4;
     for (int c0 = b0; c0 < b1; c0 += D) {
         CT tl[D][R], hd[D][R];
-        rb_tiled_load_batch<R, D, CT>(car1, car2, c0, b1, lanes, lane, tl, hd);
+        rb_tiled_load_batch_v<R, D, CT>(tv, hv, c0, b1, tl, hd);
 RB_UNROLL
         for (int d = 0; d < D; ++d) {
             const int blk = c0 + d;
@@ -727,17 +755,19 @@ RB_UNROLL
             for (int k = 0; k < R; ++k) {
                 double tail = (double)tl[d][k] - mu * T1[k];
                 double head = (double)hd[d][k] - mu * H1[k] + h[k];
-                RB_TILED_CAR(car1, blk, k) = (CT)St[k];
-                RB_TILED_CAR(car2, blk, k) = (CT)head;
+                RB_TILED_CV(pv, blk, k) = (CT)St[k];
+                RB_TILED_CV(headv, blk, k) = (CT)head;
                 St[k] = t[k] + tail;
             }
         }
     }
 }
 
+/* backwards over blocks b1-1 .. b0: the heads from hv; WRITE: the true
+ * states E_b to ev */
 template <int R, typename CT, bool WRITE = true>
-RB_HD void rb_tiled_chain_a_batch(const rb_cuda_tiled &f, int b0, int b1, double *E, CT *car2, size_t lanes,
-                            size_t lane)
+RB_HD void rb_tiled_chain_a_batch(const rb_cuda_tiled &f, int b0, int b1, double *E, rb_tiled_cv<CT> hv,
+                                  rb_tiled_cv<CT> ev)
 {
     const rb_cuda_blocks &b = f.b;
     double t[R];
@@ -748,7 +778,7 @@ RB_UNROLL
         for (int d = 0; d < D; ++d)
             if (c1 - d >= b0) {
 RB_UNROLL
-                for (int k = 0; k < R; ++k) hd[d][k] = RB_TILED_CAR(car2, c1 - d, k);
+                for (int k = 0; k < R; ++k) hd[d][k] = RB_TILED_CV(hv, c1 - d, k);
             }
 RB_UNROLL
         for (int d = 0; d < D; ++d) {
@@ -758,7 +788,7 @@ RB_UNROLL
             else rb_tiled_mv<R>(blk == b.nb - 1 ? b.Ma_last : b.Ma, E, t);
 RB_UNROLL
             for (int k = 0; k < R; ++k) {
-                if (WRITE) RB_TILED_CAR(car2, blk, k) = (CT)E[k];
+                if (WRITE) RB_TILED_CV(ev, blk, k) = (CT)E[k];
                 E[k] = t[k] + (double)hd[d][k];
             }
         }
@@ -978,6 +1008,9 @@ RB_UNROLL
  *      chain from a zero state over those heads (backwards);
  *   4. the same combination for the anticausal states ((51) for periodic);
  *   5. every group reruns backwards, writing the true states E_b.
+ * The first blocks of each group keep their carries on chip from phase 1 on
+ * (rb_tiled_pcc), so the chain reads car1 and car2 once and writes P_b and
+ * E_b once; their heads never go to car2 (issue 19).
  * Same per-block arithmetic as rb_tiled_chain (same matrices, same float
  * rounding of the stored heads); only the association across groups differs
  * (in double). Double carries (ill-conditioned filters) keep the sequential
@@ -1106,26 +1139,67 @@ RB_HD double rb_tiled_pc_sum(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int
     return s;
 }
 
-/* phase 1: causal chain over the group from a zero state */
-template <int R, typename CT>
-RB_HD void rb_tiled_pc_zero_c(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, const CT *car1, double mu,
-                           size_t lanes, size_t lane, double *Z)
+/* A group's on-chip copy of its carries (shared memory in rb_tiled_pchain_k):
+ * for its first `cap` blocks, Tbar and Hbar as phase 1 loads them (Hbar then
+ * replaced by the head H_b in phase 3), so phases 3 and 5 read them there, not
+ * from car1 and car2 again, and the heads are never stored to car2 (nothing
+ * but phase 5 of the same thread reads them). Entry (j, k) of block b0 + j:
+ * Tbar at p[2 (j R + k) ls], Hbar / H_b ls further. Blocks past cap (groups
+ * longer than the shared memory holds) keep the loads from car1 and car2.
+ * The same CT values in the same order: only where they are read from changes. */
+template <typename CT>
+struct rb_tiled_pcc {
+    CT *p;
+    int ls, cap;
+};
+
+/* the cache's Tbar (w = 0) or Hbar / head (w = 1) of the group starting at b0 */
+template <typename CT>
+RB_HD rb_tiled_cv<CT> rb_tiled_pcc_view(const rb_tiled_pcc<CT> &c, int w, int b0)
+{
+    return rb_tiled_cv<CT>{c.p + (size_t)w * c.ls, (size_t)2 * c.ls, b0};
+}
+
+/* the group's blocks b0 .. b1-1 and bc, the end of those in its cache */
+template <typename CT>
+RB_HD void rb_tiled_pcc_range(const rb_tiled_grp &gp, const rb_tiled_pcc<CT> &c, int nb, int g, int *b0, int *b1,
+                              int *bc)
+{
+    rb_tiled_grp_range(gp, nb, g, b0, b1);
+    *bc = *b1 - *b0 < c.cap ? *b1 : *b0 + c.cap;
+}
+
+/* phase 1 over blocks b0 .. b1-1 from St; FILL: Hbar is loaded with Tbar and
+ * both go to the cache (tc, hc) */
+template <int R, typename CT, bool FILL>
+RB_HD void rb_tiled_pc_zero_span(const rb_cuda_tiled &f, int b0, int b1, rb_tiled_cv<CT> car1, rb_tiled_cv<CT> car2,
+                                 rb_tiled_cv<CT> tc, rb_tiled_cv<CT> hc, double mu, double *St)
 {
     const rb_cuda_blocks &b = f.b;
-    int b0, b1;
-    rb_tiled_grp_range(gp, b.nb, g, &b0, &b1);
-    double St[R], t[R];
-RB_UNROLL
-    for (int k = 0; k < R; ++k) St[k] = 0.0;
+    double t[R];
     constexpr int D = R <= 2 ? 8 : 4;
     for (int c0 = b0; c0 < b1; c0 += D) {
         CT tl[D][R];
+        if constexpr (FILL) {
+            CT hd[D][R];
+            rb_tiled_load_batch_v<R, D, CT>(car1, car2, c0, b1, tl, hd);
 RB_UNROLL
-        for (int d = 0; d < D; ++d)
-            if (c0 + d < b1) {
+            for (int d = 0; d < D; ++d)
+                if (c0 + d < b1) {
 RB_UNROLL
-                for (int k = 0; k < R; ++k) tl[d][k] = RB_TILED_CAR(car1, c0 + d, k);
-            }
+                    for (int k = 0; k < R; ++k) {
+                        RB_TILED_CV(tc, c0 + d, k) = tl[d][k];
+                        RB_TILED_CV(hc, c0 + d, k) = hd[d][k];
+                    }
+                }
+        } else {
+RB_UNROLL
+            for (int d = 0; d < D; ++d)
+                if (c0 + d < b1) {
+RB_UNROLL
+                    for (int k = 0; k < R; ++k) tl[d][k] = RB_TILED_CV(car1, c0 + d, k);
+                }
+        }
 RB_UNROLL
         for (int d = 0; d < D; ++d) {
             const int blk = c0 + d;
@@ -1137,6 +1211,22 @@ RB_UNROLL
             for (int k = 0; k < R; ++k) St[k] = t[k] + ((double)tl[d][k] - mu * T1[k]);
         }
     }
+}
+
+/* phase 1: causal chain over the group from a zero state; the cache filled */
+template <int R, typename CT>
+RB_HD void rb_tiled_pc_zero_c(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, const CT *car1, const CT *car2,
+                              const rb_tiled_pcc<CT> &c, double mu, size_t lanes, size_t lane, double *Z)
+{
+    int b0, b1, bc;
+    rb_tiled_pcc_range(gp, c, f.b.nb, g, &b0, &b1, &bc);
+    const rb_tiled_cv<CT> v1 = rb_tiled_cv_car<CT>((CT *)car1, lanes, lane), v2 = rb_tiled_cv_car<CT>((CT *)car2, lanes, lane);
+    const rb_tiled_cv<CT> tc = rb_tiled_pcc_view(c, 0, b0), hc = rb_tiled_pcc_view(c, 1, b0);
+    double St[R];
+RB_UNROLL
+    for (int k = 0; k < R; ++k) St[k] = 0.0;
+    rb_tiled_pc_zero_span<R, CT, true>(f, b0, bc, v1, v2, tc, hc, mu, St);
+    rb_tiled_pc_zero_span<R, CT, false>(f, bc, b1, v1, v2, tc, hc, mu, St);
 RB_UNROLL
     for (int k = 0; k < R; ++k) Z[k] = St[k];
 }
@@ -1284,19 +1374,25 @@ RB_UNROLL
 }
 
 /* phase 3: the group's true causal states P_b and heads H_b, then the
- * anticausal chain over the group (backwards) from a zero state -> Y */
+ * anticausal chain over the group (backwards) from a zero state -> Y; the
+ * cached blocks' carries from the cache, their heads back to it */
 template <int R, typename CT>
-RB_HD void rb_tiled_pc_run_c(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, CT *car1, CT *car2, double mu,
-                          size_t lanes, size_t lane, const double *S0, double *Y)
+RB_HD void rb_tiled_pc_run_c(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, CT *car1, CT *car2,
+                             const rb_tiled_pcc<CT> &c, double mu, size_t lanes, size_t lane, const double *S0, double *Y)
 {
-    int b0, b1;
+    int b0, b1, bc;
     double St[R];
     rb_tiled_grp_enter<R>(gp, f.b.nb, g, S0, St, &b0, &b1);
-    rb_tiled_chain_c_batch<R, CT>(f, b0, b1, St, mu, car1, car2, lanes, lane);
+    rb_tiled_pcc_range(gp, c, f.b.nb, g, &b0, &b1, &bc);
+    const rb_tiled_cv<CT> v1 = rb_tiled_cv_car<CT>(car1, lanes, lane), v2 = rb_tiled_cv_car<CT>(car2, lanes, lane);
+    const rb_tiled_cv<CT> tc = rb_tiled_pcc_view(c, 0, b0), hc = rb_tiled_pcc_view(c, 1, b0);
+    rb_tiled_chain_c_batch<R, CT>(f, b0, bc, St, mu, tc, hc, v1, hc);
+    rb_tiled_chain_c_batch<R, CT>(f, bc, b1, St, mu, v1, v2, v1, v2);
     /* anticausal from zero over the heads just stored (as CT, as the sequential chain reads them) */
 RB_UNROLL
     for (int k = 0; k < R; ++k) St[k] = 0.0;
-    rb_tiled_chain_a_batch<R, CT, false>(f, b0, b1, St, car2, lanes, lane);
+    rb_tiled_chain_a_batch<R, CT, false>(f, bc, b1, St, v2, v2);
+    rb_tiled_chain_a_batch<R, CT, false>(f, b0, bc, St, hc, v2);
 RB_UNROLL
     for (int k = 0; k < R; ++k) Y[k] = St[k];
 }
@@ -1315,15 +1411,19 @@ RB_UNROLL
     rb_tiled_pc_exchange<R, -1>(gp, gp.Ma, gp.Ma_last, sh, ls, E);
 }
 
-/* phase 5: the group's true anticausal states E_b, backwards from E0 */
+/* phase 5: the group's true anticausal states E_b, backwards from E0 (the
+ * cached blocks' heads from the cache) */
 template <int R, typename CT>
-RB_HD void rb_tiled_pc_run_a(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, CT *car2, size_t lanes, size_t lane,
-                          const double *E0)
+RB_HD void rb_tiled_pc_run_a(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, CT *car2, const rb_tiled_pcc<CT> &c,
+                             size_t lanes, size_t lane, const double *E0)
 {
-    int b0, b1;
+    int b0, b1, bc;
     double E[R];
     rb_tiled_grp_enter<R>(gp, f.b.nb, g, E0, E, &b0, &b1);
-    rb_tiled_chain_a_batch<R, CT>(f, b0, b1, E, car2, lanes, lane);
+    rb_tiled_pcc_range(gp, c, f.b.nb, g, &b0, &b1, &bc);
+    const rb_tiled_cv<CT> v2 = rb_tiled_cv_car<CT>(car2, lanes, lane);
+    rb_tiled_chain_a_batch<R, CT>(f, bc, b1, E, v2, v2);
+    rb_tiled_chain_a_batch<R, CT>(f, b0, bc, E, rb_tiled_pcc_view(c, 1, b0), v2);
 }
 
 #endif

@@ -10,6 +10,7 @@
 #include "rb_tiled_cols_rows.cuh"
 #include "rb_tiled_final_both.cuh"
 #include "rb_tiled_cross.cuh"
+#include <atomic>
 #include <type_traits>
 
 template <int R, typename CT>
@@ -47,18 +48,23 @@ rb_tiled_chain_split_k(const rb_cuda_tiled f, const float *__restrict__ in, CT *
  * order 5, so the other boundaries keep their kernels. Order 1 is held to 64
  * registers, two thread blocks an SM: the build's order-1 unit gave even the
  * plain instance 80 (one block an SM; its chains 1.2-1.4x slower on the H100,
- * bench/RESULTS.md, helper mirror3), 64 spill nothing there. */
+ * bench/RESULTS.md, helper mirror3), 64 spill nothing there. cap: the
+ * blocks of each group whose carries stay in the dynamic shared memory
+ * (rb_tiled_pcc; rb_tiled_pcc_plan sizes it). */
 template <int R, typename CT, bool MIR = false>
 __global__ void __launch_bounds__(32 * RB_TILED_NG, R == 1 ? 2 : 1)
 rb_tiled_pchain_k(const rb_cuda_tiled f, const rb_tiled_grp gp, const float *__restrict__ in, CT *__restrict__ car1,
-               CT *__restrict__ car2, const float *__restrict__ sums, float *__restrict__ mean, size_t lanes)
+               CT *__restrict__ car2, const float *__restrict__ sums, float *__restrict__ mean, size_t lanes, int cap)
 {
     __shared__ double sh[RB_TILED_NG * R * 32];
     __shared__ double se[R * 32];
     __shared__ double sm[RB_TILED_NG * 32];
+    extern __shared__ __align__(16) unsigned char rb_tiled_pcc_sm[];
     const int l = threadIdx.x, g = threadIdx.y;
     const size_t lane = (size_t)blockIdx.x * 32 + l;
     const bool ok = lane < lanes;
+    /* thread (l, g)'s entries a block's width apart: a warp's 32 lanes hit 32 banks */
+    const rb_tiled_pcc<CT> c = {(CT *)rb_tiled_pcc_sm + g * 32 + l, 32 * RB_TILED_NG, cap};
     double mu = 0.0, v[R];
     if (f.b.ax.shift) {
         if (ok) sm[g * 32 + l] = rb_tiled_pc_sum(f, gp, g, sums, lanes, lane);
@@ -77,7 +83,7 @@ rb_tiled_pchain_k(const rb_cuda_tiled f, const rb_tiled_grp gp, const float *__r
         mean[lane] = 0.0f;
     }
     if (ok) {
-        rb_tiled_pc_zero_c<R, CT>(f, gp, g, car1, mu, lanes, lane, v);
+        rb_tiled_pc_zero_c<R, CT>(f, gp, g, car1, car2, c, mu, lanes, lane, v);
 #pragma unroll
         for (int k = 0; k < R; ++k) sh[(g * R + k) * 32 + l] = v[k];
     }
@@ -88,7 +94,7 @@ rb_tiled_pchain_k(const rb_cuda_tiled f, const rb_tiled_grp gp, const float *__r
         double S0[R];
 #pragma unroll
         for (int k = 0; k < R; ++k) S0[k] = sh[(g * R + k) * 32 + l];
-        rb_tiled_pc_run_c<R, CT>(f, gp, g, car1, car2, mu, lanes, lane, S0, v);
+        rb_tiled_pc_run_c<R, CT>(f, gp, g, car1, car2, c, mu, lanes, lane, S0, v);
 #pragma unroll
         for (int k = 0; k < R; ++k) sh[(g * R + k) * 32 + l] = v[k];
     }
@@ -98,7 +104,7 @@ rb_tiled_pchain_k(const rb_cuda_tiled f, const rb_tiled_grp gp, const float *__r
     if (ok) {
 #pragma unroll
         for (int k = 0; k < R; ++k) v[k] = sh[(g * R + k) * 32 + l];
-        rb_tiled_pc_run_a<R, CT>(f, gp, g, car2, lanes, lane, v);
+        rb_tiled_pc_run_a<R, CT>(f, gp, g, car2, c, lanes, lane, v);
     }
 }
 
@@ -154,6 +160,72 @@ static constexpr bool rb_tiled_fixed_c()
     return std::is_same<CT, IT>::value;
 }
 
+/* The dynamic shared memory rb_tiled_pchain_k<R, CT, MIR> may take for its
+ * groups' carries (rb_tiled_pcc) on the current device, the attribute set: as
+ * much as leaves the kernel's blocks per SM as they are without it (order 1's
+ * two: its chains' speed, rb_tiled_pchain_k), once a device and instance (past
+ * 32 devices, every call). 0 where the device refuses it: the loads from car1
+ * and car2, as before. */
+template <int R, typename CT, bool MIR>
+static int rb_tiled_pcc_budget()
+{
+    static std::atomic<int> known[32]; /* budget + 1; 0: not yet */
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    int v = dev < 32 ? known[dev].load(std::memory_order_acquire) : 0;
+    if (v) return v - 1;
+    auto k = rb_tiled_pchain_k<R, CT, MIR>;
+    const int threads = 32 * RB_TILED_NG;
+    cudaFuncAttributes fa;
+    int optin = 0, per_sm = 0, reserved = 0, n0 = 0, n = 0, want = 0;
+    if (cudaFuncGetAttributes(&fa, k) == cudaSuccess &&
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) == cudaSuccess &&
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n0, k, threads, 0) == cudaSuccess && n0 > 0) {
+        want = per_sm / n0 - reserved - (int)fa.sharedSizeBytes;
+        if (want > optin - (int)fa.sharedSizeBytes) want = optin - (int)fa.sharedSizeBytes;
+        want &= ~1023;
+        /* shared memory first: the chain streams its carries, L1 serves no reuse */
+        if (want > 0 && (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, want) != cudaSuccess ||
+                         cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                              cudaSharedmemCarveoutMaxShared) != cudaSuccess ||
+                         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, threads, want) != cudaSuccess || n < n0))
+            want = 0;
+    }
+    (void)cudaGetLastError(); /* a refusal is no error of the filter's: it runs without the cache */
+    if (want < 0) want = 0;
+    if (dev < 32) known[dev].store(want + 1, std::memory_order_release);
+    return want;
+}
+
+/* the cached blocks a group (rb_tiled_pcc): all of them where the budget
+ * holds them; bytes: the kernel's dynamic shared memory */
+template <int R, typename CT, bool MIR>
+static int rb_tiled_pcc_plan(const rb_tiled_grp &gp, size_t *bytes)
+{
+    const size_t per_block = (size_t)2 * R * sizeof(CT) * 32 * RB_TILED_NG;
+    size_t cap = (size_t)rb_tiled_pcc_budget<R, CT, MIR>() / per_block;
+    if (cap > (size_t)gp.nbg) cap = (size_t)gp.nbg;
+    *bytes = cap * per_block;
+    return (int)cap;
+}
+
+template <int R, typename CT, bool MIR>
+static void rb_tiled_pchain_launch(const rb_cuda_tiled *f, const float *in, const rb_tiled_bufs<CT> &m, size_t lanes,
+                                   cudaStream_t s)
+{
+    rb_tiled_grp gp;
+    rb_tiled_grp_init(f, &gp);
+    size_t bytes;
+    const int cap = rb_tiled_pcc_plan<R, CT, MIR>(gp, &bytes);
+    rb_tiled_pchain_k<R, CT, MIR><<<(unsigned)((lanes + 31) / 32), dim3(32, RB_TILED_NG), bytes, s>>>(
+        *f, gp, in, m.car1, m.car2, m.sums, m.mean, lanes, cap);
+}
+
 template <int R, typename CT>
 static void rb_tiled_chain_launch(const rb_cuda_tiled *f, const float *in, const rb_tiled_bufs<CT> &m, size_t lanes,
                                cudaStream_t s)
@@ -164,15 +236,10 @@ static void rb_tiled_chain_launch(const rb_cuda_tiled *f, const float *in, const
     } else if (f->dbl || f->seq_chain) {
         rb_tiled_chain_k<R, CT><<<(unsigned)((lanes + 31) / 32), 32, 0, s>>>(*f, in, m.car1, m.car2, m.sums, m.mean,
                                                                           lanes);
+    } else if (f->b.mirror_closed) {
+        rb_tiled_pchain_launch<R, CT, true>(f, in, m, lanes, s);
     } else {
-        rb_tiled_grp gp;
-        rb_tiled_grp_init(f, &gp);
-        if (f->b.mirror_closed)
-            rb_tiled_pchain_k<R, CT, true><<<(unsigned)((lanes + 31) / 32), dim3(32, RB_TILED_NG), 0, s>>>(
-                *f, gp, in, m.car1, m.car2, m.sums, m.mean, lanes);
-        else
-            rb_tiled_pchain_k<R, CT><<<(unsigned)((lanes + 31) / 32), dim3(32, RB_TILED_NG), 0, s>>>(
-                *f, gp, in, m.car1, m.car2, m.sums, m.mean, lanes);
+        rb_tiled_pchain_launch<R, CT, false>(f, in, m, lanes, s);
     }
 }
 
