@@ -144,7 +144,8 @@ static int rb_emu_axis(const rb_cuda_tiled &f, const float *in, float *out, size
             return -1;
         }
         for (size_t lane = 0; lane < lanes; ++lane) {
-            const int cap = (int)(lane % (size_t)(gp.nbg + 1));
+            /* the mirror instance caches nothing (rb_tiled_pcc_plan) */
+            const int cap = f.b.mirror_closed ? 0 : (int)(lane % (size_t)(gp.nbg + 1));
             double mu = 0.0;
             mean[lane] = 0.0f;
             if (a.shift) {

@@ -1160,13 +1160,14 @@ RB_HD rb_tiled_cv<CT> rb_tiled_pcc_view(const rb_tiled_pcc<CT> &c, int w, int b0
     return rb_tiled_cv<CT>{c.p + (size_t)w * c.ls, (size_t)2 * c.ls, b0};
 }
 
-/* the group's blocks b0 .. b1-1 and bc, the end of those in its cache */
-template <typename CT>
+/* the group's blocks b0 .. b1-1 and bc, the end of those in its cache (b0
+ * where the instance has none: CACHE false, a constant the compiler sees) */
+template <bool CACHE, typename CT>
 RB_HD void rb_tiled_pcc_range(const rb_tiled_grp &gp, const rb_tiled_pcc<CT> &c, int nb, int g, int *b0, int *b1,
                               int *bc)
 {
     rb_tiled_grp_range(gp, nb, g, b0, b1);
-    *bc = *b1 - *b0 < c.cap ? *b1 : *b0 + c.cap;
+    *bc = !CACHE ? *b0 : *b1 - *b0 < c.cap ? *b1 : *b0 + c.cap;
 }
 
 /* phase 1 over blocks b0 .. b1-1 from St; FILL: Hbar is loaded with Tbar and
@@ -1213,19 +1214,22 @@ RB_UNROLL
     }
 }
 
-/* phase 1: causal chain over the group from a zero state; the cache filled */
-template <int R, typename CT>
+/* phase 1: causal chain over the group from a zero state; CACHE: the cache
+ * filled. Without it (the mirror instance) the code is main's single span:
+ * the two spans grew that instance's stack (order 5: 112 -> 144 bytes) and
+ * made its chains 4-5 % slower on the H100 (bench/RESULTS.md, 2026-11-28) */
+template <int R, typename CT, bool CACHE = true>
 RB_HD void rb_tiled_pc_zero_c(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, const CT *car1, const CT *car2,
                               const rb_tiled_pcc<CT> &c, double mu, size_t lanes, size_t lane, double *Z)
 {
     int b0, b1, bc;
-    rb_tiled_pcc_range(gp, c, f.b.nb, g, &b0, &b1, &bc);
+    rb_tiled_pcc_range<CACHE>(gp, c, f.b.nb, g, &b0, &b1, &bc);
     const rb_tiled_cv<CT> v1 = rb_tiled_cv_car<CT>((CT *)car1, lanes, lane), v2 = rb_tiled_cv_car<CT>((CT *)car2, lanes, lane);
     const rb_tiled_cv<CT> tc = rb_tiled_pcc_view(c, 0, b0), hc = rb_tiled_pcc_view(c, 1, b0);
     double St[R];
 RB_UNROLL
     for (int k = 0; k < R; ++k) St[k] = 0.0;
-    rb_tiled_pc_zero_span<R, CT, true>(f, b0, bc, v1, v2, tc, hc, mu, St);
+    if constexpr (CACHE) rb_tiled_pc_zero_span<R, CT, true>(f, b0, bc, v1, v2, tc, hc, mu, St);
     rb_tiled_pc_zero_span<R, CT, false>(f, bc, b1, v1, v2, tc, hc, mu, St);
 RB_UNROLL
     for (int k = 0; k < R; ++k) Z[k] = St[k];
@@ -1375,24 +1379,25 @@ RB_UNROLL
 
 /* phase 3: the group's true causal states P_b and heads H_b, then the
  * anticausal chain over the group (backwards) from a zero state -> Y; the
- * cached blocks' carries from the cache, their heads back to it */
-template <int R, typename CT>
+ * cached blocks' carries from the cache, their heads back to it (CACHE, as
+ * in rb_tiled_pc_zero_c) */
+template <int R, typename CT, bool CACHE = true>
 RB_HD void rb_tiled_pc_run_c(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, CT *car1, CT *car2,
                              const rb_tiled_pcc<CT> &c, double mu, size_t lanes, size_t lane, const double *S0, double *Y)
 {
     int b0, b1, bc;
     double St[R];
     rb_tiled_grp_enter<R>(gp, f.b.nb, g, S0, St, &b0, &b1);
-    rb_tiled_pcc_range(gp, c, f.b.nb, g, &b0, &b1, &bc);
+    rb_tiled_pcc_range<CACHE>(gp, c, f.b.nb, g, &b0, &b1, &bc);
     const rb_tiled_cv<CT> v1 = rb_tiled_cv_car<CT>(car1, lanes, lane), v2 = rb_tiled_cv_car<CT>(car2, lanes, lane);
     const rb_tiled_cv<CT> tc = rb_tiled_pcc_view(c, 0, b0), hc = rb_tiled_pcc_view(c, 1, b0);
-    rb_tiled_chain_c_batch<R, CT>(f, b0, bc, St, mu, tc, hc, v1, hc);
+    if constexpr (CACHE) rb_tiled_chain_c_batch<R, CT>(f, b0, bc, St, mu, tc, hc, v1, hc);
     rb_tiled_chain_c_batch<R, CT>(f, bc, b1, St, mu, v1, v2, v1, v2);
     /* anticausal from zero over the heads just stored (as CT, as the sequential chain reads them) */
 RB_UNROLL
     for (int k = 0; k < R; ++k) St[k] = 0.0;
     rb_tiled_chain_a_batch<R, CT, false>(f, bc, b1, St, v2, v2);
-    rb_tiled_chain_a_batch<R, CT, false>(f, b0, bc, St, hc, v2);
+    if constexpr (CACHE) rb_tiled_chain_a_batch<R, CT, false>(f, b0, bc, St, hc, v2);
 RB_UNROLL
     for (int k = 0; k < R; ++k) Y[k] = St[k];
 }
@@ -1412,18 +1417,18 @@ RB_UNROLL
 }
 
 /* phase 5: the group's true anticausal states E_b, backwards from E0 (the
- * cached blocks' heads from the cache) */
-template <int R, typename CT>
+ * cached blocks' heads from the cache; CACHE as in rb_tiled_pc_zero_c) */
+template <int R, typename CT, bool CACHE = true>
 RB_HD void rb_tiled_pc_run_a(const rb_cuda_tiled &f, const rb_tiled_grp &gp, int g, CT *car2, const rb_tiled_pcc<CT> &c,
                              size_t lanes, size_t lane, const double *E0)
 {
     int b0, b1, bc;
     double E[R];
     rb_tiled_grp_enter<R>(gp, f.b.nb, g, E0, E, &b0, &b1);
-    rb_tiled_pcc_range(gp, c, f.b.nb, g, &b0, &b1, &bc);
+    rb_tiled_pcc_range<CACHE>(gp, c, f.b.nb, g, &b0, &b1, &bc);
     const rb_tiled_cv<CT> v2 = rb_tiled_cv_car<CT>(car2, lanes, lane);
     rb_tiled_chain_a_batch<R, CT>(f, bc, b1, E, v2, v2);
-    rb_tiled_chain_a_batch<R, CT>(f, b0, bc, E, rb_tiled_pcc_view(c, 1, b0), v2);
+    if constexpr (CACHE) rb_tiled_chain_a_batch<R, CT>(f, b0, bc, E, rb_tiled_pcc_view(c, 1, b0), v2);
 }
 
 #endif

@@ -83,7 +83,7 @@ rb_tiled_pchain_k(const rb_cuda_tiled f, const rb_tiled_grp gp, const float *__r
         mean[lane] = 0.0f;
     }
     if (ok) {
-        rb_tiled_pc_zero_c<R, CT>(f, gp, g, car1, car2, c, mu, lanes, lane, v);
+        rb_tiled_pc_zero_c<R, CT, !MIR>(f, gp, g, car1, car2, c, mu, lanes, lane, v);
 #pragma unroll
         for (int k = 0; k < R; ++k) sh[(g * R + k) * 32 + l] = v[k];
     }
@@ -94,7 +94,7 @@ rb_tiled_pchain_k(const rb_cuda_tiled f, const rb_tiled_grp gp, const float *__r
         double S0[R];
 #pragma unroll
         for (int k = 0; k < R; ++k) S0[k] = sh[(g * R + k) * 32 + l];
-        rb_tiled_pc_run_c<R, CT>(f, gp, g, car1, car2, c, mu, lanes, lane, S0, v);
+        rb_tiled_pc_run_c<R, CT, !MIR>(f, gp, g, car1, car2, c, mu, lanes, lane, S0, v);
 #pragma unroll
         for (int k = 0; k < R; ++k) sh[(g * R + k) * 32 + l] = v[k];
     }
@@ -104,7 +104,7 @@ rb_tiled_pchain_k(const rb_cuda_tiled f, const rb_tiled_grp gp, const float *__r
     if (ok) {
 #pragma unroll
         for (int k = 0; k < R; ++k) v[k] = sh[(g * R + k) * 32 + l];
-        rb_tiled_pc_run_a<R, CT>(f, gp, g, car2, c, lanes, lane, v);
+        rb_tiled_pc_run_a<R, CT, !MIR>(f, gp, g, car2, c, lanes, lane, v);
     }
 }
 
@@ -207,6 +207,10 @@ static int rb_tiled_pcc_budget()
 template <int R, typename CT, bool MIR>
 static int rb_tiled_pcc_plan(const rb_tiled_grp &gp, size_t *bytes)
 {
+    if constexpr (MIR) { /* the mirror instance keeps main's loads (rb_tiled_pc_zero_c's CACHE) */
+        *bytes = 0;
+        return 0;
+    }
     const size_t per_block = (size_t)2 * R * sizeof(CT) * 32 * RB_TILED_NG;
     size_t cap = (size_t)rb_tiled_pcc_budget<R, CT, MIR>() / per_block;
     if (cap > (size_t)gp.nbg) cap = (size_t)gp.nbg;
