@@ -92,7 +92,10 @@ __device__ __forceinline__ void rb_tiled_s1_load(const rb_cuda_tiled &f, const f
     }
 }
 
-template <int R, typename CT, typename IT>
+/* MF: the instance for mirror axes padded with a FIR (rb_tiled_mirror_fir_axis),
+ * whose pad blocks take rb_tiled_load_mirror_fir; an instance of its own, as the
+ * branch in every instance cost clamp's stage 1 14-17 % (more registers). */
+template <int R, typename CT, typename IT, bool MF = false>
 __global__ void __launch_bounds__(RB_TILED_COL_THREADS)
 rb_tiled_s1_cols(const rb_cuda_tiled f, const float *__restrict__ in, CT *__restrict__ car1,
               CT *__restrict__ car2, float *__restrict__ sums, size_t lanes, unsigned nlc)
@@ -139,7 +142,7 @@ rb_tiled_s1_cols(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
                 }
         } else if (rb_tiled_fir_tiled(f, j0, len)) {
             rb_tiled_load_fir<IT>(f, x, S, j0, len, u, &bs);
-        } else {
+        } else if (!(MF && rb_tiled_load_mirror_fir<IT>(f, x, S, j0, len, u, &bs))) {
             rb_tiled_load_generic<R, IT>(f, x, S, blk, len, a.cval[lane % a.channels], u, &bs);
         }
         rb_tiled_stage1<R, IT>(f, u, len, T, H);

@@ -92,7 +92,8 @@ static __device__ __forceinline__ void rb_tiled_tile_store(const rb_cuda_tiled &
 
 /* rows: one thread block = RB_TILED_TR(c) image rows x all channels (lane y*c + k),
  * one block of 32 samples along x */
-template <int R, typename CT, typename IT, int C>
+/* MF: as rb_tiled_s1_cols' */
+template <int R, typename CT, typename IT, int C, bool MF = false>
 __global__ void __launch_bounds__(128)
 rb_tiled_s1_rows(const rb_cuda_tiled f, const float *__restrict__ in, CT *__restrict__ car1,
               CT *__restrict__ car2, float *__restrict__ sums, size_t lanes, unsigned ntile, int skip0,
@@ -145,7 +146,7 @@ rb_tiled_s1_rows(const rb_cuda_tiled f, const float *__restrict__ in, CT *__rest
                 }
         } else if (firt) {
             rb_tiled_fir_block<IT>(f, rb_tiled_smc<C>{sm + ty * st + k, c}, len, u, &bs);
-        } else {
+        } else if (!(MF && rb_tiled_load_mirror_fir<IT>(f, in + y * f.ld + k, c, j0, len, u, &bs))) {
             rb_tiled_load_generic<R, IT>(f, in + y * f.ld + k, c, blk, len, a.cval[k], u, &bs);
         }
         rb_tiled_stage1<R, IT>(f, u, len, T, H);

@@ -18,12 +18,14 @@ static uint64_t fnv(const void *p, size_t n)
 
 int main(int argc, char **argv)
 {
-    int host = 0, big = 0; /* --host: the emulation; --big: 8192² and 3000x40x3 too */
+    int host = 0, big = 0, gauss = 0; /* --host: the emulation; --big: 8192² and 3000x40x3 too;
+                                         --gauss: Gaussians of sigma 2, 8, 30, 100 instead of orders 1/3/5 */
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--host")) host = 1;
         else if (!strcmp(argv[i], "--big")) big = 1;
+        else if (!strcmp(argv[i], "--gauss")) gauss = 1;
         else {
-            fprintf(stderr, "usage: gpu_output_hash [--host] [--big]\n");
+            fprintf(stderr, "usage: gpu_output_hash [--host] [--big] [--gauss]\n");
             return 2;
         }
     }
@@ -34,15 +36,19 @@ int main(int argc, char **argv)
     if (!host) RK(ctx, rb_context_set_backend(ctx, RB_BACKEND_CUDA));
     const rb_boundary_mode modes[3] = {RB_BOUNDARY_CLAMP, RB_BOUNDARY_PERIODIC, RB_BOUNDARY_MIRROR};
     for (int si = 0; si < nsz; ++si)
-        for (int order = 1; order <= 5; order += 2)
+        for (int fi = 0; fi < (gauss ? 4 : 3); ++fi)
             for (int mi = 0; mi < 3; ++mi) {
+                static const double sigmas[4] = {2, 8, 30, 100};
+                const int order = gauss ? (int)sigmas[fi] : 2 * fi + 1; /* printed; seeds the input */
                 const int w = sz[si][0], h = sz[si][1], ch = sz[si][2];
                 if (host && w * (size_t)h > 20000000) continue;
                 const size_t count = (size_t)w * h * ch;
                 float *in = (float *)malloc(count * 4), *out = (float *)malloc(count * 4);
                 bench_seed(12345u + (uint64_t)(si * 100 + order * 10 + mi)); /* the same input for base and branch */
                 for (size_t i = 0; i < count; ++i) in[i] = (float)bench_urand();
-                rb_filter *f = bench_filter(ctx, order);
+                rb_filter *f = NULL;
+                if (gauss) RK(ctx, rb_filter_gaussian(ctx, sigmas[fi], sigmas[fi], RB_GAUSSIAN_DEFAULT, &f));
+                else f = bench_filter(ctx, order);
                 rb_boundary b = {modes[mi], 0.0f};
                 rb_plan *plan;
                 RK(ctx, rb_plan_create(ctx, f, b, w, h, ch, &plan));
@@ -66,7 +72,7 @@ int main(int argc, char **argv)
                     CK(cudaFree(di));
                     CK(cudaFree(dout));
                 }
-                printf("%s %dx%dx%d order %d mode %d rc %d hash %016llx\n", host ? "host" : "dev", w, h, ch, order,
+                printf("%s %dx%dx%d %s %d mode %d rc %d hash %016llx\n", host ? "host" : "dev", w, h, ch, gauss ? "sigma" : "order", order,
                        (int)modes[mi], rc, (unsigned long long)fnv(out, count * 4));
                 fflush(stdout);
                 rb_plan_destroy(plan);
