@@ -104,7 +104,8 @@ static __device__ __forceinline__ void rb_tiled_put_carries(const rb_cuda_axis &
  * the same in-line sum as rb_tiled_load_generic, without its ntaps reflected
  * reads and 64-bit remainders a sample (a padded sample cost the Gaussian's
  * stage 1 about 15 line samples: bench/RESULTS.md, 2026-11-28 14:35). S: the
- * distance between the line's samples; 0 where the block is not such a one. */
+ * distance between the line's samples. Returns 0 (u untouched) where the block
+ * is not such a one. */
 template <typename IT, typename U>
 static __device__ __forceinline__ int rb_tiled_load_mirror_fir(const rb_cuda_tiled &f, const float *x, long long S,
                                                                long long j0, int len, U u, double *bsum)
