@@ -12,6 +12,10 @@
 #      started by an uninstrumented GIMP. Leak checking is off in this pass only:
 #      it would report the hosts' own allocations (ImageMagick, GLib/GTK) that
 #      they never free at exit, not ours.
+# Passes 2 and 3 run their tests side by side, as scripts/test.sh does: each
+# GIMP test has its own profile and work folder, the dialog tests their own
+# X server (xvfb-run -a); run one after another they took 2 + 6 of this
+# stage's 23 minutes in CI (session 20's run).
 # Extra arguments go to ctest (e.g. -R engine).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 build="${RECBLUR_ASAN_BUILD_DIR:-$root/build-asan}"
@@ -49,10 +53,10 @@ if [ "$(count -R "$hosts" -E '^test_magick_module$')" -gt 0 ]; then
   [ -f "$libasan" ] || { echo "sanitize: no libasan.so for $cc" >&2; exit 1; }
   echo "sanitize: pass 2: ImageMagick and GEGL host tests, $libasan preloaded into convert and gegl, leak checking off"
   LD_PRELOAD="$libasan" ASAN_OPTIONS="$asan_common:detect_leaks=0" \
-    ctest --output-on-failure -R "$hosts" -E '^test_magick_module$' "$@"
+    ctest -j "$(nproc)" --output-on-failure -R "$hosts" -E '^test_magick_module$' "$@"
 fi
 if [ "$(count -L gimp)" -gt 0 ]; then
   echo "sanitize: pass 3: GIMP host tests (the plug-in executable is sanitized), leak checking off"
-  ASAN_OPTIONS="$asan_common:detect_leaks=0" ctest --output-on-failure -L gimp "$@"
+  ASAN_OPTIONS="$asan_common:detect_leaks=0" ctest -j "$(nproc)" --output-on-failure -L gimp "$@"
 fi
 echo "sanitize: all tests passed under AddressSanitizer + UndefinedBehaviorSanitizer"
