@@ -56,8 +56,12 @@ static void rb_emu_trace(const rb_axis_plan *ap, const rb_cuda_tiled &f, const f
 }
 
 /* u of one block as the kernels make it: in-line blocks with a FIR from a tile
- * of their samples (rb_tiled_fir_tiled, rb_tiled_fir_block), the others through
- * rb_tiled_load_generic */
+ * of their samples (rb_tiled_fir_tiled, rb_tiled_fir_block), mirror blocks
+ * within one reflection of the line by rb_tiled_load_mirror (no FIR) or, on
+ * the axes whose double stage 1 takes it, rb_tiled_load_mirror_fir, the others
+ * through rb_tiled_load_generic. The mirror loads give the generic load's
+ * floats by design; here every such block takes them (the column kernels and
+ * the MF stage 1 only some), so the emulated suites test them. */
 template <int R, typename IT>
 static void rb_emu_load(const rb_cuda_tiled &f, const float *x, long long S, int blk, int len, float cv, IT *u,
                         double *bs)
@@ -65,6 +69,9 @@ static void rb_emu_load(const rb_cuda_tiled &f, const float *x, long long S, int
     const rb_cuda_axis &a = f.b.ax;
     const long long j0 = (long long)a.s0 + (long long)blk * RB_TILED_B;
     if (!rb_tiled_fir_tiled(f, j0, len)) {
+        if (a.ntaps == 0 ? rb_tiled_load_mirror(f, x, S, j0, len, u, bs)
+                         : rb_tiled_mirror_fir_axis<IT>(a) && rb_tiled_load_mirror_fir<IT>(f, x, S, j0, len, u, bs))
+            return;
         rb_tiled_load_generic<R, IT>(f, x, S, blk, len, cv, u, bs);
         return;
     }

@@ -33,6 +33,15 @@ RB_HD I rb_ext_index(I j, I n, int mode)
     }
 }
 
+/* rb_ext_index's mirror case for j in [-n, 2n), one reflection: without its
+ * 64-bit remainders, which the padded blocks' loads (rb_tiled_load_mirror,
+ * rb_tiled_load_mirror_fir) would pay per sample. */
+template <typename I>
+RB_HD I rb_ext_mirror1(I j, I n)
+{
+    return j < 0 ? -1 - j : j >= n ? 2 * n - 1 - j : j;
+}
+
 /* Sample j of the extended line x[0], x[S], ..., x[(n-1) S] (input units).
  * The samples inside the line and the constant ones return before the
  * remainders of rb_ext_index: in the padded route most samples lie outside. */

@@ -11,10 +11,27 @@
 #endif
 #ifdef __CUDA_ARCH__
 #define RB_UNROLL _Pragma("unroll")
+#define RB_UNROLL4 _Pragma("unroll 4")
 #define RB_NO_UNROLL _Pragma("unroll 1")
 #else
 #define RB_UNROLL
+#define RB_UNROLL4
 #define RB_NO_UNROLL
 #endif
+
+/* A read-only load: through the read-only data cache on the device. */
+#ifdef __CUDACC__
+__host__ __device__ __forceinline__
+#else
+static inline
+#endif
+float rb_ldg(const float *p)
+{
+#ifdef __CUDA_ARCH__
+    return __ldg(p);
+#else
+    return *p;
+#endif
+}
 
 #endif

@@ -210,6 +210,73 @@ RB_UNROLL
     *bsum = s;
 }
 
+/* A block of a mirror line without FIR within [-n, 2n) (the padding): each
+ * sample read from its reflection directly, the floats rb_tiled_load_generic
+ * gives (and the same in-line sum, in the same order) without its 64-bit
+ * remainders a sample. Returns 0 (u untouched) where the block is not such a
+ * one; the column kernels take it, and the host emulation for every such block. */
+template <typename U>
+RB_HD int rb_tiled_load_mirror(const rb_cuda_tiled &f, const float *x, long long S, long long j0, int len, U u,
+                               double *bsum)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    const long long n = a.n;
+    if (a.ntaps != 0 || a.mode != RB_BOUNDARY_MIRROR || j0 < -n || j0 + len > 2 * n) return 0;
+    double s = 0.0;
+RB_UNROLL4
+    for (int j = 0; j < len; ++j) {
+        const long long jj = j0 + j;
+        const float v = rb_ldg(x + rb_ext_mirror1(jj, n) * S);
+        u[j] = v;
+        if (jj >= 0 && jj < n) s += (double)v;
+    }
+    *bsum = s;
+    return 1;
+}
+
+/* Whether an axis takes rb_tiled_load_mirror_fir for its blocks outside the
+ * line (the MF instances of the double stage-1 kernels): mirror padded, with
+ * a FIR of at most RB_TILED_HALO + 1 taps around sample 0 (rb_tiled_fir_tiled's
+ * condition) and a double recursion (the Gaussian from sigma 4). Fixed for the
+ * whole axis, so the launch tests it once and the load only its range. */
+template <typename IT>
+RB_HD bool rb_tiled_mirror_fir_axis(const rb_cuda_axis &a)
+{
+    return std::is_same<IT, double>::value && a.padded && a.mode == RB_BOUNDARY_MIRROR && a.ntaps > 0 &&
+           a.ntaps <= RB_TILED_HALO + 1 && a.fir_lo <= 0 && a.fir_lo + a.ntaps > 0;
+}
+
+/* A block of an axis of rb_tiled_mirror_fir_axis whose taps all lie within
+ * [-n, 2n) (the padding of the double-carry chains, where the closed form
+ * (67)/(72) is not used). Its len + ntaps - 1 samples are read once from
+ * their reflections, then rb_tiled_fir_block: the same doubles summed in the
+ * same order as rb_tiled_u, so the same u and the same in-line sum as
+ * rb_tiled_load_generic, without its ntaps reflected reads and 64-bit
+ * remainders a sample (a padded sample cost the Gaussian's stage 1 about 15
+ * line samples: bench/RESULTS.md, 2026-11-28 14:35). S: the distance between
+ * the line's samples. Returns 0 (u untouched) where the block reaches
+ * further. */
+template <typename IT, typename U>
+RB_HD int rb_tiled_load_mirror_fir(const rb_cuda_tiled &f, const float *x, long long S, long long j0, int len, U u,
+                                   double *bsum)
+{
+    const rb_cuda_axis &a = f.b.ax;
+    const long long n = a.n, b0 = j0 + a.fir_lo;
+    const int w = len + a.ntaps - 1, lo = -a.fir_lo;
+    if (b0 < -n || b0 + w > 2 * n) return 0;
+    float v[RB_TILED_B + RB_TILED_HALO];
+RB_UNROLL
+    for (int i = 0; i < RB_TILED_B + RB_TILED_HALO; ++i)
+        if (i < w) v[i] = rb_ldg(x + rb_ext_mirror1(b0 + i, n) * S);
+    double s = 0.0;
+RB_UNROLL
+    for (int i = 0; i < RB_TILED_B + RB_TILED_HALO; ++i)
+        if (i >= lo && i < lo + len && b0 + i >= 0 && b0 + i < n) s += (double)v[i];
+    *bsum = s;
+    rb_tiled_fir_block<IT>(f, v, len, u, (double *)0);
+    return 1;
+}
+
 /* One step of a pass of order R: v -= sum_k d_k p_k, then the state
  * [p_0 .. p_{R-1}] (newest first) shifts v in; the pass's coefficients in
  * the recursion's type (CAUSAL: dc, else da). Returns v. */

@@ -5,29 +5,6 @@
 
 #include "rb_tiled_kernels.cuh"
 
-/* A column block of a mirror line without FIR within [-n, 2n) (the padding):
- * each sample is read from its reflection directly, the floats that
- * rb_tiled_load_generic would give (and the same in-line sum, in the same order)
- * without its 64-bit remainders per sample. */
-template <typename U>
-static __device__ __forceinline__ int rb_tiled_load_mirror(const rb_cuda_tiled &f, const float *x, long long S,
-                                                        long long j0, int len, U u, double *bsum)
-{
-    const rb_cuda_axis &a = f.b.ax;
-    const long long n = a.n;
-    if (a.ntaps != 0 || a.mode != RB_BOUNDARY_MIRROR || j0 < -n || j0 + len > 2 * n) return 0;
-    double s = 0.0;
-#pragma unroll 4
-    for (int j = 0; j < len; ++j) {
-        const long long jj = j0 + j, k = jj < 0 ? -1 - jj : jj >= n ? 2 * n - 1 - jj : jj;
-        const float v = __ldg(x + k * S);
-        u[j] = v;
-        if (jj >= 0 && jj < n) s += (double)v;
-    }
-    *bsum = s;
-    return 1;
-}
-
 /* A column block whose FIR taps all lie inside the line (rb_tiled_fir_tiled):
  * its len + ntaps - 1 samples into registers, each read once (coalesced
  * across the lanes), then the FIR from them (rb_tiled_fir_block); bsum

@@ -96,40 +96,4 @@ static __device__ __forceinline__ void rb_tiled_put_carries(const rb_cuda_axis &
     if (a.shift) RB_TILED_SUM(sums, blk) = (float)bs;
 }
 
-/* A block of a mirror line with a FIR (the Gaussian's 7 taps) whose taps all
- * lie within [-n, 2n): the padding of the double-carry chains, where the
- * closed form (67)/(72) is not used. Its len + ntaps - 1 samples are read once
- * from their reflections (as rb_tiled_load_mirror), then rb_tiled_fir_block:
- * the same doubles summed in the same order as rb_tiled_u, so the same u and
- * the same in-line sum as rb_tiled_load_generic, without its ntaps reflected
- * reads and 64-bit remainders a sample (a padded sample cost the Gaussian's
- * stage 1 about 15 line samples: bench/RESULTS.md, 2026-11-28 14:35). S: the
- * distance between the line's samples. Returns 0 (u untouched) where the block
- * is not such a one. */
-template <typename IT, typename U>
-static __device__ __forceinline__ int rb_tiled_load_mirror_fir(const rb_cuda_tiled &f, const float *x, long long S,
-                                                               long long j0, int len, U u, double *bsum)
-{
-    const rb_cuda_axis &a = f.b.ax;
-    const long long n = a.n, b0 = j0 + a.fir_lo;
-    const int w = len + a.ntaps - 1, lo = -a.fir_lo;
-    if (a.mode != RB_BOUNDARY_MIRROR || a.ntaps == 0 || a.ntaps > RB_TILED_HALO + 1 || a.fir_lo > 0 ||
-        a.fir_lo + a.ntaps <= 0 || b0 < -n || b0 + w > 2 * n)
-        return 0;
-    float v[RB_TILED_B + RB_TILED_HALO];
-#pragma unroll
-    for (int i = 0; i < RB_TILED_B + RB_TILED_HALO; ++i)
-        if (i < w) {
-            const long long jj = b0 + i, k = jj < 0 ? -1 - jj : jj >= n ? 2 * n - 1 - jj : jj;
-            v[i] = __ldg(x + k * S);
-        }
-    double s = 0.0;
-#pragma unroll
-    for (int i = 0; i < RB_TILED_B + RB_TILED_HALO; ++i)
-        if (i >= lo && i < lo + len && b0 + i >= 0 && b0 + i < n) s += (double)v[i];
-    *bsum = s;
-    rb_tiled_fir_block<IT>(f, v, len, u, (double *)0);
-    return 1;
-}
-
 #endif

@@ -255,16 +255,6 @@ static size_t rb_tiled_row_smem(const rb_cuda_tiled *f)
     return sizeof(float) * (f->fir_tile && nt > 0 && nt <= RB_TILED_HALO + 1 ? RB_TILED_SM_FLOATS_FIR : RB_TILED_SM_FLOATS);
 }
 
-/* Whether the axis is mirror padded with a FIR and a double recursion (the
- * Gaussian from sigma 4): its stage 1 then runs the MF instance, whose pad
- * blocks read each reflected sample once (rb_tiled_load_mirror_fir). */
-template <typename IT>
-static bool rb_tiled_mirror_fir_axis(const rb_cuda_tiled *f)
-{
-    const rb_cuda_axis &a = f->b.ax;
-    return std::is_same<IT, double>::value && a.padded && a.mode == RB_BOUNDARY_MIRROR && a.ntaps > 0;
-}
-
 /* the row stage 1 over the row tiles of g (g.grid: their blocks but the
  * nskip from skip0, which the fused route made) */
 template <int R, typename CT, typename IT, bool MF = false>
@@ -272,7 +262,7 @@ static void rb_tiled_s1_rows_launch(const rb_cuda_tiled *f, const float *in, con
                                  const rb_tiled_geom &g, int skip0, int nskip, cudaStream_t s)
 {
     if constexpr (!MF && std::is_same<IT, double>::value)
-        if (rb_tiled_mirror_fir_axis<IT>(f)) return rb_tiled_s1_rows_launch<R, CT, IT, true>(f, in, m, lanes, g, skip0, nskip, s);
+        if (rb_tiled_mirror_fir_axis<IT>(f->b.ax)) return rb_tiled_s1_rows_launch<R, CT, IT, true>(f, in, m, lanes, g, skip0, nskip, s);
     constexpr bool fc = rb_tiled_fixed_c<CT, IT>();
     if (f->c == 1)
         rb_tiled_s1_rows<R, CT, IT, 1, MF><<<g.grid, g.bs, rb_tiled_row_smem(f), s>>>(*f, in, m.car1, m.car2, m.sums, lanes, g.n2, skip0, nskip);
@@ -327,7 +317,7 @@ static cudaError_t rb_tiled_launch(const rb_cuda_tiled *f, const float *in, floa
     const rb_tiled_bufs<CT> m(f, carry, lanes, R);
     constexpr bool dbl = std::is_same<IT, double>::value; /* no MF instance for float recursions */
     if (f->rows) rb_tiled_s1_rows_launch<R, CT, IT>(f, in, m, lanes, g, 0, 0, s);
-    else if (rb_tiled_mirror_fir_axis<IT>(f))
+    else if (rb_tiled_mirror_fir_axis<IT>(f->b.ax))
         rb_tiled_s1_cols<R, CT, IT, dbl><<<g.grid, g.bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, g.n2);
     else rb_tiled_s1_cols<R, CT, IT><<<g.grid, g.bs, 0, s>>>(*f, in, m.car1, m.car2, m.sums, lanes, g.n2);
     return rb_tiled_chain_final<R, CT, IT>(f, in, out, m, lanes, g, s, ev);
@@ -383,7 +373,7 @@ static cudaError_t rb_tiled_launch_cols_s1_fir(const rb_cuda_tiled *fc, const rb
     const rb_tiled_bufs<CT> m(fc, ccarry, lanes, R), rm(fr, rcarry, rlanes, R);
     const rb_tiled_fir_span sp = rb_tiled_fir_span_of(*fr);
     constexpr bool dbl = std::is_same<CT, double>::value; /* no MF instance for float recursions */
-    if (rb_tiled_mirror_fir_axis<CT>(fc))
+    if (rb_tiled_mirror_fir_axis<CT>(fc->b.ax))
         rb_tiled_s1_cols<R, CT, CT, dbl><<<g.grid, g.bs, 0, s>>>(*fc, in, m.car1, m.car2, m.sums, lanes, g.n2);
     else rb_tiled_s1_cols<R, CT, CT><<<g.grid, g.bs, 0, s>>>(*fc, in, m.car1, m.car2, m.sums, lanes, g.n2);
     if (ev) cudaEventRecord(ev[0], s);
