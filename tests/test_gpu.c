@@ -643,6 +643,29 @@ static void test_gpu_wide_gaussian(void **state)
     rb_context_destroy(ctx);
 }
 
+/* The engine's Gaussian of sigmas (sx, sy) and its public form in tf, for
+ * the float64 reference. */
+static rb_filter *gaussian_public(rb_context *ctx, double sx, double sy, test_filter *tf)
+{
+    rb_filter *f;
+    assert_int_equal(rb_filter_gaussian(ctx, sx, sy, RB_GAUSSIAN_DEFAULT, &f), RB_OK);
+    memset(tf, 0, sizeof *tf);
+    for (int a = 0; a < 2; ++a) {
+        const rb_axis *ax = &f->axis[a];
+        rb_axis_filter *pf = &tf->ax[a];
+        pf->causal_order = ax->causal_order;
+        pf->anticausal_order = ax->anticausal_order;
+        for (int k = 0; k < ax->r; ++k) {
+            pf->causal[k] = -ax->dc[k];
+            pf->anticausal[k] = -ax->da[k];
+        }
+        pf->fir = ax->fir;
+        pf->fir_lo = ax->fir_lo;
+        pf->fir_hi = ax->fir_hi;
+    }
+    return f;
+}
+
 /* The tiled solver's arithmetic on the host (no GPU needed): the same
  * mode x order x size x filter cases as test_gpu_matches_cpu_all_modes (same
  * random filters and data), plus wide Gaussians (padded route), against the
@@ -676,24 +699,8 @@ static void test_tiled_solver_emulated(void **state)
                 test_filter tf;
                 rb_filter *f;
                 if (gauss) {
-                    assert_int_equal(rb_filter_gaussian(ctx, 150.0 + 20 * order, 30.0 * order,
-                                                        RB_GAUSSIAN_DEFAULT, &f), RB_OK);
+                    f = gaussian_public(ctx, 150.0 + 20 * order, 30.0 * order, &tf);
                     pmax = 0.9;
-                    /* its public form, for the float64 reference */
-                    memset(&tf, 0, sizeof tf);
-                    for (int a = 0; a < 2; ++a) {
-                        const rb_axis *ax = &f->axis[a];
-                        rb_axis_filter *pf = &tf.ax[a];
-                        pf->causal_order = ax->causal_order;
-                        pf->anticausal_order = ax->anticausal_order;
-                        for (int k = 0; k < ax->r; ++k) {
-                            pf->causal[k] = -ax->dc[k];
-                            pf->anticausal[k] = -ax->da[k];
-                        }
-                        pf->fir = ax->fir;
-                        pf->fir_lo = ax->fir_lo;
-                        pf->fir_hi = ax->fir_hi;
-                    }
                 } else {
                     f = make_filter(ctx, order, kind, pmax, &tf);
                 }
@@ -822,6 +829,68 @@ static void test_double_chain_emulated(void **state)
     tu_state = saved;
 }
 
+/* The mirror Gaussian from sigma 4 (double carries, so padded, with its 7-tap
+ * FIR): the pad blocks within one reflection of the line take
+ * rb_tiled_load_mirror_fir (each reflected sample read once), which the wide
+ * Gaussians above, mostly beyond [-n, 2n), barely reach. Both axes, lines
+ * from 37 to 1000 samples (a block cut by the line's end, a pad rounded up
+ * to whole blocks), 1 and 4 channels, against the CPU back end and the
+ * float64 reference. */
+static void test_gauss_mirror_emulated(void **state)
+{
+    (void)state;
+    static const int sizes_gm[][2] = {{257, 129}, {1000, 37}, {37, 300}};
+    static const double sigmas[] = {6.0, 30.0};
+    const uint64_t saved = tu_state;
+    rb_context *ctx = backend_ctx(RB_BACKEND_CPU);
+    int cases = 0, bad = 0;
+    double worst = 0;
+    for (int si = 0; si < 3; ++si)
+        for (int gi = 0; gi < 2; ++gi)
+            for (int ch = 1; ch <= 4; ch += 3) {
+                const int w = sizes_gm[si][0], h = sizes_gm[si][1];
+                test_filter tf;
+                rb_filter *f = gaussian_public(ctx, sigmas[gi], sigmas[gi], &tf);
+                const rb_boundary b = {RB_BOUNDARY_MIRROR, 0.0f};
+                const size_t count = (size_t)w * h * ch;
+                float *in = malloc(count * sizeof(float)), *e = malloc(count * sizeof(float));
+                double *din = malloc(count * sizeof(double)), *dref = malloc(count * sizeof(double));
+                float *fref = malloc(count * sizeof(float));
+                assert_true(in && e && din && dref && fref);
+                tu_fill_random(in, RB_F32, count);
+                rb_image im = image(w, h, ch, RB_F32, in);
+                float *c = run_backend(RB_BACKEND_CPU, f, b, &im, RB_F32, NULL, 0);
+                rb_plan *plan;
+                assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
+                assert_int_equal(rb_gpu_emulate_2d(plan, in, e, b.value), 0);
+                for (size_t i = 0; i < count; ++i) din[i] = in[i];
+                assert_int_equal(ref_filter_image(&tf.ax[0], &tf.ax[1], b, din, dref, w, h, ch), 0);
+                for (size_t i = 0; i < count; ++i) fref[i] = (float)dref[i];
+                double mx, rel = compare(e, c, RB_F32, count, &mx), rref = compare(e, fref, RB_F32, count, &mx);
+                if (!(rel <= 1e-5) || !(rref <= 1e-5)) {
+                    bad++;
+                    fprintf(stderr, "test_gpu: mirror Gaussian, emulated: sigma %g %dx%dx%d: rel RMS %.3g vs CPU, "
+                            "%.3g vs reference (tol 1e-05)\n", sigmas[gi], w, h, ch, rel, rref);
+                }
+                if (rel > worst) worst = rel;
+                if (rref > worst) worst = rref;
+                cases++;
+                rb_plan_destroy(plan);
+                free(in);
+                free(e);
+                free(din);
+                free(dref);
+                free(fref);
+                free(c);
+                rb_filter_destroy(f);
+            }
+    fprintf(stderr, "test_gpu: mirror Gaussian, emulated: %d cases, worst rel RMS %.3g; %d failures\n", cases,
+            worst, bad);
+    assert_int_equal(bad, 0);
+    rb_context_destroy(ctx);
+    tu_state = saved;
+}
+
 /* A FIR alone on both axes (order 0, which the tiled solver runs as order 1
  * with a zero feedback; until the blocked solver was retired it took these),
  * every mode: the emulated tiled solver, and the GPU where there is one,
@@ -903,6 +972,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cuda_backend_request),
         cmocka_unit_test(test_tiled_solver_emulated),
         cmocka_unit_test(test_double_chain_emulated),
+        cmocka_unit_test(test_gauss_mirror_emulated),
         cmocka_unit_test(test_fir_only_axes),
     };
     const struct CMUnitTest device[] = {
