@@ -643,6 +643,22 @@ static void test_gpu_wide_gaussian(void **state)
     rb_context_destroy(ctx);
 }
 
+/* The independent float64 reference of filter tf on in (w x h x ch, F32),
+ * rounded to float for compare(); the caller frees it. */
+static float *reference_f32(const test_filter *tf, rb_boundary b, const float *in, int w, int h, int ch)
+{
+    const size_t count = (size_t)w * h * ch;
+    double *din = malloc(count * sizeof(double)), *dref = malloc(count * sizeof(double));
+    float *fref = malloc(count * sizeof(float));
+    assert_true(din && dref && fref);
+    for (size_t i = 0; i < count; ++i) din[i] = in[i];
+    assert_int_equal(ref_filter_image(&tf->ax[0], &tf->ax[1], b, din, dref, w, h, ch), 0);
+    for (size_t i = 0; i < count; ++i) fref[i] = (float)dref[i];
+    free(din);
+    free(dref);
+    return fref;
+}
+
 /* The engine's Gaussian of sigmas (sx, sy) and its public form in tf, for
  * the float64 reference. */
 static rb_filter *gaussian_public(rb_context *ctx, double sx, double sy, test_filter *tf)
@@ -719,17 +735,8 @@ static void test_tiled_solver_emulated(void **state)
                 double mx, rel = compare(e, c, RB_F32, count, &mx), rref = 0;
                 double tol = pmax <= 0.9 ? 1e-5 : 1e-4;
                 {
-                    double *din = malloc(count * sizeof(double)), *dref = malloc(count * sizeof(double));
-                    float *fref = malloc(count * sizeof(float));
-                    assert_non_null(din);
-                    assert_non_null(dref);
-                    assert_non_null(fref);
-                    for (size_t i = 0; i < count; ++i) din[i] = in[i];
-                    assert_int_equal(ref_filter_image(&tf.ax[0], &tf.ax[1], b, din, dref, w, h, ch), 0);
-                    for (size_t i = 0; i < count; ++i) fref[i] = (float)dref[i];
+                    float *fref = reference_f32(&tf, b, in, w, h, ch);
                     rref = compare(e, fref, RB_F32, count, &mx);
-                    free(din);
-                    free(dref);
                     free(fref);
                 }
                 if (!(rref <= tol) || !(rel <= tol)) {
@@ -786,17 +793,13 @@ static void test_double_chain_emulated(void **state)
                     rb_boundary b = {(rb_boundary_mode)mode, mode == RB_BOUNDARY_CONSTANT ? 0.3f : 0.0f};
                     size_t count = (size_t)w * h * ch;
                     float *in = malloc(count * sizeof(float)), *e = malloc(count * sizeof(float));
-                    double *din = malloc(count * sizeof(double)), *dref = malloc(count * sizeof(double));
-                    float *fref = malloc(count * sizeof(float));
-                    assert_true(in && e && din && dref && fref);
+                    assert_true(in && e);
                     tu_fill_random(in, RB_F32, count);
                     rb_image im = image(w, h, ch, RB_F32, in);
                     float *c = run_backend(RB_BACKEND_CPU, f, b, &im, RB_F32, NULL, 0);
                     rb_plan *plan;
                     assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
-                    for (size_t i = 0; i < count; ++i) din[i] = in[i];
-                    assert_int_equal(ref_filter_image(&tf.ax[0], &tf.ax[1], b, din, dref, w, h, ch), 0);
-                    for (size_t i = 0; i < count; ++i) fref[i] = (float)dref[i];
+                    float *fref = reference_f32(&tf, b, in, w, h, ch);
                     /* these few lanes take the split chain; the one-thread chain (many lanes) too */
                     for (int one = 0; one < 2; ++one) {
                         if (one) setenv("RB_EMU_CHAIN", "one", 1);
@@ -816,8 +819,6 @@ static void test_double_chain_emulated(void **state)
                     rb_plan_destroy(plan);
                     free(in);
                     free(e);
-                    free(din);
-                    free(dref);
                     free(fref);
                     free(c);
                     rb_filter_destroy(f);
@@ -854,18 +855,14 @@ static void test_gauss_mirror_emulated(void **state)
                 const rb_boundary b = {RB_BOUNDARY_MIRROR, 0.0f};
                 const size_t count = (size_t)w * h * ch;
                 float *in = malloc(count * sizeof(float)), *e = malloc(count * sizeof(float));
-                double *din = malloc(count * sizeof(double)), *dref = malloc(count * sizeof(double));
-                float *fref = malloc(count * sizeof(float));
-                assert_true(in && e && din && dref && fref);
+                assert_true(in && e);
                 tu_fill_random(in, RB_F32, count);
                 rb_image im = image(w, h, ch, RB_F32, in);
                 float *c = run_backend(RB_BACKEND_CPU, f, b, &im, RB_F32, NULL, 0);
                 rb_plan *plan;
                 assert_int_equal(rb_plan_create(ctx, f, b, w, h, ch, &plan), RB_OK);
                 assert_int_equal(rb_gpu_emulate_2d(plan, in, e, b.value), 0);
-                for (size_t i = 0; i < count; ++i) din[i] = in[i];
-                assert_int_equal(ref_filter_image(&tf.ax[0], &tf.ax[1], b, din, dref, w, h, ch), 0);
-                for (size_t i = 0; i < count; ++i) fref[i] = (float)dref[i];
+                float *fref = reference_f32(&tf, b, in, w, h, ch);
                 double mx, rel = compare(e, c, RB_F32, count, &mx), rref = compare(e, fref, RB_F32, count, &mx);
                 if (!(rel <= 1e-5) || !(rref <= 1e-5)) {
                     bad++;
@@ -878,8 +875,6 @@ static void test_gauss_mirror_emulated(void **state)
                 rb_plan_destroy(plan);
                 free(in);
                 free(e);
-                free(din);
-                free(dref);
                 free(fref);
                 free(c);
                 rb_filter_destroy(f);
