@@ -20,12 +20,7 @@
 #endif
 
 /* A read-only load: through the read-only data cache on the device. */
-#ifdef __CUDACC__
-__host__ __device__ __forceinline__
-#else
-static inline
-#endif
-float rb_ldg(const float *p)
+RB_HD float rb_ldg(const float *p)
 {
 #ifdef __CUDA_ARCH__
     return __ldg(p);
